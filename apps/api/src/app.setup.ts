@@ -1,0 +1,48 @@
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { json, NextFunction, Request, Response } from 'express';
+import { AppError } from '@app/common';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
+ * test, so both run the same pipeline. The app must be created with `bodyParser: false`.
+ */
+export function configureApp(app: INestApplication): void {
+  const express = app as NestExpressApplication;
+  express.disable('x-powered-by');
+  express.set('etag', false);
+  express.set('query parser', 'simple');
+  express.use(requireJsonBody);
+  express.use(parseJsonBody);
+}
+
+/** A request that carries a body must say it is JSON (415 otherwise). */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
+    return;
+  }
+  next();
+}
+
+const jsonParser = json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
+
+/** body-parser, with its failures turned into the contract's errors. */
+function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+  jsonParser(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyError(error)));
+}
+
+function bodyError(error: unknown): AppError {
+  switch ((error as { type?: unknown }).type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limitBytes: MAX_BODY_BYTES });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON.');
+    default:
+      return AppError.validation([{ field: 'body', message: 'body is not valid JSON' }], 'The request body is not valid JSON.');
+  }
+}

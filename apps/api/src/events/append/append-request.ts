@@ -1,0 +1,9 @@
+/** One validated event waiting to be appended. */
+export interface AppendRequest {
+  accountId: string;
+  chainName: string;
+  actor: string;
+  action: string;
+  resource: string | null;
+  context: Record<string, unknown> | null;
+}

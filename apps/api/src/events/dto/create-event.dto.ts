@@ -1,0 +1,41 @@
+import { Transform } from 'class-transformer';
+import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsStorable } from './storable.validator';
+
+export const DEFAULT_CHAIN = 'default';
+export const MAX_CONTEXT_BYTES = 32 * 1024;
+export const MAX_CONTEXT_DEPTH = 32;
+
+/** Body of POST /v1/events: exactly the spec's fields (contract §4). */
+export class CreateEventDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  @IsStorable()
+  actor!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  @IsStorable()
+  action!: string;
+
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  @IsStorable()
+  resource?: string | null;
+
+  /** Kept exactly as parsed: class-transformer must not rebuild it (it would drop "__proto__"). */
+  @IsOptional()
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => obj.context, { toClassOnly: true })
+  @IsObject({ message: 'context must be a JSON object' })
+  @IsStorable({ maxDepth: MAX_CONTEXT_DEPTH, maxBytes: MAX_CONTEXT_BYTES })
+  context?: Record<string, unknown> | null;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'chain must be 1-128 characters of A-Z a-z 0-9 . _ : -' })
+  chain?: string | null;
+}

@@ -1,0 +1,27 @@
+import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsStorable } from './storable.validator';
+
+/** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
+export const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z';
+
+/** The filters shared by GET /v1/events and GET /v1/events/export. */
+export class EventFiltersDto {
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) @IsStorable()
+  actor?: string;
+
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) @IsStorable()
+  action?: string;
+
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(512) @IsStorable()
+  resource?: string;
+
+  @IsOptional() @IsString() @Matches(/^chn_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
+  chain_id?: string;
+
+  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` })
+  after?: string;
+
+  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` })
+  before?: string;
+}

@@ -1,0 +1,5 @@
+import { IntersectionType } from '@nestjs/mapped-types';
+import { PageQueryDto } from '@app/common';
+import { EventFiltersDto } from './event-filters.dto';
+
+export class ListEventsQuery extends IntersectionType(EventFiltersDto, PageQueryDto) {}

@@ -1,0 +1,34 @@
+import { Repository, SelectQueryBuilder } from 'typeorm';
+import { decodeCursor } from '@app/common';
+import { EventEntity } from '@app/database';
+import { EventFiltersDto } from './dto/event-filters.dto';
+
+export interface TimeBounds {
+  inclusive: boolean;
+}
+
+/**
+ * The account's events with the spec's filters, chain joined for its name. Every filter has an
+ * index ending in (timestamp, id), so pages are index range scans however large the table.
+ */
+export function eventsQuery(
+  repository: Repository<EventEntity>,
+  accountId: string,
+  filters: EventFiltersDto,
+  { inclusive }: TimeBounds = { inclusive: false },
+): SelectQueryBuilder<EventEntity> {
+  const qb = repository.createQueryBuilder('e').innerJoinAndSelect('e.chain', 'c').where('e.account_id = :accountId', { accountId });
+  if (filters.actor !== undefined) qb.andWhere('e.actor = :actor', { actor: filters.actor });
+  if (filters.action !== undefined) qb.andWhere('e.action = :action', { action: filters.action });
+  if (filters.resource !== undefined) qb.andWhere('e.resource = :resource', { resource: filters.resource });
+  if (filters.chain_id !== undefined) qb.andWhere('e.chain_id = :chainId', { chainId: filters.chain_id });
+  if (filters.after !== undefined) qb.andWhere(`e.timestamp ${inclusive ? '>=' : '>'} :after`, { after: new Date(filters.after) });
+  if (filters.before !== undefined) qb.andWhere(`e.timestamp ${inclusive ? '<=' : '<'} :before`, { before: new Date(filters.before) });
+  return qb;
+}
+
+/** Rows strictly after the cursor's row in (timestamp, id) descending order. */
+export function keysetBefore(qb: SelectQueryBuilder<EventEntity>, cursor: string): void {
+  const key = decodeCursor(cursor);
+  qb.andWhere('(e.timestamp, e.id) < (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
+}

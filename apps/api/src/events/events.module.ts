@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventEntity } from '@app/database';
+import { AppendQueue } from './append/append-queue';
+import { ChainLedger } from './append/chain-ledger';
+import { EventsController } from './events.controller';
+import { EventsService } from './events.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([EventEntity])],
+  controllers: [EventsController],
+  providers: [EventsService, AppendQueue, ChainLedger],
+  exports: [EventsService],
+})
+export class EventsModule {}

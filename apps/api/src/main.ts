@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppConfig } from '@app/common';
+import { AppModule } from './app.module';
+import { configureApp } from './app.setup';
+
+async function bootstrap(): Promise<void> {
+  const app = await NestFactory.create(AppModule, { bodyParser: false });
+  configureApp(app);
+  app.enableShutdownHooks();
+  const config = app.get(AppConfig);
+  await app.listen(config.port, config.host);
+  const logger = new Logger('Main');
+  logger.log(`Audit trail service listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`);
+  if (config.bootstrapKeys.length === 0) {
+    logger.warn('No API_KEYS set: no key can call the API. See README "Keys".');
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

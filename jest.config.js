@@ -1,0 +1,12 @@
+/** Unit tests: beside the code, no database. */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  roots: ['<rootDir>/apps', '<rootDir>/libs'],
+  testRegex: '.*\\.spec\\.ts$',
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  moduleNameMapper: {
+    '^@app/(hashing|database|auth|common)(|/.*)$': '<rootDir>/libs/$1/src$2',
+  },
+};

@@ -1,0 +1,8 @@
+import type { Scope } from '@app/database';
+
+/** Who is calling: attached to the request by the key strategy. */
+export interface AuthenticatedKey {
+  keyId: string;
+  accountId: string;
+  scopes: readonly Scope[];
+}

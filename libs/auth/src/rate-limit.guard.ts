@@ -1,0 +1,28 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
+import { AppError } from '@app/common';
+import type { AuthenticatedKey } from './authenticated-key';
+
+/**
+ * Per-key request rate (RATE_LIMIT_PER_SECOND), counted across all routes of the key.
+ * Runs after ApiKeyGuard, so the tracker is the key id; public routes fall back to the IP.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override async getTracker(req: { user?: AuthenticatedKey; ip?: string }): Promise<string> {
+    return req.user ? `key:${req.user.keyId}` : `ip:${req.ip ?? 'unknown'}`;
+  }
+
+  protected override generateKey(_context: ExecutionContext, tracker: string): string {
+    return tracker;
+  }
+
+  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many requests: this key may make ${detail.limit} requests per second.`,
+      { limitPerSecond: detail.limit },
+      { 'Retry-After': String(Math.max(1, detail.timeToBlockExpire)) },
+    );
+  }
+}

@@ -1,0 +1,81 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** The validated environment (contract §1). Loading it fails fast with a readable message. */
+export class AppConfig {
+  port = 3000;
+  host = '0.0.0.0';
+  /** postgres://… or null for the embedded database under dataDir. */
+  databaseUrl: string | null = null;
+  databasePoolSize = 10;
+  dataDir = resolve('data');
+  /** `account:key[:scopes]` entries of API_KEYS. */
+  bootstrapKeys: BootstrapKey[] = [];
+  rateLimitPerSecond = 1000;
+  /** Group commit: most events one append transaction carries, and most waiting in memory. */
+  appendBatchSize = 500;
+  appendQueueLimit = 20000;
+  signingKey: string | null = null;
+}
+
+export interface BootstrapKey {
+  account: string;
+  key: string;
+  scopes: ('ingest' | 'read')[];
+}
+
+export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const config = new AppConfig();
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  config.port = int('PORT', config.port, 0, 65535);
+  config.host = env.HOST || config.host;
+  config.databasePoolSize = int('DATABASE_POOL_SIZE', config.databasePoolSize, 1, 200);
+  config.rateLimitPerSecond = int('RATE_LIMIT_PER_SECOND', config.rateLimitPerSecond, 0, 1_000_000);
+  config.appendBatchSize = int('APPEND_BATCH_SIZE', config.appendBatchSize, 1, 5000);
+  config.appendQueueLimit = int('APPEND_QUEUE_LIMIT', config.appendQueueLimit, 1, 1_000_000);
+  if (env.DATABASE_URL) {
+    if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
+    else config.databaseUrl = env.DATABASE_URL;
+  }
+  if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
+  config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
+  config.signingKey = env.SIGNING_KEY || null;
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+  return config;
+}
+
+const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
+const KEY = /^[\x21-\x7e]{16,256}$/;
+
+export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .flatMap((entry, index) => {
+      const [account = '', key = '', scopes = 'ingest+read', ...rest] = entry.split(':');
+      const parsedScopes = scopes.split('+');
+      const bad =
+        rest.length > 0 ||
+        !ACCOUNT.test(account) ||
+        !KEY.test(key) ||
+        key.includes(',') ||
+        !parsedScopes.every((s) => s === 'ingest' || s === 'read');
+      if (bad) {
+        problems.push(
+          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account [A-Za-z0-9._-]{1,64}, key 16-256 printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
+        );
+        return [];
+      }
+      return [{ account, key, scopes: [...new Set(parsedScopes)] as BootstrapKey['scopes'] }];
+    });
+}

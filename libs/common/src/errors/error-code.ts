@@ -1,0 +1,42 @@
+/** Every error code of contract §5. */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'EXPORT_LIMIT_EXCEEDED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+      return 400;
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'NOT_FOUND':
+      return 404;
+    case 'IDEMPOTENCY_IN_PROGRESS':
+      return 409;
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
+    case 'EXPORT_LIMIT_EXCEEDED':
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return 422;
+    case 'RATE_LIMITED':
+      return 429;
+    case 'SERVICE_UNAVAILABLE':
+      return 503;
+    case 'INTERNAL_ERROR':
+      return 500;
+  }
+}

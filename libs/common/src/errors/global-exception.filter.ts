@@ -1,0 +1,78 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AppError } from './app-error';
+import { ErrorCode, statusOf } from './error-code';
+
+const DB_UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08000', '08003', '08006']);
+
+/**
+ * The only place failures become HTTP responses: every error leaves as
+ * `{ error: { code, message, details } }`, and nothing internal (stack, SQL) leaves at all.
+ */
+@Catch()
+export class GlobalExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    const error = this.toAppError(exception, request);
+    const status = statusOf(error.code);
+    if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
+      this.logger.error(`${request.method} ${request.originalUrl} failed`, exception instanceof Error ? exception.stack : String(exception));
+    }
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+    response.status(status).json({ error: { code: error.code, message: error.message, details: error.details } });
+  }
+
+  private toAppError(exception: unknown, request: Request): AppError {
+    if (exception instanceof AppError) return exception;
+    if (exception instanceof HttpException) return this.fromHttpException(exception, request);
+    if (isDatabaseUnreachable(exception)) {
+      return AppError.unavailable('The database is unavailable. Nothing was written; retry later.');
+    }
+    return new AppError('INTERNAL_ERROR', 'An internal error occurred.');
+  }
+
+  private fromHttpException(exception: HttpException, request: Request): AppError {
+    const status = exception.getStatus();
+    switch (status) {
+      case 404:
+        return new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}.`);
+      case 413:
+        return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+      default: {
+        const code = codeForStatus(status);
+        return new AppError(code, code === 'INTERNAL_ERROR' ? 'An internal error occurred.' : exception.message);
+      }
+    }
+  }
+}
+
+function codeForStatus(status: number): ErrorCode {
+  const byStatus: Record<number, ErrorCode> = {
+    400: 'VALIDATION_ERROR',
+    401: 'UNAUTHORIZED',
+    403: 'FORBIDDEN',
+    404: 'NOT_FOUND',
+    405: 'NOT_FOUND',
+    409: 'IDEMPOTENCY_IN_PROGRESS',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+    503: 'SERVICE_UNAVAILABLE',
+  };
+  return byStatus[status] ?? 'INTERNAL_ERROR';
+}
+
+function isDatabaseUnreachable(e: unknown): boolean {
+  const code = (e as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ?? (e as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  if (typeof code === 'string' && DB_UNREACHABLE.has(code)) return true;
+  const message = e instanceof Error ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}

@@ -1,0 +1,3 @@
+export * from './app-error';
+export * from './error-code';
+export * from './global-exception.filter';

@@ -1,0 +1,4 @@
+export * from './config';
+export * from './errors';
+export * from './pagination';
+export * from './validation';

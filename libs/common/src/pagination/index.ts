@@ -1,0 +1,2 @@
+export * from './cursor';
+export * from './page-query.dto';

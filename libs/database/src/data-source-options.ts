@@ -1,0 +1,28 @@
+import { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+export interface ConnectionSettings {
+  url: string;
+  /** Connections in the pool; the embedded database takes one at a time. */
+  poolSize: number;
+}
+
+/** The one definition of how we talk to PostgreSQL, shared by the app and ormconfig.ts. */
+export function dataSourceOptions({ url, poolSize }: ConnectionSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error'],
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: 5000,
+      application_name: 'audit-trail-service',
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './canonical-json';
+export * from './event-hash';

@@ -1,0 +1,15 @@
+/** e2e tests: the real AppModule over supertest on a real database (see test/support/database.ts). */
+module.exports = {
+  rootDir: '..',
+  testEnvironment: 'node',
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  roots: ['<rootDir>/test'],
+  testRegex: '.*\\.e2e-spec\\.ts$',
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  moduleNameMapper: {
+    '^@app/(hashing|database|auth|common)(|/.*)$': '<rootDir>/libs/$1/src$2',
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 60000,
+};
