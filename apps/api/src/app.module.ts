@@ -3,12 +3,26 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from '@app/auth';
 import { AppConfigModule, createValidationPipe, GlobalExceptionFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { ChainsModule } from './chains/chains.module';
+import { CheckpointsModule } from './checkpoints/checkpoints.module';
 import { EventsModule } from './events/events.module';
+import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
+import { VerificationModule } from './verification/verification.module';
 
-/** Feature modules with literal paths (export, verification) come before EventsModule's /:id. */
+/** ExportModule's literal /v1/events/export is registered before EventsModule's /v1/events/:id. */
 @Module({
-  imports: [AppConfigModule, DatabaseModule, AuthModule, HealthModule, EventsModule],
+  imports: [
+    AppConfigModule,
+    DatabaseModule,
+    AuthModule,
+    HealthModule,
+    ExportModule,
+    VerificationModule,
+    EventsModule,
+    ChainsModule,
+    CheckpointsModule,
+  ],
   providers: [
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
