@@ -1,4 +1,4 @@
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsStorable } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
@@ -19,9 +19,9 @@ export class EventFiltersDto {
   @IsOptional() @IsString() @Matches(/^chn_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
   chain_id?: string;
 
-  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` })
+  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` }) @IsISO8601({ strict: true }, { message: `after ${ISO_MESSAGE}` })
   after?: string;
 
-  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` })
+  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` }) @IsISO8601({ strict: true }, { message: `before ${ISO_MESSAGE}` })
   before?: string;
 }
