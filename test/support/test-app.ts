@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,13 +28,11 @@ const API_KEYS = [
 
 export const usingPostgres = (): boolean => process.env.E2E_MODE === 'postgres';
 
-let databases = 0;
-
 /** A fresh database for one suite: a new PostgreSQL database, or a new embedded data directory. */
 export async function freshDatabase(): Promise<{ url: string | null; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-e2e-'));
   if (!usingPostgres()) return { url: null, dataDir };
-  const name = `${process.env[RUN_PREFIX_ENV] ?? 'audit_test'}_${process.pid}_${++databases}`;
+  const name = `${process.env[RUN_PREFIX_ENV] ?? 'audit_test'}_${randomBytes(4).toString('hex')}`;
   await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}"`));
   return { url: databaseUrl(name), dataDir };
 }

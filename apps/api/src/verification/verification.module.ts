@@ -1,4 +1,12 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventEntity } from '@app/database';
+import { VerificationController } from './verification.controller';
+import { VerificationService } from './verification.service';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([EventEntity])],
+  controllers: [VerificationController],
+  providers: [VerificationService],
+})
 export class VerificationModule {}
