@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * Smoke test of the built service on the embedded default, exactly as a newcomer runs it:
+ * no DATABASE_URL, no API_KEYS. Reads the development key from the start-up log, then appends,
+ * reads, lists and verifies events over real HTTP, and stops the service cleanly.
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const results = [];
+const check = (name, ok, detail = '') => {
+  results.push(ok);
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok || !detail ? '' : `: ${detail}`}`);
+};
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'audit-smoke-'));
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir };
+  delete env.DATABASE_URL;
+  delete env.API_KEYS;
+  const child = spawn(process.execPath, ['dist/apps/api/apps/api/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const key = await waitFor(() => /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''))?.[1], 60000);
+    check('prints a development key', Boolean(key), log.slice(-2000));
+    await waitFor(async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok, 30000);
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const appended = [];
+    for (const i of [1, 2, 3]) {
+      const res = await fetch(`${base}/v1/events`, { method: 'POST', headers: auth, body: JSON.stringify({ actor: 'smoke', action: 'smoke.test', context: { i }, chain: 'smoke' }) });
+      const body = await res.json();
+      appended.push(body.data);
+      check(`POST /v1/events #${i} → 201 at position ${i}`, res.status === 201 && body.data?.chain?.position === i, JSON.stringify(body));
+    }
+    check('events are linked', appended[1]?.previousHash === appended[0]?.hash && appended[2]?.previousHash === appended[1]?.hash);
+    const one = await fetch(`${base}/v1/events/${appended[2]?.id}`, { headers: auth });
+    check('GET /v1/events/:id returns the stored event', one.status === 200 && (await one.json()).data?.hash === appended[2]?.hash);
+    const list = await fetch(`${base}/v1/events?limit=2`, { headers: auth });
+    const page = await list.json();
+    check('GET /v1/events pages newest first', list.status === 200 && page.data?.[0]?.id === appended[2]?.id && typeof page.nextCursor === 'string');
+    const verify = await fetch(`${base}/v1/events/${appended[1]?.id}/verify`, { headers: auth });
+    if (verify.status !== 404) check('GET /v1/events/:id/verify says valid', verify.status === 200 && (await verify.json()).data?.valid === true);
+    const denied = await fetch(`${base}/v1/events`);
+    check('no key → 401', denied.status === 401);
+  } catch (error) {
+    check('smoke run', false, `${error instanceof Error ? error.message : error}\n${log.slice(-3000)}`);
+  } finally {
+    child.kill('SIGTERM');
+    const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
+    check('stops cleanly on SIGTERM', code === 0 || code === 'SIGTERM', String(code));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const failed = results.filter((ok) => !ok).length;
+  console.log(`smoke: ${results.length - failed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+async function waitFor(probe, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting for the service');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+main();
