@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { CreateEventDto } from './dto/create-event.dto';
@@ -12,8 +13,16 @@ export class EventsController {
   @Post()
   @HttpCode(201)
   @RequireScope('ingest')
-  append(@Account() account: string, @Body() dto: CreateEventDto, @Query() _query: NoQueryDto) {
-    return this.events.append(account, dto);
+  async append(
+    @Account() account: string,
+    @Body() dto: CreateEventDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Query() _query: NoQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { body, replayed } = await this.events.append(account, dto, idempotencyKey);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return body;
   }
 
   @Get()

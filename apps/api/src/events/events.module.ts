@@ -5,11 +5,12 @@ import { AppendQueue } from './append/append-queue';
 import { ChainLedger } from './append/chain-ledger';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { IdempotencyService } from './idempotency.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([EventEntity])],
   controllers: [EventsController],
-  providers: [EventsService, AppendQueue, ChainLedger],
+  providers: [EventsService, AppendQueue, ChainLedger, IdempotencyService],
   exports: [EventsService],
 })
 export class EventsModule {}

@@ -9,24 +9,44 @@ import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
 import { eventsQuery, keysetBefore } from './event-query';
 import { toEventView } from './event.mapper';
+import { IdempotencyService } from './idempotency.service';
+
+export interface AppendOutcome {
+  body: { data: EventView };
+  replayed: boolean;
+}
 
 @Injectable()
 export class EventsService {
   constructor(
     private readonly queue: AppendQueue,
+    private readonly idempotency: IdempotencyService,
     @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
   ) {}
 
-  async append(accountId: string, dto: CreateEventDto): Promise<{ data: EventView }> {
-    const { event, chainName } = await this.queue.append({
+  async append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
+    const request = {
       accountId,
       chainName: dto.chain ?? DEFAULT_CHAIN,
       actor: dto.actor,
       action: dto.action,
       resource: dto.resource ?? null,
       context: dto.context ?? null,
-    });
-    return { data: toEventView(event, chainName) };
+      idempotencyKey: idempotencyKey ?? null,
+    };
+    if (idempotencyKey !== undefined) {
+      IdempotencyService.validate(idempotencyKey);
+      const { accountId: _, idempotencyKey: __, ...body } = request;
+      const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(body));
+      if (claim.kind === 'replay') return { body: claim.body as { data: EventView }, replayed: true };
+    }
+    try {
+      const { event, chainName } = await this.queue.append(request);
+      return { body: { data: toEventView(event, chainName) }, replayed: false };
+    } catch (error) {
+      if (idempotencyKey !== undefined) await this.idempotency.release(accountId, idempotencyKey);
+      throw error;
+    }
   }
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. */

@@ -6,4 +6,6 @@ export interface AppendRequest {
   action: string;
   resource: string | null;
   context: Record<string, unknown> | null;
+  /** When set, the response is stored under this key in the event's own transaction. */
+  idempotencyKey: string | null;
 }

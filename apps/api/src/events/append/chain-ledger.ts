@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { monotonicFactory } from 'ulid';
 import { computeEventHash } from '@app/hashing';
 import { EventEntity } from '@app/database';
+import { toEventView } from '../event.mapper';
 import { AppendRequest } from './append-request';
 
 interface ChainHead {
@@ -25,7 +26,8 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    this or another instance never deadlock and never fork a chain;
  * 3. under those locks, give each event the next position, the head's hash as previousHash, a
  *    timestamp that never goes back, and its SHA-256 hash;
- * 4. insert all events in one statement and move every head forward in one statement.
+ * 4. insert all events in one statement and move every head forward in one statement;
+ * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
  * The unique (chain_id, position) constraint stays as the last line of defence.
  */
 @Injectable()
@@ -41,6 +43,7 @@ export class ChainLedger {
       const written = requests.map((request) => this.nextEvent(request, heads));
       await this.insertEvents(manager, written.map((w) => w.event));
       await this.moveHeads(manager, [...heads.values()]);
+      await this.storeResponses(manager, requests, written);
       return written;
     });
   }
@@ -124,6 +127,17 @@ export class ChainLedger {
         events.map((e) => e.previousHash),
         events.map((e) => e.hash),
       ],
+    );
+  }
+
+  private async storeResponses(manager: EntityManager, requests: readonly AppendRequest[], written: { event: EventEntity; chainName: string }[]): Promise<void> {
+    const keyed = requests.flatMap((r, i) => (r.idempotencyKey === null ? [] : [{ r, w: written[i]! }]));
+    if (keyed.length === 0) return;
+    await manager.query(
+      `UPDATE idempotency_keys SET response = k.response
+         FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS k(account_id, key, response)
+        WHERE idempotency_keys.account_id = k.account_id AND idempotency_keys.key = k.key`,
+      [keyed.map(({ r }) => r.accountId), keyed.map(({ r }) => r.idempotencyKey), keyed.map(({ w }) => JSON.stringify({ data: toEventView(w.event, w.chainName) }))],
     );
   }
 

@@ -1,0 +1,78 @@
+import { IdempotencyService } from '../apps/api/src/events/idempotency.service';
+import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+
+describe('Idempotency-Key on POST /v1/events', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const post = (body: object, key?: string, apiKey: string = KEYS.acme) => {
+    const req = t.http().post('/v1/events').set(...bearer(apiKey));
+    if (key !== undefined) req.set('Idempotency-Key', key);
+    return req.send(body);
+  };
+  const countIn = async (chain: string) =>
+    ((await t.dataSource.query(`SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`, [chain])) as [{ n: number }])[0].n;
+
+  it('replays the same status and body byte for byte, with Idempotent-Replayed, appending nothing', async () => {
+    const body = { actor: 'a', action: 'pay.create', context: { z: 1, a: [2, 'é'] }, chain: 'idem-1' };
+    const first = await post(body, 'order-1').expect(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post(body, 'order-1').expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await countIn('idem-1')).toBe(1);
+  });
+
+  it('422 IDEMPOTENCY_KEY_REUSED for the same key with a different body', async () => {
+    await post({ actor: 'a', action: 'x', chain: 'idem-2' }, 'order-2').expect(201);
+    const res = await post({ actor: 'a', action: 'y', chain: 'idem-2' }, 'order-2').expect(422);
+    expect(res.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countIn('idem-2')).toBe(1);
+  });
+
+  it('keys are scoped to the account', async () => {
+    const body = { actor: 'a', action: 'x', chain: 'idem-3' };
+    const mine = await post(body, 'shared-key').expect(201);
+    const theirs = await post(body, 'shared-key', KEYS.globex).expect(201);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+  });
+
+  it('many concurrent requests with one key append exactly one event; the others get 409 or the replay', async () => {
+    const body = { actor: 'a', action: 'race', chain: 'idem-4' };
+    const results = await Promise.all(Array.from({ length: 40 }, () => post(body, 'race-key')));
+    const created = results.filter((r) => r.status === 201);
+    const inProgress = results.filter((r) => r.status === 409);
+    expect(created.length + inProgress.length).toBe(40);
+    expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+    inProgress.forEach((r) => expect(r.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS'));
+    expect(await countIn('idem-4')).toBe(1);
+    const later = await post(body, 'race-key').expect(201);
+    expect(later.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('a claim whose request died is taken over once stale; a fresh one is 409', async () => {
+    const [{ id: accountId }] = (await t.dataSource.query(`SELECT id FROM accounts WHERE name = 'acme'`)) as [{ id: string }];
+    const body = { actor: 'a', action: 'x', chain: 'idem-5' };
+    const digest = IdempotencyService.digest({ chainName: 'idem-5', actor: 'a', action: 'x', resource: null, context: null });
+    const claim = (key: string, age: string) =>
+      t.dataSource.query(`INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES ($1, $2, $3, now() - $4::interval)`, [accountId, key, digest, age]);
+    await claim('alive', '1 second');
+    expect((await post(body, 'alive').expect(409)).body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    await claim('dead', '1 hour');
+    await post(body, 'dead').expect(201);
+    expect((await post(body, 'dead').expect(201)).headers['idempotent-replayed']).toBe('true');
+    expect(await countIn('idem-5')).toBe(1);
+  });
+
+  it.each([['a'.repeat(256)], ['tab\there'], ['é'], ['']])('400 for an invalid Idempotency-Key %j', async (key) => {
+    const res = await post({ actor: 'a', action: 'x', chain: 'idem-6' }, key).expect(400);
+    expect(res.body.error.details.fields[0].field).toBe('Idempotency-Key');
+    expect(await countIn('idem-6')).toBe(0);
+  });
+});
