@@ -33,19 +33,24 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
 @Injectable()
 export class ChainLedger {
   private readonly nextId = monotonicFactory();
+  /** Chains whose row is known to be committed: their batches skip the create statement. */
+  private readonly committedChains = new Set<string>();
 
   constructor(private readonly dataSource: DataSource) {}
 
   /** Appends `requests` in order; result i belongs to request i. Throws if nothing was written. */
   async append(requests: readonly AppendRequest[]): Promise<{ event: EventEntity; chainName: string }[]> {
-    return this.dataSource.transaction('READ COMMITTED', async (manager) => {
+    const { written, heads } = await this.dataSource.transaction('READ COMMITTED', async (manager) => {
       const heads = await this.lockHeads(manager, requests);
       const written = requests.map((request) => this.nextEvent(request, heads));
       await this.insertEvents(manager, written.map((w) => w.event));
       await this.moveHeads(manager, [...heads.values()]);
       await this.storeResponses(manager, requests, written);
-      return written;
+      return { written, heads };
     });
+    if (this.committedChains.size > 100_000) this.committedChains.clear();
+    for (const key of heads.keys()) this.committedChains.add(key);
+    return written;
   }
 
   private async lockHeads(manager: EntityManager, requests: readonly AppendRequest[]): Promise<Map<string, ChainHead>> {
@@ -54,13 +59,8 @@ export class ChainLedger {
     const chains = [...wanted.values()].sort((a, b) => (chainKey(a.accountId, a.name) < chainKey(b.accountId, b.name) ? -1 : 1));
     const accounts = chains.map((c) => c.accountId);
     const names = chains.map((c) => c.name);
-    await manager.query(
-      `INSERT INTO chains (id, account_id, name)
-       SELECT w.id, w.account_id, w.name FROM unnest($1::varchar[], $2::varchar[], $3::varchar[]) AS w(id, account_id, name)
-       WHERE NOT EXISTS (SELECT 1 FROM chains c WHERE c.account_id = w.account_id AND c.name = w.name)
-       ON CONFLICT (account_id, name) DO NOTHING`,
-      [chains.map(() => `chn_${this.nextId()}`), accounts, names],
-    );
+    const unknown = chains.filter((c) => !this.committedChains.has(chainKey(c.accountId, c.name)));
+    if (unknown.length > 0) await this.createChains(manager, unknown);
     const rows = (await manager.query(
       `SELECT c.id, c.account_id, c.name, c.last_position, c.last_hash, c.last_timestamp
          FROM chains c JOIN unnest($1::varchar[], $2::varchar[]) AS w(account_id, name)
@@ -81,6 +81,17 @@ export class ChainLedger {
           lastTimestamp: row.last_timestamp?.getTime() ?? 0,
         },
       ]),
+    );
+  }
+
+  /** A racing creator (another request or instance) wins: we wait for its commit and use its row. */
+  private async createChains(manager: EntityManager, chains: { accountId: string; name: string }[]): Promise<void> {
+    await manager.query(
+      `INSERT INTO chains (id, account_id, name)
+       SELECT w.id, w.account_id, w.name FROM unnest($1::varchar[], $2::varchar[], $3::varchar[]) AS w(id, account_id, name)
+       WHERE NOT EXISTS (SELECT 1 FROM chains c WHERE c.account_id = w.account_id AND c.name = w.name)
+       ON CONFLICT (account_id, name) DO NOTHING`,
+      [chains.map(() => `chn_${this.nextId()}`), chains.map((c) => c.accountId), chains.map((c) => c.name)],
     );
   }
 
