@@ -1,11 +1,13 @@
 import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
+import { CheckpointEntity } from './checkpoint.entity';
 import { EventEntity } from './event.entity';
 
 export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
+export * from './checkpoint.entity';
 export * from './event.entity';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity];
+export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity, CheckpointEntity];

@@ -1,0 +1,32 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from './bigint-number.transformer';
+
+/**
+ * A checkpoint the service signed: the chain had `size` events and head `hash` when it was
+ * signed. Kept so that it never signs a smaller size, or the same size with another hash, and so
+ * that whole-chain verification can hold the chain against every one of them. Rows are never
+ * updated or deleted. The signing key itself is never stored in the database.
+ */
+@Entity({ name: 'checkpoints' })
+export class CheckpointEntity {
+  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30 })
+  chainId!: string;
+
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
+  size!: number;
+
+  /** The chain head at `size`, 64 lowercase hex characters. */
+  @Column({ type: 'char', length: 64 })
+  hash!: string;
+
+  /** Hex key id of the key that signed `note`. */
+  @Column({ name: 'key_id', type: 'char', length: 8 })
+  keyId!: string;
+
+  /** The signed note exactly as served. */
+  @Column({ type: 'text' })
+  note!: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  createdAt!: Date;
+}
