@@ -1,0 +1,29 @@
+import { loadAppConfig } from './app-config';
+
+describe('loadAppConfig', () => {
+  it('has the contract defaults', () => {
+    const sut = loadAppConfig({});
+    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [] });
+  });
+
+  it('parses API_KEYS with default and explicit scopes', () => {
+    const sut = loadAppConfig({ API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read' });
+    expect(sut.bootstrapKeys).toEqual([
+      { account: 'acme', key: 'acme-key-0123456789ab', scopes: ['ingest', 'read'] },
+      { account: 'globex', key: 'globex-key-0123456789', scopes: ['read'] },
+      { account: 'ops', key: 'ops-key-0123456789abc', scopes: ['ingest', 'read'] },
+    ]);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND/],
+    [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],
+  ])('fails fast with a readable message for %j', (env, message) => {
+    expect(() => loadAppConfig(env)).toThrow(message);
+  });
+});
