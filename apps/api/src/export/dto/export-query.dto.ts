@@ -1,0 +1,56 @@
+import { OmitType } from '@nestjs/mapped-types';
+import { IsIn, isISO8601, registerDecorator, ValidationArguments } from 'class-validator';
+import { EventFiltersDto, ISO_DATETIME } from '../../events/dto/event-filters.dto';
+import { compareInstants } from '../export-period';
+
+export const EXPORT_FORMATS = ['csv', 'json'] as const;
+export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
+
+const isInstant = (value: unknown): value is string => typeof value === 'string' && ISO_DATETIME.test(value) && isISO8601(value, { strict: true });
+
+/** Required; the same ISO 8601 rules as the list filters, in one message per field. */
+function IsIsoInstant() {
+  return (target: object, propertyName: string): void => {
+    registerDecorator({
+      name: 'isIsoInstant',
+      target: target.constructor,
+      propertyName,
+      validator: {
+        validate: isInstant,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} is required: an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z`,
+      },
+    });
+  };
+}
+
+/** The period must not run backwards (a malformed bound is reported by its own rule). */
+function IsNotEarlierThan(start: string) {
+  return (target: object, propertyName: string): void => {
+    registerDecorator({
+      name: 'isNotEarlierThan',
+      target: target.constructor,
+      propertyName,
+      validator: {
+        validate: (value: unknown, args: ValidationArguments) => {
+          const from = (args.object as Record<string, unknown>)[start];
+          return !isInstant(value) || !isInstant(from) || compareInstants(value, from) >= 0;
+        },
+        defaultMessage: (args: ValidationArguments) => `${args.property} must not be earlier than ${start}`,
+      },
+    });
+  };
+}
+
+/** Query of GET /v1/events/export: the list filters, a required inclusive period and a format. */
+export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'] as const) {
+  @IsIn(EXPORT_FORMATS, { message: 'format is required: csv or json' })
+  format!: ExportFormatName;
+
+  @IsIsoInstant()
+  after!: string;
+
+  @IsIsoInstant()
+  @IsNotEarlierThan('after')
+  before!: string;
+}

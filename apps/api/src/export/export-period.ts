@@ -1,0 +1,33 @@
+/** The export's inclusive period, normalized to the millisecond precision of stored timestamps. */
+export interface ExportPeriod {
+  after: Date;
+  before: Date;
+}
+
+/**
+ * Stored timestamps have milliseconds, so an inclusive bound with finer digits rounds inward:
+ * `after` up and `before` down (Date.parse truncates, which is already down).
+ */
+export function exportPeriod(after: string, before: string): ExportPeriod {
+  const start = Date.parse(after);
+  return { after: new Date(/[1-9]/.test(subMillisecondDigits(after)) ? start + 1 : start), before: new Date(Date.parse(before)) };
+}
+
+/** Compares two valid ISO 8601 instants exactly, digits below the millisecond included. */
+export function compareInstants(a: string, b: string): number {
+  const [ma, mb] = [Date.parse(a), Date.parse(b)];
+  if (ma !== mb) return ma < mb ? -1 : 1;
+  const [fa, fb] = [subMillisecondDigits(a), subMillisecondDigits(b)];
+  return fa === fb ? 0 : fa < fb ? -1 : 1;
+}
+
+/** The fraction digits after the third, padded to six. */
+function subMillisecondDigits(text: string): string {
+  const fraction = /\.(\d+)/.exec(text)?.[1] ?? '';
+  return fraction.slice(3).padEnd(6, '0');
+}
+
+/** `YYYYMMDDTHHMMSSZ`, milliseconds dropped, for the download's file name. */
+export function fileStamp(time: Date): string {
+  return `${time.toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`;
+}
