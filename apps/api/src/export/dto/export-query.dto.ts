@@ -18,7 +18,7 @@ function IsIsoInstant() {
       validator: {
         validate: isInstant,
         defaultMessage: (args: ValidationArguments) =>
-          `${args.property} is required: an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z`,
+          `${args.property} is required and must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z`,
       },
     });
   };
@@ -44,7 +44,7 @@ function IsNotEarlierThan(start: string) {
 
 /** Query of GET /v1/events/export: the list filters, a required inclusive period and a format. */
 export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'] as const) {
-  @IsIn(EXPORT_FORMATS, { message: 'format is required: csv or json' })
+  @IsIn(EXPORT_FORMATS, { message: 'format must be csv or json' })
   format!: ExportFormatName;
 
   @IsIsoInstant()
