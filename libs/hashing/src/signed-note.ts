@@ -20,7 +20,6 @@ const EM_DASH_PREFIX = '\u2014 ';
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_CONTROL = /[\u0000-\u0009\u000b-\u001f]/;
 const UNICODE_SPACE = /[\s\u0085\u180e]/u;
 

@@ -1,0 +1,77 @@
+import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHECKPOINT_KEY_NAME, decodeBase64, ed25519PrivateKeyFromSeed, formatVerifierKey, NoteVerifier, parseVerifierKey } from '@app/hashing';
+
+export const SIGNING_KEY_FILE = 'checkpoint-signing-key';
+
+/** The Ed25519 key that signs checkpoints, and its public half in signed-note form. */
+export interface SigningKey {
+  privateKey: KeyObject;
+  /** `audit-trail+<hex key id>+<base64(0x01 || public key)>` */
+  verifierKey: string;
+  verifier: NoteVerifier;
+  /** Where the key came from, for the log (never the key itself). */
+  source: string;
+}
+
+/**
+ * SIGNING_KEY is either the base64 (RFC 4648, padded) of the 32-byte Ed25519 seed, or a PKCS#8
+ * PEM ("-----BEGIN PRIVATE KEY-----", what `openssl genpkey -algorithm ed25519` writes). The
+ * error never repeats the value.
+ */
+export function parseSigningKey(text: string): KeyObject {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('-----BEGIN')) {
+    let key: KeyObject;
+    try {
+      key = createPrivateKey({ key: trimmed, format: 'pem' });
+    } catch {
+      throw new Error('SIGNING_KEY is not a readable PKCS#8 PEM private key');
+    }
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error(`SIGNING_KEY must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'unknown'}`);
+    return key;
+  }
+  const seed = decodeBase64(trimmed);
+  if (!seed || seed.length !== 32) {
+    throw new Error('SIGNING_KEY must be base64 of a 32-byte Ed25519 seed (e.g. `openssl rand -base64 32`) or a PKCS#8 PEM Ed25519 private key');
+  }
+  return ed25519PrivateKeyFromSeed(seed);
+}
+
+export type KeyWarning = (message: string) => void;
+
+/**
+ * From SIGNING_KEY when set; otherwise from <dataDir>/checkpoint-signing-key, generated there
+ * once (mode 0600, created exclusively so that instances starting together agree on one key).
+ */
+export function loadSigningKey(signingKey: string | null, dataDir: string, warn: KeyWarning): SigningKey {
+  if (signingKey) return describe(parseSigningKey(signingKey), 'SIGNING_KEY');
+  const path = join(dataDir, SIGNING_KEY_FILE);
+  mkdirSync(dataDir, { recursive: true });
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  try {
+    writeFileSync(path, pem, { mode: 0o600, flag: 'wx' });
+    warn(
+      `SIGNING_KEY is not set: generated a checkpoint signing key in ${path} (mode 0600). ` +
+        'Back it up and keep it away from the database and its backups; auditors trust its public key (GET /v1/checkpoint-key).',
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((statSync(path).mode & 0o077) !== 0) warn(`${path} is readable by other users; it should be mode 0600.`);
+  }
+  return describe(parseSigningKeyFile(readFileSync(path, 'utf8'), path), path);
+}
+
+function parseSigningKeyFile(text: string, path: string): KeyObject {
+  try {
+    return parseSigningKey(text);
+  } catch (error) {
+    throw new Error(`${path}: ${(error as Error).message.replace('SIGNING_KEY', 'the key file')}`);
+  }
+}
+
+function describe(privateKey: KeyObject, source: string): SigningKey {
+  const verifierKey = formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey);
+  return { privateKey, verifierKey, verifier: parseVerifierKey(verifierKey), source };
+}

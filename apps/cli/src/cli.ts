@@ -1,0 +1,63 @@
+import { parseArgs } from 'node:util';
+import { ExitCode } from './exit-code';
+import { Io } from './io';
+import { keysCommand, UsageError } from './keys/keys.command';
+import { verifyExportCommand } from './verify-export/verify-export.command';
+
+export const USAGE = `Usage:
+  npm run cli -- verify-export <export.json> [--checkpoint <file>]... [--key <verifier key or file>]...
+      Re-hashes every event of a JSON export (GET /v1/events/export?format=json), checks the links
+      inside each run of a chain, and holds the export against each signed checkpoint.
+      Exit 0: everything checked out; 1: tampering found or something not confirmed; 2: bad input.
+  npm run cli -- keys create --account <name> [--scopes ingest+read]
+  npm run cli -- keys list --account <name>
+  npm run cli -- keys revoke <key id or prefix> [--account <name>]
+      Key management on DATABASE_URL. A new key is printed once; only its SHA-256 digest is stored.
+`;
+
+/** The whole CLI as a function of its arguments, for main.ts and for tests. */
+export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'verify-export': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { checkpoint: { type: 'string', multiple: true }, key: { type: 'string', multiple: true } },
+          allowPositionals: true,
+        });
+        if (positionals.length !== 1) throw new UsageError('verify-export takes exactly one export file');
+        return verifyExportCommand({ exportPath: positionals[0]!, checkpointPaths: values.checkpoint ?? [], keys: values.key ?? [] }, io);
+      }
+      case 'keys': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: { account: { type: 'string' }, scopes: { type: 'string' } },
+          allowPositionals: true,
+        });
+        const [sub, target, ...extra] = positionals;
+        if (extra.length > 0 || (target !== undefined && sub !== 'revoke')) throw new UsageError(`unexpected argument '${extra[0] ?? target}'`);
+        return await keysCommand(sub, { ...values, target }, io);
+      }
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(USAGE);
+        return ExitCode.Ok;
+      case undefined:
+      default:
+        throw new UsageError(command === undefined ? 'no command given' : `unknown command '${command}'`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) {
+      io.err(`${(error as Error).message}\n\n${USAGE}`);
+      return ExitCode.BadInput;
+    }
+    throw error;
+  }
+}
+
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { NoteFormatError, NoteVerifier, parseVerifierKey } from '@app/hashing';
+import { Io } from '../io';
+import { ExitCode } from '../exit-code';
+import { InputError, readExportDocument } from './export-document';
+import { formatReport } from './report';
+import { CheckpointInput, verifyExport } from './verify-export';
+
+const MAX_EXPORT_BYTES = 1024 * 1024 * 1024;
+const MAX_CHECKPOINT_BYTES = 64 * 1024;
+
+export interface VerifyExportOptions {
+  exportPath: string;
+  checkpointPaths: string[];
+  keys: string[];
+}
+
+/** `verify-export <export.json> [--checkpoint <file>]… [--key <verifier key or file>]…` */
+export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitCode {
+  try {
+    if (options.checkpointPaths.length > 0 && options.keys.length === 0) {
+      throw new InputError('--checkpoint needs --key: the verifier key of the service (GET /v1/checkpoint-key)');
+    }
+    const verifiers = options.keys.map(readVerifierKey);
+    const doc = readExportDocument(parseJson(readBounded(options.exportPath, MAX_EXPORT_BYTES), options.exportPath));
+    const checkpoints: CheckpointInput[] = options.checkpointPaths.map((path) => ({ label: path, note: readBounded(path, MAX_CHECKPOINT_BYTES) }));
+    const report = verifyExport(doc, checkpoints, verifiers);
+    io.out(formatReport(options.exportPath, report));
+    return report.outcome === 'verified' ? ExitCode.Ok : ExitCode.Failed;
+  } catch (error) {
+    if (error instanceof InputError) {
+      io.err(`verify-export: ${error.message}\n`);
+      return ExitCode.BadInput;
+    }
+    throw error;
+  }
+}
+
+/** A verifier key given inline, or the path of a file holding one. */
+function readVerifierKey(value: string): NoteVerifier {
+  try {
+    return parseVerifierKey(value);
+  } catch (error) {
+    if (!(error instanceof NoteFormatError)) throw error;
+    if (!existsSync(value)) throw new InputError(`--key: ${error.message}`);
+  }
+  try {
+    return parseVerifierKey(readBounded(value, MAX_CHECKPOINT_BYTES).toString('utf8'));
+  } catch (error) {
+    if (error instanceof NoteFormatError) throw new InputError(`--key ${value}: ${error.message}`);
+    throw error;
+  }
+}
+
+function readBounded(path: string, maxBytes: number): Buffer {
+  try {
+    if (statSync(path).size > maxBytes) throw new InputError(`${path} is larger than ${maxBytes} bytes`);
+    return readFileSync(path);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+function parseJson(bytes: Buffer, path: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw new InputError(`${path} is not UTF-8 JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,465 @@
+import { createHash, createPublicKey, generateKeyPairSync, KeyObject, sign, verify } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EntityManager } from 'typeorm';
+import { computeEventHash, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
+import { run } from '../apps/cli/src/cli';
+import { readExportDocument } from '../apps/cli/src/verify-export/export-document';
+import { verifyExport } from '../apps/cli/src/verify-export/verify-export';
+import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+
+/*
+ * An independent reading of C2SP signed-note and tlog-checkpoint, written from the spec text and
+ * sharing no code with libs/hashing/src/signed-note.ts:
+ *   vkey      = name "+" hex(keyid) "+" base64(0x01 || 32-byte Ed25519 public key)
+ *   keyid     = SHA-256(name || 0x0A || 0x01 || public key)[:4]
+ *   note      = text (ending "\n") "\n" { "— " name " " base64(keyid || signature) "\n" }
+ *   The text is separated from the signatures by the last blank line; unknown keys are ignored; a
+ *   known key whose signature fails rejects the note; at least one known signature must verify.
+ *   checkpoint text = origin "\n" decimal size "\n" base64(hash) "\n"
+ */
+interface IndependentKey {
+  name: string;
+  id: Buffer;
+  key: KeyObject;
+}
+
+function readVkey(vkey: string): IndependentKey {
+  const first = vkey.indexOf('+');
+  const name = vkey.slice(0, first);
+  const idHex = vkey.slice(first + 1, first + 9);
+  expect(vkey[first + 9]).toBe('+');
+  const raw = Buffer.from(vkey.slice(first + 10), 'base64');
+  expect(raw.length).toBe(33);
+  expect(raw[0]).toBe(1);
+  const pub = raw.subarray(1);
+  const id = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([1]), pub])).digest().subarray(0, 4);
+  expect(id.toString('hex')).toBe(idHex);
+  return { name, id, key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' }) };
+}
+
+type Opened = { ok: true; origin: string; size: number; hash: Buffer } | { ok: false; why: string };
+
+function openCheckpoint(note: string, known: IndependentKey): Opened {
+  if (!note.endsWith('\n')) return { ok: false, why: 'no final newline' };
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0) return { ok: false, why: 'no blank line' };
+  const text = note.slice(0, split + 1);
+  let verified = false;
+  for (const line of note.slice(split + 2, -1).split('\n')) {
+    if (!line.startsWith('\u2014 ')) return { ok: false, why: 'bad signature line' };
+    const [name, b64, ...more] = line.slice(2).split(' ');
+    if (!name || !b64 || more.length > 0) return { ok: false, why: 'bad signature line' };
+    const blob = Buffer.from(b64, 'base64');
+    if (name !== known.name || !blob.subarray(0, 4).equals(known.id)) continue;
+    if (!verify(null, Buffer.from(text, 'utf8'), known.key, blob.subarray(4))) return { ok: false, why: 'signature does not verify' };
+    verified = true;
+  }
+  if (!verified) return { ok: false, why: 'no signature from the known key' };
+  const [origin = '', size = '', hash = '', ...rest] = text.split('\n');
+  expect(rest).toEqual(['']);
+  expect(size).toMatch(/^(0|[1-9]\d*)$/);
+  return { ok: true, origin, size: Number(size), hash: Buffer.from(hash, 'base64') };
+}
+
+/** A signature line made with node:crypto alone, for keys the service does not know. */
+function foreignSignatureLine(text: string, name: string, key: KeyObject): string {
+  const pub = Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x as string, 'base64url');
+  const id = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), pub])).digest().subarray(0, 4);
+  return `\u2014 ${name} ${Buffer.concat([id, sign(null, Buffer.from(text, 'utf8'), key)]).toString('base64')}\n`;
+}
+
+const hexToB64 = (hex: string): string => Buffer.from(hex, 'hex').toString('base64');
+
+describe('signed checkpoints and whole-chain verification', () => {
+  let t: TestApp;
+  let vkey: string;
+  let work: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    work = mkdtempSync(join(tmpdir(), 'audit-ckpt-'));
+    vkey = (await t.http().get('/v1/checkpoint-key').expect(200)).text.trim();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const post = (chain: string, i: number, key: string = KEYS.acme) =>
+    t.http().post('/v1/events').set(...bearer(key)).send({ actor: `user_${i}`, action: 'doc.update', resource: `doc:${i}`, context: { i, note: 'café 😀' }, chain });
+  const checkpoint = (chainId: string, key: string = KEYS.acme) => t.http().get(`/v1/chain/${chainId}/checkpoint`).set(...bearer(key));
+  const verifyChain = (chainId: string) => t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme));
+
+  async function chainOf(name: string, count: number): Promise<{ id: string; events: { id: string; hash: string }[] }> {
+    const events: { id: string; hash: string; chain: { id: string } }[] = [];
+    for (let i = 1; i <= count; i++) events.push((await post(name, i).expect(201)).body.data);
+    return { id: events[0]!.chain.id, events };
+  }
+
+  /** What a database administrator can do: triggers off for one transaction. */
+  async function tamper(work: (m: EntityManager) => Promise<void>): Promise<void> {
+    await t.dataSource.transaction(async (m) => {
+      await m.query('SET LOCAL session_replication_role = replica');
+      await work(m);
+    });
+  }
+
+  async function exportOf(chainId: string): Promise<unknown> {
+    const res = await t
+      .http()
+      .get('/v1/events/export')
+      .query({ format: 'json', after: '2000-01-01T00:00:00.000Z', before: new Date(Date.now() + 60_000).toISOString(), chain_id: chainId })
+      .set(...bearer(KEYS.acme))
+      .buffer(true)
+      .parse((response, callback) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => callback(null, text));
+      })
+      .expect(200);
+    return JSON.parse(res.body as string);
+  }
+
+  /** The offline verifier, through the CLI entry point, on files: its exit code and report. */
+  async function offline(exported: unknown, notes: string[], keys: string[] = [vkey]): Promise<{ code: number; out: string; err: string }> {
+    const dir = mkdtempSync(join(work, 'run-'));
+    writeFileSync(join(dir, 'export.json'), JSON.stringify(exported));
+    const args = ['verify-export', join(dir, 'export.json')];
+    notes.forEach((note, i) => {
+      writeFileSync(join(dir, `checkpoint-${i}.txt`), note);
+      args.push('--checkpoint', join(dir, `checkpoint-${i}.txt`));
+    });
+    for (const key of keys) args.push('--key', key);
+    let out = '';
+    let err = '';
+    const code = await run(args, { out: (s) => (out += s), err: (s) => (err += s), env: {} });
+    return { code, out, err };
+  }
+
+  describe('GET /v1/checkpoint-key', () => {
+    it('is public plain text: a verifier key whose key id matches its name and public key', async () => {
+      const res = await t.http().get('/v1/checkpoint-key').expect(200);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(res.text).toMatch(/^audit-trail\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}\n$/);
+      expect(readVkey(res.text.trim()).name).toBe('audit-trail');
+    });
+
+    it('rejects unknown query parameters', async () => {
+      const res = await t.http().get('/v1/checkpoint-key?x=1').expect(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    });
+  });
+
+  describe('GET /v1/chain/:chainId/checkpoint', () => {
+    it('returns a signed tlog checkpoint of the chain head, verified independently', async () => {
+      const chain = await chainOf('ckpt-basic', 3);
+      const res = await checkpoint(chain.id).expect(200);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      const opened = openCheckpoint(res.text, readVkey(vkey));
+      expect(opened).toEqual({ ok: true, origin: `audit-trail/${chain.id}`, size: 3, hash: Buffer.from(chain.events[2]!.hash, 'hex') });
+      expect(res.text).toBe(`audit-trail/${chain.id}\n3\n${hexToB64(chain.events[2]!.hash)}\n\n${res.text.split('\n\n')[1]}`);
+      const status = (await t.http().get(`/v1/chain/${chain.id}/status`).set(...bearer(KEYS.acme)).expect(200)).body.data;
+      expect(status).toMatchObject({ lastPosition: 3, lastHash: chain.events[2]!.hash });
+    });
+
+    it('returns the same note while the chain does not grow, and signs a new one when it does', async () => {
+      const chain = await chainOf('ckpt-grow', 2);
+      const first = (await checkpoint(chain.id).expect(200)).text;
+      expect((await checkpoint(chain.id).expect(200)).text).toBe(first);
+      const third = (await post('ckpt-grow', 3).expect(201)).body.data;
+      const second = (await checkpoint(chain.id).expect(200)).text;
+      expect(openCheckpoint(second, readVkey(vkey))).toMatchObject({ ok: true, size: 3, hash: Buffer.from(third.hash, 'hex') });
+      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`, [chain.id])) as { size: number; hash: string; note: string }[];
+      expect(stored).toEqual([
+        { size: 2, hash: chain.events[1]!.hash, note: first },
+        { size: 3, hash: third.hash, note: second },
+      ]);
+    });
+
+    it('answers 404 for another account, an unknown and a malformed chain id; 401 without a key; 400 for a query parameter', async () => {
+      const chain = await chainOf('ckpt-private', 1);
+      for (const path of [`/v1/chain/${chain.id}/checkpoint`, `/v1/chain/${chain.id}/verify`]) {
+        expect((await t.http().get(path).set(...bearer(KEYS.globex)).expect(404)).body.error.code).toBe('NOT_FOUND');
+        expect((await t.http().get(path).expect(401)).body.error.code).toBe('UNAUTHORIZED');
+        expect((await t.http().get(`${path}?limit=1`).set(...bearer(KEYS.acme)).expect(400)).body.error.code).toBe('VALIDATION_ERROR');
+      }
+      for (const id of ['chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', 'not-a-chain', 'chn_%27%3B--']) {
+        const res = await checkpoint(id).expect(404);
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expect(res.body.error.code).toBe('NOT_FOUND');
+        await verifyChain(id).expect(404);
+      }
+      expect(await t.dataSource.query(`SELECT count(*)::int AS n FROM checkpoints WHERE chain_id = $1`, [chain.id])).toEqual([{ n: 0 }]);
+    });
+
+    it('needs the read scope', async () => {
+      const chain = await chainOf('ckpt-scope', 1);
+      expect((await checkpoint(chain.id, KEYS.acmeIngestOnly).expect(403)).body.error.code).toBe('FORBIDDEN');
+      await checkpoint(chain.id, KEYS.acmeReadOnly).expect(200);
+    });
+  });
+
+  describe('an independent verifier', () => {
+    let note: string;
+    let chainId: string;
+    beforeAll(async () => {
+      const chain = await chainOf('ckpt-independent', 2);
+      chainId = chain.id;
+      note = (await checkpoint(chain.id).expect(200)).text;
+    });
+    const text = () => note.slice(0, note.lastIndexOf('\n\n') + 1);
+    const ourSignature = () => note.slice(note.lastIndexOf('\n\n') + 2);
+
+    it('accepts the note', () => {
+      expect(openCheckpoint(note, readVkey(vkey)).ok).toBe(true);
+    });
+
+    it('rejects every flipped byte of the text', () => {
+      const bytes = Buffer.from(note, 'utf8');
+      for (let i = 0; i < Buffer.byteLength(text()); i++) {
+        if (bytes[i] === 0x0a) continue;
+        const flipped = Buffer.from(bytes);
+        flipped[i] = flipped[i]! ^ 0x01;
+        expect(openCheckpoint(flipped.toString('latin1'), readVkey(vkey)).ok).toBe(false);
+      }
+    });
+
+    it('rejects a flipped bit of the signature', () => {
+      const [, name, b64] = /^\u2014 (\S+) (\S+)\n$/u.exec(ourSignature())!;
+      const blob = Buffer.from(b64!, 'base64');
+      blob[10] = blob[10]! ^ 0x80;
+      const forged = `${text()}\n\u2014 ${name} ${blob.toString('base64')}\n`;
+      expect(openCheckpoint(forged, readVkey(vkey))).toEqual({ ok: false, why: 'signature does not verify' });
+    });
+
+    it('rejects the note under a wrong key of the same name', () => {
+      const other = generateKeyPairSync('ed25519').publicKey;
+      const raw = Buffer.from(other.export({ format: 'jwk' }).x as string, 'base64url');
+      const id = createHash('sha256').update(Buffer.concat([Buffer.from('audit-trail\n'), Buffer.from([1]), raw])).digest().subarray(0, 4);
+      const wrong = `audit-trail+${id.toString('hex')}+${Buffer.concat([Buffer.from([1]), raw]).toString('base64')}`;
+      expect(openCheckpoint(note, readVkey(wrong))).toEqual({ ok: false, why: 'no signature from the known key' });
+    });
+
+    it('rejects a note signed only by an unknown key, and ignores an unknown signature beside ours', () => {
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const foreign = foreignSignatureLine(text(), 'audit-trail', stranger);
+      expect(openCheckpoint(`${text()}\n${foreign}`, readVkey(vkey))).toEqual({ ok: false, why: 'no signature from the known key' });
+      expect(openCheckpoint(`${text()}\n${ourSignature()}${foreign}`, readVkey(vkey)).ok).toBe(true);
+    });
+
+    it('agrees with the offline verifier on the same notes', async () => {
+      const exported = await exportOf(chainId);
+      expect((await offline(exported, [note])).code).toBe(0);
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const foreignOnly = `${text()}\n${foreignSignatureLine(text(), 'audit-trail', stranger)}`;
+      const unknown = await offline(exported, [foreignOnly]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.out).toMatch(/not signed by the given key/);
+      const flipped = `${text().replace('\n2\n', '\n3\n')}\n${ourSignature()}`;
+      const altered = await offline(exported, [flipped]);
+      expect(altered.code).toBe(1);
+      expect(altered.out).toMatch(/TAMPERING FOUND[\s\S]*does not verify/);
+      const malformed = await offline(exported, ['not a note\n']);
+      expect(malformed.code).toBe(2);
+    });
+  });
+
+  describe('tampering, caught by GET /v1/chain/:chainId/verify and by the offline verifier', () => {
+    const N = 12;
+
+    async function protectedChain(name: string): Promise<{ id: string; events: { id: string; hash: string }[]; note: string }> {
+      const chain = await chainOf(name, N);
+      const note = (await checkpoint(chain.id).expect(200)).text;
+      return { ...chain, note };
+    }
+
+    async function rehashFrom(m: EntityManager, chainId: string, from: number): Promise<string> {
+      const rows = (await m.query(
+        `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", previous_hash, hash FROM events WHERE chain_id = $1 ORDER BY position`,
+        [chainId],
+      )) as { id: string; chain_id: string; position: number; actor: string; action: string; resource: string | null; context: Record<string, unknown> | null; timestamp: Date; previous_hash: string }[];
+      let previous = GENESIS_HASH;
+      for (const r of rows) {
+        if (r.position >= from) {
+          const hash = computeEventHash({ ...r, chainId: r.chain_id, timestamp: r.timestamp.toISOString(), previousHash: previous });
+          await m.query(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [previous, hash, r.id]);
+          previous = hash;
+        } else {
+          previous = ((await m.query(`SELECT hash FROM events WHERE id = $1`, [r.id])) as { hash: string }[])[0]!.hash;
+        }
+      }
+      const last = rows[rows.length - 1]!;
+      await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [last.position, previous, last.timestamp, chainId]);
+      return previous;
+    }
+
+    it('passes an honest chain, online and offline', async () => {
+      const chain = await protectedChain('attack-none');
+      const result = (await verifyChain(chain.id).expect(200)).body;
+      expect(Object.keys(result)).toEqual(['data']);
+      expect(result.data).toEqual({
+        valid: true,
+        chainId: chain.id,
+        checkedEvents: N,
+        lastPosition: N,
+        lastHash: chain.events[N - 1]!.hash,
+        firstInvalidPosition: null,
+        checkpointsChecked: 1,
+        errors: [],
+        errorCount: 0,
+        errorsTruncated: false,
+        verifiedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      });
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.out).toMatch(/CONFIRMED[\s\S]*RESULT: VERIFIED/);
+      expect(offlineRun.code).toBe(0);
+    });
+
+    it('an edited event', async () => {
+      const chain = await protectedChain('attack-edit');
+      await tamper((m) => m.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [chain.events[4]!.id]));
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5 });
+      expect(result.errors).toEqual([{ position: 5, eventId: chain.events[4]!.id, message: expect.stringMatching(/does not match the hash recomputed.*altered/) }]);
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toMatch(new RegExp(`TAMPERING FOUND[\\s\\S]*position 5 ${chain.events[4]!.id}: stored hash`));
+    });
+
+    it('an edited event with its hash and every later hash recomputed', async () => {
+      const chain = await protectedChain('attack-rehash');
+      await tamper(async (m) => {
+        await m.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [chain.events[4]!.id]);
+        await rehashFrom(m, chain.id, 5);
+      });
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: N, checkpointsChecked: 1 });
+      expect(result.errors).toEqual([{ position: N, eventId: chain.events[N - 1]!.id, message: expect.stringMatching(/checkpoint signed at size 12.*rewritten/) }]);
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toMatch(/TAMPERING FOUND[\s\S]*position 12: checkpoint .*rewritten after the checkpoint/);
+      // Without the checkpoint, the rewritten chain is self-consistent: that is what checkpoints are for.
+      expect((await offline(await exportOf(chain.id), [])).code).toBe(0);
+      // And the service refuses to sign the rewritten head.
+      const refused = await checkpoint(chain.id).expect(500);
+      expect(refused.body.error).toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/Refusing to sign/) });
+    });
+
+    it('deleted newest events, with the head moved back', async () => {
+      const chain = await protectedChain('attack-truncate');
+      await tamper(async (m) => {
+        await m.query(`DELETE FROM events WHERE chain_id = $1 AND position > 9`, [chain.id]);
+        await m.query(`UPDATE chains SET last_position = 9, last_hash = $1 WHERE id = $2`, [chain.events[8]!.hash, chain.id]);
+      });
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: 9, lastPosition: 9, firstInvalidPosition: N, checkpointsChecked: 1 });
+      expect(result.errors).toEqual([{ position: N, eventId: null, message: expect.stringMatching(/signed for more events than the chain now has \(9\).*removed/) }]);
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toMatch(/NOT CONFIRMED[\s\S]*ends at position 9, below the checkpoint's size 12[\s\S]*events 10–12 were removed/);
+      expect((await checkpoint(chain.id).expect(500)).body.error.code).toBe('INTERNAL_ERROR');
+    });
+
+    it('a deleted middle event', async () => {
+      const chain = await protectedChain('attack-hole');
+      await tamper((m) => m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]));
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
+      expect(result.errors).toEqual([{ position: 6, eventId: null, message: expect.stringMatching(/position 6 is missing/) }]);
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toMatch(/TAMPERING FOUND[\s\S]*position 6 is missing from an unfiltered export/);
+    });
+
+    it('a renumbered event (a deletion hidden by moving the later events down)', async () => {
+      const chain = await protectedChain('attack-renumber');
+      await tamper(async (m) => {
+        await m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]);
+        for (let p = 7; p <= N; p++) await m.query(`UPDATE events SET position = $1 WHERE chain_id = $2 AND position = $3`, [p - 1, chain.id, p]);
+        await m.query(`UPDATE chains SET last_position = $1 WHERE id = $2`, [N - 1, chain.id]);
+      });
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
+      expect(result.errors[0]).toEqual({ position: 6, eventId: chain.events[6]!.id, message: expect.stringMatching(/altered/) });
+      expect(result.errors.map((e: { message: string }) => e.message).join('\n')).toMatch(/signed for more events than the chain now has/);
+      const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toMatch(new RegExp(`TAMPERING FOUND[\\s\\S]*position 6 ${chain.events[6]!.id}: stored hash`));
+    });
+
+    it('a rewritten chain whose stored checkpoints were replaced: the server cannot tell, the auditor can', async () => {
+      const chain = await protectedChain('attack-forge');
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      await tamper(async (m) => {
+        await m.query(`UPDATE events SET action = 'doc.read' WHERE id = $1`, [chain.events[2]!.id]);
+        const head = await rehashFrom(m, chain.id, 3);
+        const text = `audit-trail/${chain.id}\n${N}\n${hexToB64(head)}\n`;
+        await m.query(`UPDATE checkpoints SET hash = $1, note = $2 WHERE chain_id = $3`, [head, `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`, chain.id]);
+      });
+      const forged = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(forged).toMatchObject({ valid: false, firstInvalidPosition: N });
+      expect(forged.errors[0].message).toMatch(/not signed by this service's checkpoint key/);
+      await tamper((m) => m.query(`DELETE FROM checkpoints WHERE chain_id = $1`, [chain.id]));
+      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkpointsChecked: 0 });
+      expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(1);
+    });
+
+    it('reports a wrong key or a malformed export as bad input (exit 2)', async () => {
+      const chain = await protectedChain('attack-input');
+      const exported = await exportOf(chain.id);
+      expect((await offline(exported, [chain.note], ['audit-trail+00000000+AAAA'])).code).toBe(2);
+      expect((await offline(exported, [chain.note], [])).code).toBe(2);
+      expect((await offline({ data: [{ id: 1 }] }, [])).code).toBe(2);
+    });
+  });
+
+  describe('concurrent checkpoint requests during concurrent appends', () => {
+    it('never sign two notes of one size with different hashes, nor go backwards', async () => {
+      const seed = (await post('ckpt-race', 0).expect(201)).body.data;
+      const chainId: string = seed.chain.id;
+      const known = readVkey(vkey);
+      const notes: string[] = [];
+      // Six appenders and four signers, each sequential, all at once: signing interleaves with appends.
+      let appending = 6;
+      const appenders = Array.from({ length: 6 }, async (_, w) => {
+        for (let i = 0; i < 20; i++) await post('ckpt-race', w * 100 + i).expect(201);
+        appending--;
+      });
+      const signers = Array.from({ length: 4 }, async () => {
+        for (let i = 0; i < 500 && appending > 0; i++) notes.push((await checkpoint(chainId).expect(200)).text);
+      });
+      await Promise.all([...appenders, ...signers]);
+      const bySize = new Map<number, Set<string>>();
+      for (const note of notes) {
+        const opened = openCheckpoint(note, known);
+        if (!opened.ok) throw new Error(opened.why);
+        bySize.set(opened.size, (bySize.get(opened.size) ?? new Set()).add(opened.hash.toString('hex')));
+      }
+      for (const hashes of bySize.values()) expect(hashes.size).toBe(1);
+      const events = (await t.dataSource.query(`SELECT position::int AS position, hash FROM events WHERE chain_id = $1`, [chainId])) as { position: number; hash: string }[];
+      const hashAt = new Map(events.map((e) => [e.position, e.hash]));
+      for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(hashAt.get(size));
+      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`, [chainId])) as { size: number; hash: string }[];
+      expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));
+      for (const s of stored) expect(s.hash).toBe(hashAt.get(s.size));
+      const final = (await checkpoint(chainId).expect(200)).text;
+      expect(openCheckpoint(final, known)).toMatchObject({ ok: true, size: 121 });
+      expect((await verifyChain(chainId).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 121, checkpointsChecked: stored.length + (stored.some((s) => s.size === 121) ? 0 : 1) });
+    });
+  });
+
+  describe('the verify function on an export built from the wire', () => {
+    it('confirms a checkpoint through the event after it when the export starts there', async () => {
+      const chain = await chainOf('ckpt-after', 4);
+      const note = (await checkpoint(chain.id).expect(200)).text;
+      await post('ckpt-after', 5).expect(201);
+      const doc = readExportDocument(await exportOf(chain.id));
+      const tail = { ...doc, count: null, events: doc.events.filter((e) => e.chain.position >= 5) };
+      const report = verifyExport(tail, [{ label: 'cp', note }], [parseVerifierKey(vkey)]);
+      expect(report.outcome).toBe('verified');
+      expect(report.checkpoints[0]).toMatchObject({ status: 'confirmed', message: expect.stringMatching(/position 5 links to the signed hash/) });
+    });
+  });
+});
