@@ -1,0 +1,49 @@
+'use strict';
+
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+function int(name, fallback, min, max) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+const ALL_SCENARIOS = ['ingest-spread', 'ingest-hot', 'list', 'export', 'verify', 'chain-verify'];
+
+/** Everything the run can be tuned with, read once from the environment. */
+function loadBenchConfig() {
+  const only = (process.env.BENCH_SCENARIOS || '').split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only.filter((s) => !ALL_SCENARIOS.includes(s));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${ALL_SCENARIOS.join(', ')})`);
+  return {
+    root: ROOT,
+    serviceMain: path.join(ROOT, 'dist/apps/api/apps/api/src/main.js'),
+    hashingLib: path.join(ROOT, 'dist/apps/api/libs/hashing/src'),
+    baseDatabaseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    /** Length of one measured run, and how many runs each figure is the median of. */
+    seconds: int('BENCH_SECONDS', 5, 1, 600),
+    runs: int('BENCH_RUNS', 3, 1, 50),
+    warmupSeconds: int('BENCH_WARMUP_SECONDS', 1, 0, 60),
+    /** Size of the seeded table (one account) the read scenarios run on. */
+    events: int('BENCH_EVENTS', 1_000_000, 1_000, 50_000_000),
+    /** Chains the seeded events are spread over; chain 0 gets every 10th event (the "big" chain). */
+    chains: int('BENCH_CHAINS', 300, 2, 100_000),
+    /** HTTP connections (and pg clients) of the ingest scenarios. */
+    ingestConnections: int('BENCH_CONNECTIONS', 64, 1, 90),
+    /** Concurrency of the read scenarios: the service's default pool size (DATABASE_POOL_SIZE = 10). */
+    readConnections: int('BENCH_READ_CONNECTIONS', 10, 1, 80),
+    readPoolSize: int('DATABASE_POOL_SIZE', 10, 1, 80),
+    exportRuns: int('BENCH_EXPORT_RUNS', 5, 1, 50),
+    exportEvents: 10_000,
+    chainVerifyRuns: int('BENCH_CHAIN_VERIFY_RUNS', 3, 1, 20),
+    scenarios: only.length > 0 ? only : ALL_SCENARIOS,
+  };
+}
+
+module.exports = { loadBenchConfig, ALL_SCENARIOS };

@@ -1,0 +1,153 @@
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const MB = 1024 * 1024;
+const num = (n) => (n === null || n === undefined || !Number.isFinite(n) ? '—' : Math.round(n).toLocaleString('en-US'));
+const ms = (n) => (n === null || n === undefined ? '—' : `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`);
+const secs = (n) => (n === null || n === undefined ? '—' : `${n.toFixed(3)} s`);
+const pct = (n) => (n === null || n === undefined ? '—' : `${Math.round(n * 100)}%`);
+
+function value(row, summary) {
+  if (!summary) return '—';
+  return row.kind === 'time' ? secs(summary.time) : `${num(summary.throughput)} ${row.unit}`;
+}
+
+function noise(row, summary) {
+  if (!summary || !summary.spread) return '—';
+  const { min, max, relative } = summary.spread;
+  const range = row.kind === 'time' ? `${min.toFixed(3)}–${max.toFixed(3)} s` : `${num(min)}–${num(max)}`;
+  return `${range} (±${pct(relative / 2)})`;
+}
+
+/** Service figure / baseline figure: > 1 means the service does more per second (or is faster). */
+function ratioOf(row, baseline) {
+  if (!row.service || !baseline.summary) return null;
+  if (row.kind === 'time') return baseline.summary.time / row.service.time;
+  return baseline.summary.throughput ? row.service.throughput / baseline.summary.throughput : null;
+}
+
+function checkText(check) {
+  const v = check.unit === 'ms' ? ms(check.value) : check.unit === 's' ? secs(check.value) : check.unit === 'MB' ? `${check.value.toFixed(1)} MB` : `${num(check.value)} ${check.unit}`;
+  const bound = check.max !== undefined ? `≤ ${check.max}` : `≥ ${num(check.min)}`;
+  return { actual: v, target: `${bound} ${check.unit}` };
+}
+
+/** Every target of the issue, measured: [{ scenario, label, actual, target, pass }]. */
+function evaluate(results) {
+  const targets = [];
+  for (const row of results) {
+    if (row.available) continue;
+    for (const baseline of row.baselines || []) {
+      if (!baseline.target) continue;
+      const ratio = ratioOf(row, baseline);
+      targets.push({ scenario: row.id, label: `ratio to ${baseline.title}`, actual: `${ratio === null ? '—' : ratio.toFixed(2)}×`, target: `≥ ${baseline.target.minRatio.toFixed(1)}×`, pass: ratio !== null && ratio >= baseline.target.minRatio });
+    }
+    for (const check of row.checks || []) {
+      const { actual, target } = checkText(check);
+      const pass = check.value !== null && check.value !== undefined && (check.max !== undefined ? check.value <= check.max : check.value >= check.min);
+      targets.push({ scenario: row.id, label: check.label, actual, target, pass });
+    }
+    if (row.service && row.service.failed > 0) {
+      targets.push({ scenario: row.id, label: 'every request succeeded', actual: `${row.service.failed} failed`, target: '0 failed', pass: false });
+    }
+  }
+  return targets;
+}
+
+const HEADER = ['#', 'Scenario', 'Service (median)', 'p50', 'p99', 'Runs: min–max (spread)', 'Baseline (same run)', 'Baseline (median)', 'Ratio', 'Target', 'Result'];
+
+function tableRows(results, targets) {
+  const rows = [];
+  results.forEach((row, index) => {
+    const n = String(index + 1);
+    if (row.available) {
+      rows.push([n, row.title, row.available, '', '', '', '', '', '', '', '—']);
+      return;
+    }
+    const own = targets.filter((t) => t.scenario === row.id && !t.label.startsWith('ratio to '));
+    (row.baselines || []).forEach((baseline, i) => {
+      const ratio = ratioOf(row, baseline);
+      const ratioTarget = targets.find((t) => t.scenario === row.id && t.label === `ratio to ${baseline.title}`);
+      const checks = i === 0 ? own : [];
+      const targetText = [...(ratioTarget ? [ratioTarget.target] : []), ...checks.map((c) => `${c.label} ${c.target}`)].join('; ') || 'reported';
+      const all = [...(ratioTarget ? [ratioTarget] : []), ...checks];
+      const result = all.length === 0 ? '—' : all.every((t) => t.pass) ? 'PASS' : `MISS (${all.filter((t) => !t.pass).map((t) => `${t.label.replace(/^ratio to .*/, 'ratio')} ${t.actual}`).join(', ')})`;
+      rows.push([
+        i === 0 ? n : '',
+        i === 0 ? row.title : '〃',
+        value(row, row.service),
+        row.kind === 'time' ? '—' : ms(row.service.p50),
+        row.kind === 'time' ? '—' : ms(row.service.p99),
+        noise(row, row.service),
+        baseline.title,
+        value(row, baseline.summary),
+        ratio === null ? '—' : `${ratio.toFixed(2)}×`,
+        targetText,
+        result,
+      ]);
+    });
+  });
+  return rows;
+}
+
+function textTable(rows) {
+  const all = [HEADER, ...rows];
+  const widths = HEADER.map((_, c) => Math.max(...all.map((r) => String(r[c]).length)));
+  const line = (r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join(' │ ');
+  return [line(HEADER), widths.map((w) => '─'.repeat(w)).join('─┼─'), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(rows) {
+  const esc = (cell) => String(cell).replace(/\|/g, '\\|');
+  return [`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
+function markdownReport(report, rows) {
+  const { environment: env, config: cfg, seeding } = report;
+  const lines = [
+    `# Benchmark ${report.startedAt}`,
+    '',
+    `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`,
+    `PostgreSQL settings: ${Object.entries(env.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown; spread = (max − min) / median / 2 of the runs' throughput.`,
+    `Ingest: ${cfg.ingestConnections} connections / pg clients. Reads: ${cfg.readConnections} connections, SQL baselines on a pool of ${cfg.readPoolSize} (the service's DATABASE_POOL_SIZE). Load generator, service and PostgreSQL share the machine.`,
+    seeding
+      ? `Seeding: ${num(seeding.events)} events over ${num(seeding.chains)} chains in ${seeding.seconds.toFixed(1)} s = **${num(seeding.rate)} events/s** (real hashes; one COPY of ${seeding.copySeconds.toFixed(1)} s, then ${seeding.rebuiltIndexes.length} secondary indexes rebuilt), then VACUUM ANALYZE ${seeding.vacuumSeconds.toFixed(1)} s.`
+      : 'Seeding: skipped (no read scenario selected).',
+    `Server peak RSS over the whole run: ${(report.serverPeakRss / MB).toFixed(0)} MB. Total run time: ${report.durationSeconds.toFixed(0)} s.`,
+    '',
+    markdownTable(rows),
+    '',
+    '## Targets',
+    '',
+    ...report.targets.map((t) => `- ${t.pass ? 'PASS' : 'MISS'} · ${t.scenario} · ${t.label}: ${t.actual} (target ${t.target})`),
+    '',
+    '## Notes',
+    '',
+    ...report.scenarios.flatMap((s) => (s.notes || []).map((note) => `- ${s.id}: ${note}`)),
+    ...report.scenarios.filter((s) => s.loadAverage).map((s) => `- ${s.id}: machine load average (1 min) ${s.loadAverage.before.toFixed(1)} before, ${s.loadAverage.after.toFixed(1)} after`),
+    ...report.scenarios.filter((s) => s.service && s.service.statusCodes && Object.keys(s.service.statusCodes).length > 0).map((s) => `- ${s.id}: status codes ${JSON.stringify(s.service.statusCodes)}`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function stamp(date) {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}`;
+}
+
+function writeReport(dir, report) {
+  const targets = evaluate(report.scenarios);
+  report.targets = targets;
+  const rows = tableRows(report.scenarios, targets);
+  fs.mkdirSync(dir, { recursive: true });
+  const base = path.join(dir, stamp(new Date(report.startedAt)));
+  fs.writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(`${base}.md`, markdownReport(report, rows));
+  return { text: textTable(rows), files: [`${base}.json`, `${base}.md`], targets };
+}
+
+module.exports = { writeReport, evaluate };

@@ -1,0 +1,133 @@
+'use strict';
+
+const { monotonicFactory } = require('ulid');
+const { copyFrom, copyText } = require('./database');
+const { prng } = require('./stats');
+
+const DAY_MS = 86_400_000;
+const CHUNK = 10_000;
+const ACTORS = 1_000;
+const ACTIONS = ['user.login', 'user.logout', 'document.create', 'document.read', 'document.update', 'document.delete', 'role.grant', 'role.revoke', 'invoice.issue', 'invoice.pay', 'key.rotate', 'export.run'];
+
+/**
+ * Seeds `total` events into `chainCount` chains of one account, as the service would have
+ * written them: positions 1..n per chain, each previousHash the predecessor's hash, each hash
+ * computed by the built hashing lib, timestamps never going back. Chain 0 (`seed-big`) gets
+ * every 10th event, the others share the rest at random. Timestamps are evenly spaced over 30
+ * days ending a day ago, so any run of 10,000 consecutive events is an export window of exactly
+ * 10,000 events. Written with one COPY inside one transaction; triggers (the append-only ones)
+ * are bypassed with SET LOCAL session_replication_role = replica when the role may do so (which
+ * also skips the foreign-key checks: the chains are inserted first, so they hold anyway).
+ */
+async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
+  const random = prng(0x5eed);
+  const nextId = monotonicFactory(random);
+  const stepMs = Math.max(1, Math.floor((30 * DAY_MS) / total));
+  const t0 = Math.floor((Date.now() - DAY_MS - stepMs * total) / 1000) * 1000;
+  const chains = Array.from({ length: chainCount }, (_, i) => ({
+    id: `chn_${nextId(t0 - 60_000)}`,
+    name: i === 0 ? 'seed-big' : `seed-${String(i).padStart(4, '0')}`,
+    position: 0,
+    hash: hashing.GENESIS_HASH,
+    time: null,
+  }));
+  const sampleEvery = Math.max(1, Math.floor(total / 10_000));
+  const sampleIds = [];
+
+  function* chunks() {
+    for (let start = 0; start < total; start += CHUNK) {
+      const end = Math.min(total, start + CHUNK);
+      let text = '';
+      for (let k = start; k < end; k++) {
+        const chain = k % 10 === 0 ? chains[0] : chains[1 + Math.floor(random() * (chainCount - 1))];
+        const time = t0 + k * stepMs;
+        const resource = random() < 0.1 ? null : `doc:${Math.floor(random() * 50_000)}`;
+        const context =
+          random() < 0.05
+            ? null
+            : { ip: `10.${k % 250}.${(k >> 8) % 250}.${k % 7}`, session: `s_${Math.floor(random() * 1e9)}`, n: k, tags: ['bench', k % 3 === 0 ? 'admin' : 'user'] };
+        const event = {
+          id: `evt_${nextId(time)}`,
+          chainId: chain.id,
+          position: chain.position + 1,
+          actor: `user_${Math.floor(random() * ACTORS)}`,
+          action: ACTIONS[Math.floor(random() * ACTIONS.length)],
+          resource,
+          context,
+          timestamp: new Date(time).toISOString(),
+          previousHash: chain.hash,
+        };
+        const hash = hashing.computeEventHash(event);
+        chain.position = event.position;
+        chain.hash = hash;
+        chain.time = time;
+        if (k % sampleEvery === 0) sampleIds.push(event.id);
+        text +=
+          [event.id, accountId, event.chainId, event.position, event.actor, event.action, event.resource, context === null ? null : JSON.stringify(context), event.timestamp, event.previousHash, hash]
+            .map(copyText)
+            .join('\t') + '\n';
+      }
+      if (start % 100_000 === 0 && log) log(`  seeding: ${start.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`);
+      yield Buffer.from(text, 'utf8');
+    }
+  }
+
+  const started = process.hrtime.bigint();
+  let copySeconds = null;
+  let rebuilt = [];
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
+    if (rows[0] && rows[0].rolsuper) await client.query('SET LOCAL session_replication_role = replica');
+    await client.query(
+      `INSERT INTO chains (id, account_id, name, created_at)
+       SELECT id, $2, name, $3 FROM unnest($1::varchar[], $4::varchar[]) AS c(id, name)`,
+      [chains.map((c) => c.id), accountId, new Date(t0 - 60_000), chains.map((c) => c.name)],
+    );
+    // Secondary indexes are dropped and rebuilt from their own definitions: one sort per index
+    // instead of a million random inserts into each (what keeps COPY slow with 128 MB of
+    // shared_buffers). Constraint indexes (primary key, unique position) stay and check the rows.
+    const { rows: indexes } = await client.query(
+      `SELECT i.relname AS name, pg_get_indexdef(i.oid) AS definition
+         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+        WHERE x.indrelid = 'events'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.oid)`,
+    );
+    for (const index of indexes) await client.query(`DROP INDEX "${index.name}"`);
+    const copied = await copyFrom(
+      client,
+      'COPY events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash) FROM STDIN',
+      chunks(),
+    );
+    if (copied !== total) throw new Error(`COPY wrote ${copied} rows, expected ${total}`);
+    copySeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    await client.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+    for (const index of indexes) await client.query(index.definition);
+    rebuilt = indexes.map((i) => i.name);
+    await client.query(
+      `UPDATE chains SET last_position = h.position, last_hash = h.hash, last_timestamp = h.ts
+         FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
+        WHERE chains.id = h.id`,
+      [chains.map((c) => c.id), chains.map((c) => c.position), chains.map((c) => c.hash), chains.map((c) => (c.time === null ? null : new Date(c.time).toISOString()))],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    seconds,
+    rate: total / seconds,
+    copySeconds,
+    rebuiltIndexes: rebuilt,
+    chains,
+    sampleIds,
+    actors: Array.from({ length: ACTORS }, (_, i) => `user_${i}`),
+    /** Timestamp of the k-th seeded event (0-based). */
+    timeOf: (k) => new Date(t0 + k * stepMs).toISOString(),
+    total,
+    stepMs,
+  };
+}
+
+module.exports = { seedEvents };

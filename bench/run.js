@@ -1,0 +1,220 @@
+'use strict';
+
+/**
+ * `npm run bench`: starts the built service on a fresh PostgreSQL database, seeds what the read
+ * scenarios need, measures every scenario of issue 4 against a baseline in the same run, prints
+ * one table and writes bench/results/<YYYY-MM-DD-HHMM>.json and .md. Tuning: see bench/README.md.
+ */
+const { execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { loadBenchConfig } = require('./lib/config');
+const { benchDatabaseName, createDatabase, dropDatabase, pool } = require('./lib/database');
+const { freePort, startNode, waitUntilReady, stopChild, stopAllChildren, killAllChildrenNow, RssSampler, tail } = require('./lib/processes');
+const { writeReport } = require('./lib/report');
+const { seedEvents } = require('./lib/seed');
+const { ingestSpread, ingestHot } = require('./scenarios/ingest');
+const { listScenario } = require('./scenarios/list');
+const { exportScenario } = require('./scenarios/export');
+const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
+
+const SCENARIOS = {
+  'ingest-spread': ingestSpread,
+  'ingest-hot': ingestHot,
+  list: listScenario,
+  export: exportScenario,
+  verify: verifyScenario,
+  'chain-verify': chainVerifyScenario,
+};
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify'];
+
+const t0 = Date.now();
+const log = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+const withTimeout = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+
+const state = { cfg: null, dbName: null, dbCreated: false, db: null, readPool: null, sampler: null, service: null, tmpDir: null };
+let cleaning = null;
+
+/** Idempotent: stops the children, drops the bench database, removes the temp dir. */
+function cleanup() {
+  cleaning ??= (async () => {
+    if (state.sampler) state.sampler.stop();
+    await withTimeout(Promise.all([state.db, state.readPool].filter(Boolean).map((p) => p.end().catch(() => undefined))), 3000);
+    await stopAllChildren();
+    if (state.dbCreated) {
+      try {
+        await dropDatabase(state.cfg.baseDatabaseUrl, state.dbName);
+        log(`dropped database ${state.dbName}`);
+      } catch (error) {
+        console.error(`could not drop database ${state.dbName}: ${error.message}`);
+      }
+    }
+    if (state.tmpDir) fs.rmSync(state.tmpDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  process.on(signal, () => {
+    log(`${signal}: cleaning up`);
+    cleanup().finally(() => process.exit(code));
+  });
+}
+process.on('exit', killAllChildrenNow);
+
+async function environment(db) {
+  const settings = ['shared_buffers', 'synchronous_commit', 'fsync', 'wal_sync_method', 'commit_delay', 'max_wal_size', 'max_connections'];
+  const values = {};
+  for (const name of settings) values[name] = (await db.query(`SHOW ${name}`)).rows[0][name];
+  const version = (await db.query('SHOW server_version')).rows[0].server_version;
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: state.cfg.root, encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout
+  }
+  return {
+    cpus: os.cpus().length,
+    cpuModel: (os.cpus()[0] && os.cpus()[0].model) || 'unknown CPU',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    postgres: `PostgreSQL ${version}`,
+    postgresSettings: values,
+    loadAverageAtStart: os.loadavg().map((n) => Number(n.toFixed(2))),
+    commit,
+  };
+}
+
+async function accountId(db, name) {
+  const { rows } = await db.query('SELECT id FROM accounts WHERE name = $1', [name]);
+  if (!rows[0]) throw new Error(`account '${name}' was not created from API_KEYS`);
+  return rows[0].id;
+}
+
+async function main() {
+  const cfg = loadBenchConfig();
+  state.cfg = cfg;
+  for (const file of [cfg.serviceMain, path.join(cfg.hashingLib, 'index.js')]) {
+    if (!fs.existsSync(file)) throw new Error(`${path.relative(cfg.root, file)} is missing: run \`npm run build\` first (npm run bench does)`);
+  }
+  const hashing = require(cfg.hashingLib);
+  const startedAt = new Date();
+  state.tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-bench-'));
+  state.dbName = benchDatabaseName(startedAt);
+  const benchUrl = await createDatabase(cfg.baseDatabaseUrl, state.dbName);
+  state.dbCreated = true;
+  log(`created database ${state.dbName}`);
+
+  const port = await freePort();
+  const keys = { bench: crypto.randomBytes(16).toString('hex'), ingest: crypto.randomBytes(16).toString('hex') };
+  const serviceLog = path.join(state.tmpDir, 'service.log');
+  const serviceUrl = `http://127.0.0.1:${port}`;
+  const serviceEnv = {
+    ...process.env,
+    DATABASE_URL: benchUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_SECOND: '0',
+    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest}`,
+    DATA_DIR: path.join(state.tmpDir, 'data'),
+  };
+  /** (Re)starts the service and points the RSS sampler at the new process. */
+  const startService = async () => {
+    if (state.service) await stopChild(state.service);
+    state.service = startNode(cfg.serviceMain, { logFile: serviceLog, env: serviceEnv });
+    await waitUntilReady(state.service, `${serviceUrl}/health/ready`, { logFile: serviceLog });
+    if (state.sampler) state.sampler.retarget(state.service.pid);
+    else state.sampler = new RssSampler(state.service.pid, 10);
+    log(`service ready on ${serviceUrl} (pid ${state.service.pid})`);
+  };
+  await startService();
+  state.db = pool(benchUrl, 4);
+  state.readPool = pool(benchUrl, cfg.readPoolSize);
+
+  const ctx = {
+    cfg,
+    log,
+    hashing,
+    benchUrl,
+    tmpDir: state.tmpDir,
+    db: state.db,
+    readPool: state.readPool,
+    sampler: state.sampler,
+    serviceUrl,
+    restartService: startService,
+    accounts: { bench: await accountId(state.db, 'bench'), ingest: await accountId(state.db, 'bench-ingest') },
+    seed: null,
+  };
+  const env = await environment(state.db);
+  const report = { startedAt: startedAt.toISOString(), environment: env, config: { ...cfg, baseDatabaseUrl: undefined }, seeding: null, scenarios: [] };
+
+  if (cfg.scenarios.some((s) => NEEDS_SEED.includes(s))) {
+    log(`seeding ${cfg.events.toLocaleString('en-US')} events over ${cfg.chains} chains`);
+    const client = await state.db.connect();
+    try {
+      ctx.seed = await seedEvents(client, { accountId: ctx.accounts.bench, total: cfg.events, chainCount: cfg.chains, hashing, log });
+      log(`seeded in ${ctx.seed.seconds.toFixed(1)} s (${Math.round(ctx.seed.rate).toLocaleString('en-US')} events/s; COPY ${ctx.seed.copySeconds.toFixed(1)} s, then ${ctx.seed.rebuiltIndexes.length} indexes rebuilt); VACUUM ANALYZE`);
+      const v0 = Date.now();
+      await client.query('VACUUM ANALYZE events');
+      await client.query('VACUUM ANALYZE chains');
+      const vacuumSeconds = (Date.now() - v0) / 1000;
+      await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
+      report.seeding = {
+        events: cfg.events,
+        chains: cfg.chains,
+        seconds: ctx.seed.seconds,
+        rate: ctx.seed.rate,
+        copySeconds: ctx.seed.copySeconds,
+        rebuiltIndexes: ctx.seed.rebuiltIndexes,
+        vacuumSeconds,
+        bigChainEvents: ctx.seed.chains[0].position,
+      };
+    } finally {
+      client.release();
+    }
+  }
+
+  ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
+  for (const name of ['ingest-spread', 'ingest-hot']) {
+    if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+  }
+  ctx.headers = { authorization: `Bearer ${keys.bench}` };
+  for (const name of ['list', 'export', 'verify', 'chain-verify']) {
+    if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+  }
+
+  report.finishedAt = new Date().toISOString();
+  report.durationSeconds = (Date.now() - t0) / 1000;
+  report.serverPeakRss = state.sampler.peak;
+  const problems = fs.readFileSync(serviceLog, 'utf8').split('\n').filter((line) => /\b(ERROR|WARN)\b/.test(line));
+  report.serviceLogProblems = { count: problems.length, first: problems.slice(0, 5) };
+  const { text, files, targets } = writeReport(path.join(cfg.root, 'bench', 'results'), report);
+  console.log(`\n${text}\n`);
+  for (const t of targets) console.log(`${t.pass ? 'PASS' : 'MISS'}  ${t.scenario}: ${t.label} ${t.actual} (target ${t.target})`);
+  if (problems.length > 0) console.log(`\nservice log: ${problems.length} WARN/ERROR lines, first: ${problems[0]}`);
+  console.log(`\nwritten: ${files.map((f) => path.relative(cfg.root, f)).join(', ')}`);
+}
+
+/** A scenario that throws is reported as failed; the others still run. */
+async function runScenario(name, ctx) {
+  log(`scenario ${name} (load average ${os.loadavg()[0].toFixed(2)})`);
+  try {
+    const loadBefore = os.loadavg()[0];
+    const out = (await SCENARIOS[name](ctx)).map((row) => ({ ...row, loadAverage: { before: loadBefore, after: os.loadavg()[0] } }));
+    return out;
+  } catch (error) {
+    log(`scenario ${name} failed: ${error.stack || error.message}`);
+    return [{ id: name, title: name, available: `failed: ${error.message}` }];
+  }
+}
+
+main()
+  .then(() => cleanup())
+  .catch(async (error) => {
+    console.error(`bench failed: ${error.stack || error.message}`);
+    if (state.tmpDir) console.error(tail(path.join(state.tmpDir, 'service.log')));
+    await cleanup();
+    process.exitCode = 1;
+  });

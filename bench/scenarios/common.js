@@ -1,0 +1,84 @@
+'use strict';
+
+const { median, spread } = require('../lib/stats');
+
+/** Median of each figure over the runs, and how far apart the runs' throughputs were. */
+function summarize(runs) {
+  return {
+    throughput: median(runs.map((r) => r.throughput)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    spread: spread(runs.map((r) => r.throughput)),
+    failed: runs.reduce((n, r) => n + (r.non2xx || 0) + (r.errors || 0) + (r.timeouts || 0), 0),
+    statusCodes: mergeCounts(runs.map((r) => r.statusCodes || {})),
+    runs,
+  };
+}
+
+function mergeCounts(list) {
+  const total = {};
+  for (const counts of list) for (const [k, v] of Object.entries(counts)) total[k] = (total[k] || 0) + v;
+  return total;
+}
+
+/**
+ * Runs every contender once for the warm-up (discarded), then `runs` times interleaved
+ * (service, baseline, service, baseline, …) so that drift of the machine hits all of them alike.
+ */
+async function compareRuns({ cfg, log, label, contenders }) {
+  if (cfg.warmupSeconds > 0) {
+    for (const c of contenders) await c.run(cfg.warmupSeconds);
+  }
+  const results = Object.fromEntries(contenders.map((c) => [c.key, []]));
+  for (let r = 0; r < cfg.runs; r++) {
+    for (const c of contenders) {
+      const result = await c.run(cfg.seconds);
+      results[c.key].push(result);
+      log(`  ${label} · ${c.key} run ${r + 1}/${cfg.runs}: ${fmt(result.throughput)}/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result)}`);
+    }
+  }
+  return Object.fromEntries(Object.entries(results).map(([k, runs]) => [k, summarize(runs)]));
+}
+
+function failures(result) {
+  const parts = [];
+  if (result.non2xx) parts.push(`${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}`);
+  if (result.errors) parts.push(`${result.errors} errors${result.firstError ? ` (${result.firstError})` : ''}`);
+  if (result.timeouts) parts.push(`${result.timeouts} timeouts`);
+  return parts.length ? ` [${parts.join(', ')}]` : '';
+}
+
+const fmt = (n) => (n === null || n === undefined ? '—' : Math.round(n).toLocaleString('en-US'));
+const ms = (n) => (n === null || n === undefined ? '—' : `${n < 10 ? n.toFixed(1) : Math.round(n)} ms`);
+
+/** One request to the service, its status and parsed body (or text). */
+async function probe(ctx, path) {
+  const response = await fetch(`${ctx.serviceUrl}${path}`, { headers: { authorization: ctx.headers.authorization } });
+  const text = await response.text();
+  let body = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON (CSV)
+  }
+  return { status: response.status, body, text, headers: response.headers };
+}
+
+/** "not available (HTTP 404 NOT_FOUND)" for an endpoint that is not there (yet). */
+function unavailable(result) {
+  const code = result.body && result.body.error ? ` ${result.body.error.code}` : '';
+  return `not available (HTTP ${result.status}${code})`;
+}
+
+/** The body of one appended event; the same shape for the service and for the raw-pg baseline. */
+function eventBody(k, chain) {
+  return {
+    actor: `user_${k % 1000}`,
+    action: 'document.update',
+    resource: `doc:${k % 5000}`,
+    context: { ip: '10.0.0.1', session: `s_${k}`, n: k },
+    chain,
+  };
+}
+
+module.exports = { summarize, compareRuns, probe, unavailable, eventBody, fmt, ms };

@@ -1,0 +1,104 @@
+'use strict';
+
+const http = require('node:http');
+const { median, prng, spread } = require('../lib/stats');
+const { SELECT } = require('./list');
+const { probe, unavailable } = require('./common');
+
+const MB = 1024 * 1024;
+
+function exportPath(format, { after, before }) {
+  return `/v1/events/export?${new URLSearchParams({ format, after, before }).toString()}`;
+}
+
+/** Downloads one export to the end; time to the last byte. */
+function download(ctx, path) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.get(`${ctx.serviceUrl}${path}`, { headers: { authorization: ctx.headers.authorization } }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode, seconds: (performance.now() - started) / 1000, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** How many events the body holds, read the way a client would. */
+function countEvents(format, body) {
+  if (format === 'json') {
+    const parsed = JSON.parse(body.toString('utf8'));
+    return Array.isArray(parsed.data) ? parsed.data.length : -1;
+  }
+  const text = body.toString('utf8');
+  return text.split('\r\n').filter((line) => line.length > 0).length - 1;
+}
+
+/** Scenario 4: export of 10,000 events as JSON and CSV; time and the server's RSS growth. */
+async function exportScenario(ctx) {
+  const { cfg, seed, log } = ctx;
+  const count = Math.min(cfg.exportEvents, seed.total);
+  const random = prng(11);
+  const windowAt = () => {
+    const k = Math.floor(random() * (seed.total - count + 1));
+    return { after: seed.timeOf(k), before: seed.timeOf(k + count - 1) };
+  };
+  const title = (format) => `export of ${count.toLocaleString('en-US')} events as ${format.toUpperCase()}`;
+  const check = await probe(ctx, exportPath('json', windowAt()));
+  if (check.status !== 200) {
+    return ['json', 'csv'].map((format) => ({ id: `export-${format}`, title: title(format), unit: 's', available: unavailable(check) }));
+  }
+  const out = [];
+  for (const format of ['json', 'csv']) {
+    // A fresh process, so that memory an earlier scenario left in the heap cannot hide what an
+    // export needs: growth is measured from this idle RSS, the first (cold) export included.
+    await ctx.restartService();
+    const idle = ctx.sampler.open();
+    await download(ctx, exportPath(format, windowAt())); // warm-up
+    const runs = [];
+    const sqlRuns = [];
+    for (let r = 0; r < cfg.exportRuns; r++) {
+      const window = windowAt();
+      const rss = ctx.sampler.open();
+      const result = await download(ctx, exportPath(format, window));
+      const memory = rss.close();
+      const events = result.status === 200 ? countEvents(format, result.body) : -1;
+      runs.push({ seconds: result.seconds, status: result.status, bytes: result.body.length, events, rssStart: memory.start, rssPeak: memory.peak, rssGrowth: memory.growth });
+      const started = performance.now();
+      const { rows } = await ctx.readPool.query(
+        `${SELECT} WHERE e.account_id = $1 AND e."timestamp" >= $2 AND e."timestamp" <= $3 ORDER BY e."timestamp", e.id LIMIT ${count + 1}`,
+        [ctx.accounts.bench, window.after, window.before],
+      );
+      sqlRuns.push({ seconds: (performance.now() - started) / 1000, events: rows.length });
+      log(`  export ${format} run ${r + 1}/${cfg.exportRuns}: HTTP ${result.status}, ${events} events, ${(result.body.length / MB).toFixed(1)} MB in ${result.seconds.toFixed(3)} s, server RSS +${(memory.growth / MB).toFixed(1)} MB; SQL ${sqlRuns[r].seconds.toFixed(3)} s`);
+    }
+    const sinceStart = idle.close();
+    const time = median(runs.map((r) => r.seconds));
+    const sqlTime = median(sqlRuns.map((r) => r.seconds));
+    const growth = sinceStart.growth;
+    const bad = runs.filter((r) => r.status !== 200 || r.events !== count).length;
+    out.push({
+      id: `export-${format}`,
+      title: title(format),
+      unit: 's',
+      kind: 'time',
+      service: { time, spread: spread(runs.map((r) => r.seconds)), failed: bad, runs },
+      serverPeakRss: sinceStart.peak,
+      rssGrowth: growth,
+      rssIdle: sinceStart.start,
+      baselines: [{ key: 'sql', title: 'the same rows via pg (query only)', summary: { time: sqlTime, spread: spread(sqlRuns.map((r) => r.seconds)), runs: sqlRuns }, target: null }],
+      checks: [
+        { label: 'time per export (median)', value: time, unit: 's', max: 0.5 },
+        { label: 'server RSS growth over its idle RSS after a restart', value: growth / MB, unit: 'MB', max: 64 },
+      ],
+      notes: [
+        `${runs.length - bad}/${runs.length} exports returned 200 with exactly ${count} events; ${(median(runs.map((r) => r.bytes)) / MB).toFixed(1)} MB each`,
+        `server RSS: ${(sinceStart.start / MB).toFixed(0)} MB idle after a restart, peak ${(sinceStart.peak / MB).toFixed(0)} MB over ${runs.length + 1} exports (the first one cold); growth within one warm export at most ${(Math.max(...runs.map((r) => r.rssGrowth)) / MB).toFixed(1)} MB`,
+      ],
+    });
+  }
+  return out;
+}
+
+module.exports = { exportScenario };

@@ -1,0 +1,188 @@
+'use strict';
+
+const path = require('node:path');
+const { monotonicFactory } = require('ulid');
+const { connectClients } = require('../lib/database');
+const { httpLoad, loopLoad } = require('../lib/load');
+const { freePort, startNode, waitUntilReady, stopChild } = require('../lib/processes');
+const { compareRuns, eventBody } = require('./common');
+
+/**
+ * The design the issue measured and wants beaten: one transaction per event, the chain head
+ * locked with SELECT … FOR UPDATE until COMMIT (so through the WAL flush), the hash computed by
+ * the built hashing lib.
+ */
+function rawAppender(hashing) {
+  const nextId = monotonicFactory();
+  return async function appendOne(client, chainId, body) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query('SELECT last_position, last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE', [chainId]);
+      const head = rows[0];
+      const time = Math.max(Date.now(), head.last_timestamp ? head.last_timestamp.getTime() : 0);
+      const event = {
+        id: `evt_${nextId()}`,
+        chainId,
+        position: Number(head.last_position) + 1,
+        actor: body.actor,
+        action: body.action,
+        resource: body.resource,
+        context: body.context,
+        timestamp: new Date(time).toISOString(),
+        previousHash: head.last_hash,
+      };
+      const hash = hashing.computeEventHash(event);
+      await client.query(
+        `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [event.id, client.benchAccountId, chainId, event.position, event.actor, event.action, event.resource, JSON.stringify(event.context), event.timestamp, event.previousHash, hash],
+      );
+      await client.query('UPDATE chains SET last_position = $2, last_hash = $3, last_timestamp = $4 WHERE id = $1', [chainId, event.position, hash, event.timestamp]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  };
+}
+
+async function createChains(ctx, names) {
+  const nextId = monotonicFactory();
+  const ids = names.map(() => `chn_${nextId()}`);
+  await ctx.db.query(`INSERT INTO chains (id, account_id, name) SELECT id, $2, name FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`, [ids, ctx.accounts.ingest, names]);
+  return ids;
+}
+
+/** Every event of the ingest account links to its predecessor: positions contiguous, hashes chained. */
+async function brokenLinks(ctx) {
+  const { rows } = await ctx.db.query(
+    `SELECT count(*)::int AS events,
+            count(*) FILTER (WHERE e.position > 1 AND (p.hash IS NULL OR p.hash <> e.previous_hash))::int AS broken
+       FROM events e LEFT JOIN events p ON p.chain_id = e.chain_id AND p.position = e.position - 1
+      WHERE e.account_id = $1`,
+    [ctx.accounts.ingest],
+  );
+  return rows[0];
+}
+
+function serviceContender(ctx, connections, chainOf) {
+  let k = 0;
+  return {
+    key: 'service',
+    run: (seconds) =>
+      httpLoad({
+        url: ctx.serviceUrl,
+        connections,
+        seconds,
+        headers: ctx.headers,
+        next: () => {
+          const n = k++;
+          return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, chainOf(n))) };
+        },
+      }),
+  };
+}
+
+function rawPgContender(ctx, clients, chainIds) {
+  const appendOne = rawAppender(ctx.hashing);
+  let k = 0;
+  return {
+    key: 'rawPg',
+    run: (seconds) =>
+      loopLoad({
+        loops: clients.length,
+        seconds,
+        op: (i) => {
+          const n = k++;
+          return appendOne(clients[i], chainIds[n % chainIds.length], eventBody(n, null));
+        },
+      }),
+  };
+}
+
+async function withClients(ctx, n, fn) {
+  const clients = await connectClients(ctx.benchUrl, n);
+  for (const c of clients) c.benchAccountId = ctx.accounts.ingest;
+  try {
+    return await fn(clients);
+  } finally {
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+  }
+}
+
+/** Scenario 1: 64 connections, request i on chain c<i % 64>. */
+async function ingestSpread(ctx) {
+  const { cfg, log } = ctx;
+  const n = cfg.ingestConnections;
+  const chains = 64;
+  const pgChains = await createChains(ctx, Array.from({ length: chains }, (_, i) => `pg-c${i}`));
+  const port = await freePort();
+  const logFile = path.join(ctx.tmpDir, 'bare-http.log');
+  const bare = startNode(path.join(__dirname, '..', 'bare-http-server.js'), { env: { ...process.env, PORT: String(port) }, logFile });
+  const window = ctx.sampler.open();
+  try {
+    await waitUntilReady(bare, `http://127.0.0.1:${port}/health/ready`, { logFile });
+    const result = await withClients(ctx, n, (clients) =>
+      compareRuns({
+        cfg,
+        log,
+        label: 'ingest 64 chains',
+        contenders: [
+          serviceContender(ctx, n, (k) => `c${k % chains}`),
+          { ...serviceContender({ ...ctx, serviceUrl: `http://127.0.0.1:${port}` }, n, (k) => `c${k % chains}`), key: 'bareHttp' },
+          rawPgContender(ctx, clients, pgChains),
+        ],
+      }),
+    );
+    const links = await brokenLinks(ctx);
+    return [
+      {
+        id: 'ingest-spread',
+        title: `ingest, ${n} connections over ${chains} chains`,
+        unit: 'events/s',
+        service: result.service,
+        serverPeakRss: window.close().peak,
+        baselines: [
+          { key: 'rawPg', title: `raw pg, 1 tx/event, ${n} clients, ${chains} chains`, summary: result.rawPg, target: { minRatio: 1.0 } },
+          { key: 'bareHttp', title: 'bare node:http, constant JSON', summary: result.bareHttp, target: null },
+        ],
+        notes: [`integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`],
+        integrity: links,
+      },
+    ];
+  } finally {
+    await stopChild(bare);
+  }
+}
+
+/** Scenario 2: 64 connections, all on one chain. */
+async function ingestHot(ctx) {
+  const { cfg, log } = ctx;
+  const n = cfg.ingestConnections;
+  const [pgHot] = await createChains(ctx, ['pg-hot']);
+  const window = ctx.sampler.open();
+  const result = await withClients(ctx, n, (clients) =>
+    compareRuns({
+      cfg,
+      log,
+      label: 'ingest 1 chain',
+      contenders: [serviceContender(ctx, n, () => 'hot'), rawPgContender(ctx, clients, [pgHot])],
+    }),
+  );
+  const links = await brokenLinks(ctx);
+  return [
+    {
+      id: 'ingest-hot',
+      title: `ingest, ${n} connections on ONE chain`,
+      unit: 'events/s',
+      service: result.service,
+      serverPeakRss: window.close().peak,
+      baselines: [{ key: 'rawPg', title: `raw pg, 1 tx/event, ${n} clients, 1 chain`, summary: result.rawPg, target: { minRatio: 3.0 } }],
+      checks: [{ label: 'p99 at 64 connections', value: result.service.p99, unit: 'ms', max: 50 }],
+      notes: [`integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`],
+      integrity: links,
+    },
+  ];
+}
+
+module.exports = { ingestSpread, ingestHot };
