@@ -1,0 +1,185 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey, signChainCheckpoint } from '@app/hashing';
+import { AuditedEvent, ChainAudit, MAX_REPORTED_ERRORS } from './chain-audit';
+
+const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
+const { privateKey } = generateKeyPairSync('ed25519');
+const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey));
+
+/** An honest chain of `n` events with real hashes. */
+function honestChain(n: number): AuditedEvent[] {
+  const events: AuditedEvent[] = [];
+  let previousHash = GENESIS_HASH;
+  for (let position = 1; position <= n; position++) {
+    const payload = {
+      id: `evt_01JDQ8Z5X3N4K7M2P9R6T0V${String(position).padStart(3, '0')}`,
+      chainId: CHAIN.id,
+      position,
+      actor: 'user_42',
+      action: 'doc.update',
+      resource: null,
+      context: { position },
+      timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
+      previousHash,
+    };
+    const hash = computeEventHash(payload);
+    events.push({ id: payload.id, accountId: CHAIN.accountId, position, hash, previousHash, computedHash: hash });
+    previousHash = hash;
+  }
+  return events;
+}
+
+const checkpointAt = (events: AuditedEvent[], size: number) => {
+  const hash = events[size - 1]!.hash;
+  return { size, hash, note: signChainCheckpoint({ chainId: CHAIN.id, size, hash }, privateKey) };
+};
+
+function audit(events: AuditedEvent[]): ChainAudit {
+  const sut = new ChainAudit(CHAIN, verifier);
+  for (const e of events) sut.addEvent(e);
+  return sut;
+}
+
+const NOW = new Date('2026-11-22T08:00:00.000Z');
+
+describe('ChainAudit', () => {
+  it('passes an honest chain with a checkpoint and a matching head', () => {
+    const events = honestChain(5);
+    const sut = audit(events);
+    sut.addCheckpoint(checkpointAt(events, 3), events[2]!);
+    sut.checkHead({ position: 5, hash: events[4]!.hash });
+    sut.checkpointsAboveHead(0, 0, 5);
+    sut.eventsBeyondHead(0, 0, 5);
+    expect(sut.result(NOW)).toEqual({
+      valid: true,
+      chainId: CHAIN.id,
+      checkedEvents: 5,
+      lastPosition: 5,
+      lastHash: events[4]!.hash,
+      firstInvalidPosition: null,
+      checkpointsChecked: 1,
+      errors: [],
+      errorCount: 0,
+      errorsTruncated: false,
+      verifiedAt: '2026-11-22T08:00:00.000Z',
+    });
+  });
+
+  it('passes an empty chain', () => {
+    const sut = new ChainAudit(CHAIN, verifier);
+    sut.checkHead({ position: 0, hash: GENESIS_HASH });
+    expect(sut.result(NOW)).toMatchObject({ valid: true, checkedEvents: 0, lastPosition: 0, lastHash: GENESIS_HASH });
+  });
+
+  it('reports an altered event where its recomputed hash differs, and nothing else', () => {
+    const events = honestChain(4);
+    events[1] = { ...events[1]!, computedHash: 'f'.repeat(64) };
+    const result = audit(events).result(NOW);
+    expect(result).toMatchObject({ valid: false, firstInvalidPosition: 2, errorCount: 1 });
+    expect(result.errors).toEqual([{ position: 2, eventId: events[1]!.id, message: expect.stringMatching(/altered/) }]);
+  });
+
+  it('reports a broken link at the event after a rehashed one', () => {
+    const events = honestChain(4);
+    events[1] = { ...events[1]!, hash: 'a'.repeat(64), computedHash: 'a'.repeat(64) };
+    const result = audit(events).result(NOW);
+    expect(result.errors).toEqual([{ position: 3, eventId: events[2]!.id, message: expect.stringMatching(/previousHash does not match the hash of the event at position 2/) }]);
+  });
+
+  it('requires 64 zeros before the first event', () => {
+    const events = honestChain(1);
+    events[0] = { ...events[0]!, previousHash: 'b'.repeat(64) };
+    expect(audit(events).result(NOW).errors).toEqual([{ position: 1, eventId: events[0]!.id, message: expect.stringMatching(/64 zeros/) }]);
+  });
+
+  it('reports a gap once, at its first missing position', () => {
+    const events = honestChain(8);
+    const result = audit([...events.slice(0, 2), ...events.slice(5)]).result(NOW);
+    expect(result).toMatchObject({ firstInvalidPosition: 3, checkedEvents: 5, errorCount: 1 });
+    expect(result.errors[0]).toEqual({ position: 3, eventId: null, message: expect.stringMatching(/positions 3–5 are missing/) });
+  });
+
+  it('reports a repeated position and an event of another account', () => {
+    const events = honestChain(2);
+    const result = audit([events[0]!, events[1]!, { ...events[1]!, accountId: 'acc_other' }]).result(NOW);
+    expect(result.errors.map((e) => e.message)).toEqual([
+      'position 2 occurs more than once',
+      'the event belongs to another account than its chain',
+      expect.stringMatching(/previousHash does not match/),
+    ]);
+  });
+
+  describe('checkpoints', () => {
+    const events = honestChain(6);
+
+    it('reports a chain rewritten after a checkpoint', () => {
+      const sut = audit(events);
+      const signed = { size: 4, hash: 'c'.repeat(64), note: signChainCheckpoint({ chainId: CHAIN.id, size: 4, hash: 'c'.repeat(64) }, privateKey) };
+      sut.addCheckpoint(signed, events[3]!);
+      expect(sut.result(NOW).errors).toEqual([{ position: 4, eventId: events[3]!.id, message: expect.stringMatching(/rewritten after it was signed/) }]);
+    });
+
+    it('reports a checkpoint whose event is missing', () => {
+      const sut = audit(events);
+      sut.addCheckpoint(checkpointAt(events, 4), null);
+      expect(sut.result(NOW).errors).toEqual([{ position: 4, eventId: null, message: expect.stringMatching(/event at position 4 is missing/) }]);
+    });
+
+    it('reports a stored note not signed by the service key, and a row that disagrees with its note', () => {
+      const stranger = generateKeyPairSync('ed25519').privateKey;
+      const sut = audit(events);
+      sut.addCheckpoint({ ...checkpointAt(events, 2), note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, stranger) }, events[1]!);
+      sut.addCheckpoint({ ...checkpointAt(events, 3), hash: events[3]!.hash }, events[2]!);
+      sut.addCheckpoint({ ...checkpointAt(events, 5), note: checkpointAt(events, 5).note.replace(`\n5\n`, '\n6\n') }, events[4]!);
+      const messages = sut.result(NOW).errors.map((e) => e.message);
+      expect(messages).toEqual([
+        expect.stringMatching(/size 2 is not signed by this service's checkpoint key/),
+        expect.stringMatching(/row of size 3 does not match its signed note/),
+        expect.stringMatching(/size 5 is not signed by this service's checkpoint key \(the signature .* does not verify\)/),
+      ]);
+    });
+
+    it('reports a checkpoint of another chain', () => {
+      const other = signChainCheckpoint({ chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y', size: 2, hash: events[1]!.hash }, privateKey);
+      const sut = audit(events);
+      sut.addCheckpoint({ size: 2, hash: events[1]!.hash, note: other }, events[1]!);
+      expect(sut.result(NOW).errors[0]!.message).toMatch(/does not match its signed note/);
+    });
+
+    it('reports checkpoints above the head as removed events', () => {
+      const sut = audit(events.slice(0, 4));
+      sut.checkHead({ position: 4, hash: events[3]!.hash });
+      sut.checkpointsAboveHead(2, 5, 4);
+      expect(sut.result(NOW)).toMatchObject({ firstInvalidPosition: 5, checkpointsChecked: 2, errors: [{ position: 5, eventId: null, message: expect.stringMatching(/removed/) }] });
+    });
+  });
+
+  describe('the head', () => {
+    const events = honestChain(3);
+
+    it('reports missing newest events', () => {
+      const sut = audit(events.slice(0, 2));
+      sut.checkHead({ position: 3, hash: events[2]!.hash });
+      expect(sut.result(NOW).errors).toEqual([{ position: 3, eventId: null, message: expect.stringMatching(/no event was found after position 2/) }]);
+    });
+
+    it('reports a head hash that is not the last event', () => {
+      const sut = audit(events);
+      sut.checkHead({ position: 3, hash: 'd'.repeat(64) });
+      expect(sut.result(NOW).errors).toEqual([{ position: 3, eventId: events[2]!.id, message: expect.stringMatching(/head hash/) }]);
+    });
+
+    it('reports events beyond the head', () => {
+      const sut = audit(events);
+      sut.eventsBeyondHead(2, 7, 3);
+      expect(sut.result(NOW).errors).toEqual([{ position: 7, eventId: null, message: '2 event(s) lie beyond the chain head at position 3' }]);
+    });
+  });
+
+  it(`lists at most ${MAX_REPORTED_ERRORS} errors but counts them all and keeps the first invalid position`, () => {
+    const events = honestChain(150).map((e) => ({ ...e, computedHash: '0'.repeat(64) }));
+    const result = audit(events).result(NOW);
+    expect(result.errors).toHaveLength(MAX_REPORTED_ERRORS);
+    expect(result).toMatchObject({ valid: false, errorCount: 150, errorsTruncated: true, firstInvalidPosition: 1, checkedEvents: 150 });
+  });
+});

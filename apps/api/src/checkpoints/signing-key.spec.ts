@@ -1,0 +1,88 @@
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSigningKey, parseSigningKey, SIGNING_KEY_FILE } from './signing-key';
+
+const rawPublic = (pem: string | Buffer): string => createPublicKey(pem).export({ format: 'jwk' }).x as string;
+
+describe('parseSigningKey', () => {
+  const sut = parseSigningKey;
+
+  it('reads base64 of a 32-byte seed (the RFC 8032 test 1 vector)', () => {
+    // RFC 8032 §7.1 TEST 1: secret key 9d61b19d…7f60, public key d75a9801…511a.
+    const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
+    const key = sut(seed.toString('base64'));
+    expect(Buffer.from(rawPublic(createPublicKey(key).export({ format: 'pem', type: 'spki' })), 'base64url').toString('hex')).toBe(
+      'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    );
+  });
+
+  it('reads a PKCS#8 PEM Ed25519 key', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    expect(rawPublic(createPublicKey(sut(`\n${pem}\n`)).export({ format: 'pem', type: 'spki' }))).toBe(publicKey.export({ format: 'jwk' }).x);
+  });
+
+  it.each([
+    ['a 31-byte seed', randomBytes(31).toString('base64')],
+    ['hex instead of base64', randomBytes(32).toString('hex')],
+    ['an RSA key', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()],
+    ['a broken PEM', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'],
+  ])('rejects %s without repeating it', (_label, text) => {
+    let message = '';
+    try {
+      sut(text);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/SIGNING_KEY/);
+    expect(message).not.toContain(text.slice(0, 20));
+  });
+});
+
+describe('loadSigningKey', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'signing-key-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('uses SIGNING_KEY when set, and writes no file', () => {
+    const warn = jest.fn();
+    const seed = randomBytes(32).toString('base64');
+    const sut = loadSigningKey(seed, dir, warn);
+    expect(sut.source).toBe('SIGNING_KEY');
+    expect(sut.verifierKey).toMatch(/^audit-trail\+[0-9a-f]{8}\+/);
+    expect(() => statSync(join(dir, SIGNING_KEY_FILE))).toThrow();
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('generates a key file once, mode 0600, with a warning, and reuses it afterwards', () => {
+    const warn = jest.fn();
+    const data = join(dir, 'nested', 'data');
+    const first = loadSigningKey(null, data, warn);
+    const path = join(data, SIGNING_KEY_FILE);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/SIGNING_KEY is not set: generated a checkpoint signing key/);
+    const again = loadSigningKey(null, data, warn);
+    expect(again.verifierKey).toBe(first.verifierKey);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it('warns when an existing key file is readable by others', () => {
+    const warn = jest.fn();
+    writeFileSync(join(dir, SIGNING_KEY_FILE), randomBytes(32).toString('base64'));
+    chmodSync(join(dir, SIGNING_KEY_FILE), 0o644);
+    loadSigningKey(null, dir, warn);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/readable by other users/));
+  });
+
+  it('refuses a corrupt key file rather than replacing it', () => {
+    writeFileSync(join(dir, SIGNING_KEY_FILE), 'garbage', { mode: 0o600 });
+    expect(() => loadSigningKey(null, dir, jest.fn())).toThrow(/checkpoint-signing-key: the key file must be base64/);
+    expect(readFileSync(join(dir, SIGNING_KEY_FILE), 'utf8')).toBe('garbage');
+  });
+});
