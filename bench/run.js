@@ -13,6 +13,7 @@ const path = require('node:path');
 const { loadBenchConfig } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, pool } = require('./lib/database');
 const { freePort, startNode, waitUntilReady, stopChild, stopAllChildren, killAllChildrenNow, RssSampler, tail } = require('./lib/processes');
+const { CpuMeter } = require('./lib/cpu');
 const { writeReport } = require('./lib/report');
 const { seedEvents } = require('./lib/seed');
 const { ingestSpread, ingestHot } = require('./scenarios/ingest');
@@ -120,11 +121,13 @@ async function main() {
     API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
   };
-  /** (Re)starts the service and points the RSS sampler at the new process. */
+  const cpu = new CpuMeter();
+  /** (Re)starts the service and points the RSS sampler and the CPU meter at the new process. */
   const startService = async () => {
     if (state.service) await stopChild(state.service);
     state.service = startNode(cfg.serviceMain, { logFile: serviceLog, env: serviceEnv });
     await waitUntilReady(state.service, `${serviceUrl}/health/ready`, { logFile: serviceLog });
+    cpu.track('service', state.service.pid);
     if (state.sampler) state.sampler.retarget(state.service.pid);
     else state.sampler = new RssSampler(state.service.pid, 10);
     log(`service ready on ${serviceUrl} (pid ${state.service.pid})`);
@@ -144,6 +147,7 @@ async function main() {
     sampler: state.sampler,
     serviceUrl,
     restartService: startService,
+    cpu,
     accounts: { bench: await accountId(state.db, 'bench'), ingest: await accountId(state.db, 'bench-ingest') },
     seed: null,
   };

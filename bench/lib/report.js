@@ -127,11 +127,33 @@ function markdownReport(report, rows) {
     '## Notes',
     '',
     ...report.scenarios.flatMap((s) => (s.notes || []).map((note) => `- ${s.id}: ${note}`)),
+    ...report.scenarios.filter((s) => s.service && s.service.runs && s.service.runs.some((r) => r.cpu)).map((s) => `- ${s.id}: CPU in cores of ${report.environment.cpus} (median of runs) · ${cpuLine(s)}`),
     ...report.scenarios.filter((s) => s.loadAverage).map((s) => `- ${s.id}: machine load average (1 min) ${s.loadAverage.before.toFixed(1)} before, ${s.loadAverage.after.toFixed(1)} after`),
     ...report.scenarios.filter((s) => s.service && s.service.statusCodes && Object.keys(s.service.statusCodes).length > 0).map((s) => `- ${s.id}: status codes ${JSON.stringify(s.service.statusCodes)}`),
     '',
   ];
   return lines.join('\n');
+}
+
+function cpuOf(summary) {
+  if (summary.cpu) return summary.cpu;
+  const runs = (summary.runs || []).filter((r) => r.cpu);
+  if (runs.length === 0) return null;
+  const keys = Object.keys(runs[0].cpu);
+  const mid = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return Object.fromEntries(keys.map((k) => [k, mid(runs.map((r) => r.cpu[k] || 0))]));
+}
+
+/** "service: service 1.0, postgres 0.7, …; raw pg: …" */
+function cpuLine(row) {
+  const parts = [['service', row.service], ...(row.baselines || []).map((b) => [b.key, b.summary]), ...(row.single ? [['service @1 conn', row.single]] : [])];
+  return parts
+    .map(([name, summary]) => {
+      const cpu = summary && cpuOf(summary);
+      return cpu ? `${name} run: ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}` : null;
+    })
+    .filter(Boolean)
+    .join('; ');
 }
 
 function stamp(date) {

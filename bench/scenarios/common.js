@@ -11,6 +11,7 @@ function summarize(runs) {
     spread: spread(runs.map((r) => r.throughput)),
     failed: runs.reduce((n, r) => n + (r.non2xx || 0) + (r.errors || 0) + (r.timeouts || 0), 0),
     statusCodes: mergeCounts(runs.map((r) => r.statusCodes || {})),
+    cpu: medianCpu(runs),
     runs,
   };
 }
@@ -25,19 +26,34 @@ function mergeCounts(list) {
  * Runs every contender once for the warm-up (discarded), then `runs` times interleaved
  * (service, baseline, service, baseline, …) so that drift of the machine hits all of them alike.
  */
-async function compareRuns({ cfg, log, label, contenders }) {
+async function compareRuns({ ctx, label, contenders }) {
+  const { cfg, log, cpu } = ctx;
   if (cfg.warmupSeconds > 0) {
     for (const c of contenders) await c.run(cfg.warmupSeconds);
   }
   const results = Object.fromEntries(contenders.map((c) => [c.key, []]));
   for (let r = 0; r < cfg.runs; r++) {
     for (const c of contenders) {
+      const before = cpu.snapshot();
       const result = await c.run(cfg.seconds);
+      result.cpu = cpu.between(before, cpu.snapshot());
       results[c.key].push(result);
-      log(`  ${label} · ${c.key} run ${r + 1}/${cfg.runs}: ${fmt(result.throughput)}/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result)}`);
+      log(`  ${label} · ${c.key} run ${r + 1}/${cfg.runs}: ${fmt(result.throughput)}/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result)} · cores ${cores(result.cpu)}`);
     }
   }
   return Object.fromEntries(Object.entries(results).map(([k, runs]) => [k, summarize(runs)]));
+}
+
+/** "service 0.9 · postgres 0.7 · bench 0.3 · other 0.0 · idle 0.1" */
+function cores(cpu) {
+  return Object.entries(cpu)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(' · ');
+}
+
+function medianCpu(runs) {
+  const keys = [...new Set(runs.flatMap((r) => Object.keys(r.cpu || {})))];
+  return Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => (r.cpu ? r.cpu[k] || 0 : 0)))]));
 }
 
 function failures(result) {
@@ -81,4 +97,4 @@ function eventBody(k, chain) {
   };
 }
 
-module.exports = { summarize, compareRuns, probe, unavailable, eventBody, fmt, ms };
+module.exports = { summarize, compareRuns, probe, unavailable, eventBody, fmt, ms, cores };

@@ -112,7 +112,7 @@ async function withClients(ctx, n, fn) {
 
 /** Scenario 1: 64 connections, request i on chain c<i % 64>. */
 async function ingestSpread(ctx) {
-  const { cfg, log } = ctx;
+  const { cfg } = ctx;
   const n = cfg.ingestConnections;
   const chains = 64;
   const pgChains = await createChains(ctx, Array.from({ length: chains }, (_, i) => `pg-c${i}`));
@@ -122,10 +122,10 @@ async function ingestSpread(ctx) {
   const window = ctx.sampler.open();
   try {
     await waitUntilReady(bare, `http://127.0.0.1:${port}/health/ready`, { logFile });
+    ctx.cpu.track('bareHttp', bare.pid);
     const result = await withClients(ctx, n, (clients) =>
       compareRuns({
-        cfg,
-        log,
+        ctx,
         label: 'ingest 64 chains',
         contenders: [
           serviceContender(ctx, n, (k) => `c${k % chains}`),
@@ -151,20 +151,20 @@ async function ingestSpread(ctx) {
       },
     ];
   } finally {
+    ctx.cpu.pids.delete('bareHttp');
     await stopChild(bare);
   }
 }
 
 /** Scenario 2: 64 connections, all on one chain. */
 async function ingestHot(ctx) {
-  const { cfg, log } = ctx;
+  const { cfg } = ctx;
   const n = cfg.ingestConnections;
   const [pgHot] = await createChains(ctx, ['pg-hot']);
   const window = ctx.sampler.open();
   const result = await withClients(ctx, n, (clients) =>
     compareRuns({
-      cfg,
-      log,
+      ctx,
       label: 'ingest 1 chain',
       contenders: [serviceContender(ctx, n, () => 'hot'), rawPgContender(ctx, clients, [pgHot])],
     }),

@@ -49,7 +49,7 @@ function sqlOf(accountId, filters) {
 }
 
 async function listScenario(ctx) {
-  const { cfg, log, seed } = ctx;
+  const { cfg, seed } = ctx;
   const check = await probe(ctx, pathOf({}));
   if (check.status !== 200) return [{ id: 'list', title: 'list', unit: 'req/s', available: unavailable(check) }];
   const out = [];
@@ -60,8 +60,7 @@ async function listScenario(ctx) {
     const singleRandom = prng(7);
     const sqlRandom = prng(7);
     const result = await compareRuns({
-      cfg,
-      log,
+      ctx,
       label: `list ${variant.key}`,
       contenders: [
         {

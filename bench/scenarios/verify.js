@@ -34,7 +34,7 @@ async function verifyDirect(ctx, id) {
 
 /** Scenario 5: GET /v1/events/:id/verify over random seeded events. */
 async function verifyScenario(ctx) {
-  const { cfg, log, seed } = ctx;
+  const { cfg, seed } = ctx;
   const ids = seed.sampleIds;
   const title = `verify one event (random of ${ids.length.toLocaleString('en-US')} seeded), ${cfg.readConnections} conns`;
   const sample = prng(3);
@@ -46,8 +46,7 @@ async function verifyScenario(ctx) {
   const sqlRandom = prng(5);
   const window = ctx.sampler.open();
   const result = await compareRuns({
-    cfg,
-    log,
+    ctx,
     label: 'verify',
     contenders: [
       {
@@ -124,16 +123,19 @@ async function chainVerifyScenario(ctx) {
   const baseRuns = [];
   for (let r = 0; r < cfg.chainVerifyRuns; r++) {
     const rss = ctx.sampler.open();
+    const cpuBefore = ctx.cpu.snapshot();
     const started = performance.now();
     const res = await probe(ctx, path);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = ctx.cpu.between(cpuBefore, ctx.cpu.snapshot());
     const memory = rss.close();
     const data = (res.body && res.body.data) || {};
-    runs.push({ status: res.status, seconds, checked: data.checkedEvents, valid: data.valid, throughput: (data.checkedEvents || 0) / seconds, rssGrowth: memory.growth, rssPeak: memory.peak });
+    runs.push({ status: res.status, seconds, checked: data.checkedEvents, valid: data.valid, throughput: (data.checkedEvents || 0) / seconds, rssGrowth: memory.growth, rssPeak: memory.peak, cpu });
+    const walkBefore = ctx.cpu.snapshot();
     const t0 = performance.now();
     const walk = await walkChain(ctx, big.id);
     const walkSeconds = (performance.now() - t0) / 1000;
-    baseRuns.push({ seconds: walkSeconds, checked: walk.checked, invalid: walk.invalid, throughput: walk.checked / walkSeconds });
+    baseRuns.push({ seconds: walkSeconds, checked: walk.checked, invalid: walk.invalid, throughput: walk.checked / walkSeconds, cpu: ctx.cpu.between(walkBefore, ctx.cpu.snapshot()) });
     log(`  chain verify run ${r + 1}/${cfg.chainVerifyRuns}: HTTP ${res.status}, valid ${data.valid}, ${data.checkedEvents} events in ${seconds.toFixed(2)} s (${Math.round(runs[r].throughput)}/s), RSS +${(memory.growth / MB).toFixed(1)} MB; direct walk ${Math.round(baseRuns[r].throughput)}/s`);
   }
   const rate = median(runs.map((r) => r.throughput));
