@@ -114,6 +114,7 @@ async function main() {
   const serviceUrl = `http://127.0.0.1:${port}`;
   const serviceEnv = {
     ...process.env,
+    BENCH_PROFILE_FILE: cfg.profileDir ? path.join(cfg.profileDir, 'current.cpuprofile') : '',
     DATABASE_URL: benchUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -125,7 +126,8 @@ async function main() {
   /** (Re)starts the service and points the RSS sampler and the CPU meter at the new process. */
   const startService = async () => {
     if (state.service) await stopChild(state.service);
-    state.service = startNode(cfg.serviceMain, { logFile: serviceLog, env: serviceEnv });
+    const nodeArgs = cfg.profileDir ? ['-r', path.join(__dirname, 'lib', 'cpu-profile-preload.js')] : [];
+    state.service = startNode(cfg.serviceMain, { logFile: serviceLog, env: serviceEnv, nodeArgs });
     await waitUntilReady(state.service, `${serviceUrl}/health/ready`, { logFile: serviceLog });
     cpu.track('service', state.service.pid);
     if (state.sampler) state.sampler.retarget(state.service.pid);
@@ -204,14 +206,38 @@ async function main() {
 /** A scenario that throws is reported as failed; the others still run. */
 async function runScenario(name, ctx) {
   log(`scenario ${name} (load average ${os.loadavg()[0].toFixed(2)})`);
+  const profile = ctx.cfg.profileDir && name !== 'export' ? path.join(ctx.cfg.profileDir, `service-${name}.cpuprofile`) : null;
   try {
+    if (profile) startProfile();
     const loadBefore = os.loadavg()[0];
     const out = (await SCENARIOS[name](ctx)).map((row) => ({ ...row, loadAverage: { before: loadBefore, after: os.loadavg()[0] } }));
+    if (profile) await stopProfile(profile);
     return out;
   } catch (error) {
     log(`scenario ${name} failed: ${error.stack || error.message}`);
     return [{ id: name, title: name, available: `failed: ${error.message}` }];
   }
+}
+
+/** BENCH_PROFILE: the preloaded profiler (bench/lib/cpu-profile-preload.js) starts and stops on a flag file. */
+function startProfile() {
+  const current = path.join(state.cfg.profileDir, 'current.cpuprofile');
+  fs.mkdirSync(state.cfg.profileDir, { recursive: true });
+  fs.rmSync(current, { force: true });
+  fs.writeFileSync(`${current}.start`, '');
+}
+
+async function stopProfile(file) {
+  const current = path.join(state.cfg.profileDir, 'current.cpuprofile');
+  fs.writeFileSync(`${current}.stop`, '');
+  for (let i = 0; i < 100 && !fs.existsSync(current); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  if (!fs.existsSync(current)) return log(`no profile written to ${current}`);
+  fs.renameSync(current, file);
+  const { summarize } = require('./profile-summary');
+  const summary = file.replace(/\.cpuprofile$/, '.txt');
+  fs.writeFileSync(summary, `${summarize(JSON.parse(fs.readFileSync(file, 'utf8')), 40)}\n`);
+  log(`service CPU profile: ${file} (summary: ${summary})`);
 }
 
 main()

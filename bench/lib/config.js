@@ -43,6 +43,8 @@ function loadBenchConfig() {
     exportEvents: 10_000,
     chainVerifyRuns: int('BENCH_CHAIN_VERIFY_RUNS', 3, 1, 20),
     scenarios: only.length > 0 ? only : ALL_SCENARIOS,
+    /** A directory: write a CPU profile of the service per scenario there (see bench/README.md). */
+    profileDir: process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null,
   };
 }
 

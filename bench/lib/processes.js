@@ -22,9 +22,9 @@ function freePort() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts `node <script>` with `env`, its output appended to `logFile`. */
-function startNode(script, { env, logFile, args = [] }) {
+function startNode(script, { env, logFile, args = [], nodeArgs = [] }) {
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   children.add(child);
   child.exitInfo = null;
