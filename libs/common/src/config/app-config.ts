@@ -14,6 +14,8 @@ export class AppConfig {
   /** Group commit: most events one append transaction carries, and most waiting in memory. */
   appendBatchSize = 500;
   appendQueueLimit = 20000;
+  /** Append transactions in flight at once, each on other chains (at most the pool size − 1). */
+  appendConcurrency = 4;
   signingKey: string | null = null;
 }
 
@@ -42,6 +44,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.rateLimitPerSecond = int('RATE_LIMIT_PER_SECOND', config.rateLimitPerSecond, 0, 1_000_000);
   config.appendBatchSize = int('APPEND_BATCH_SIZE', config.appendBatchSize, 1, 5000);
   config.appendQueueLimit = int('APPEND_QUEUE_LIMIT', config.appendQueueLimit, 1, 1_000_000);
+  config.appendConcurrency = int('APPEND_CONCURRENCY', config.appendConcurrency, 1, 64);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
-import { EventEntity } from '@app/database';
+import { DatabaseEndpoint, EventEntity } from '@app/database';
 import { AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
@@ -17,21 +17,31 @@ const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 4;
 
 /**
- * Group commit. Requests that arrive while a transaction is in flight wait here and are written
- * together by the next one, in arrival order: one lock round, one insert, one commit for many
- * events. A request's promise settles only after its transaction committed (or failed), so a
- * 2xx still means committed. The queue is bounded: when full, callers get 503 + Retry-After.
+ * Group commit. Up to APPEND_CONCURRENCY transactions are in flight at once, each carrying every
+ * waiting event whose chain is not already being written by another one; events of a busy chain
+ * wait and go together in that chain's next transaction. So one hot chain gets one lock round,
+ * one insert and one commit for many events, quiet chains share transactions, and no two of our
+ * transactions ever queue on the same chain lock. Per chain, events are written in arrival
+ * order. A request settles only after its transaction committed (or failed), so a 2xx means
+ * committed. The queue is bounded: when full, callers get 503 + Retry-After.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
-  private draining: Promise<void> | null = null;
+  /** Chains (account + name) that an in-flight transaction is writing. */
+  private readonly busyChains = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly maxInFlight: number;
 
   constructor(
     private readonly ledger: ChainLedger,
     private readonly config: AppConfig,
-  ) {}
+    endpoint: DatabaseEndpoint,
+  ) {
+    // Leave connections for reads; the embedded database has only one anyway.
+    this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, endpoint.settings.poolSize - 1));
+  }
 
   append(request: AppendRequest): Promise<Appended> {
     if (this.waiting.length >= this.config.appendQueueLimit) {
@@ -39,22 +49,39 @@ export class AppendQueue implements BeforeApplicationShutdown {
     }
     return new Promise<Appended>((resolve, reject) => {
       this.waiting.push({ request, resolve, reject });
-      this.draining ??= this.drain();
+      this.pump();
     });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.draining;
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
   }
 
-  private async drain(): Promise<void> {
-    // Let the requests that arrive in this turn of the event loop join the first batch.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.config.appendBatchSize);
-      await this.write(batch);
+  private pump(): void {
+    while (this.inFlight.size < this.maxInFlight) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      const chains = new Set(batch.map(({ request }) => chainOf(request)));
+      chains.forEach((chain) => this.busyChains.add(chain));
+      const written: Promise<void> = this.write(batch).finally(() => {
+        chains.forEach((chain) => this.busyChains.delete(chain));
+        this.inFlight.delete(written);
+        this.pump();
+      });
+      this.inFlight.add(written);
     }
-    this.draining = null;
+  }
+
+  /** The oldest waiting events of chains no transaction is writing, up to the batch size. */
+  private takeBatch(): Waiting[] {
+    const batch: Waiting[] = [];
+    const rest: Waiting[] = [];
+    for (const waiting of this.waiting) {
+      const free = batch.length < this.config.appendBatchSize && !this.busyChains.has(chainOf(waiting.request));
+      (free ? batch : rest).push(waiting);
+    }
+    this.waiting = rest;
+    return batch;
   }
 
   private async write(batch: Waiting[]): Promise<void> {
@@ -81,6 +108,10 @@ export class AppendQueue implements BeforeApplicationShutdown {
       }
     }
   }
+}
+
+function chainOf(request: AppendRequest): string {
+  return `${request.accountId}/${request.chainName}`;
 }
 
 function sqlState(error: unknown): string {
