@@ -17,7 +17,7 @@ export function eventsQuery(
   filters: EventFiltersDto,
   { inclusive }: TimeBounds = { inclusive: false },
 ): SelectQueryBuilder<EventEntity> {
-  const qb = repository.createQueryBuilder('e').innerJoinAndSelect('e.chain', 'c').where('e.account_id = :accountId', { accountId });
+  const qb = repository.createQueryBuilder('e').innerJoin('e.chain', 'c').where('e.account_id = :accountId', { accountId });
   if (filters.actor !== undefined) qb.andWhere('e.actor = :actor', { actor: filters.actor });
   if (filters.action !== undefined) qb.andWhere('e.action = :action', { action: filters.action });
   if (filters.resource !== undefined) qb.andWhere('e.resource = :resource', { resource: filters.resource });
@@ -31,4 +31,35 @@ export function eventsQuery(
 export function keysetBefore(qb: SelectQueryBuilder<EventEntity>, cursor: string): void {
   const key = decodeCursor(cursor);
   qb.andWhere('(e.timestamp, e.id) < (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
+}
+
+/** One event row as the driver returns it, chain name joined (int8 arrives as text). */
+export interface EventRow {
+  id: string;
+  chain_id: string;
+  chain_name: string;
+  position: string;
+  actor: string;
+  action: string;
+  resource: string | null;
+  context: Record<string, unknown> | null;
+  timestamp: Date;
+  previous_hash: string;
+  hash: string;
+}
+
+/** Selects exactly the columns of EventRow: plain rows, no entity hydration on the read path. */
+export function selectEventRows(qb: SelectQueryBuilder<EventEntity>): SelectQueryBuilder<EventEntity> {
+  return qb
+    .select('e.id', 'id')
+    .addSelect('e.chain_id', 'chain_id')
+    .addSelect('c.name', 'chain_name')
+    .addSelect('e.position', 'position')
+    .addSelect('e.actor', 'actor')
+    .addSelect('e.action', 'action')
+    .addSelect('e.resource', 'resource')
+    .addSelect('e.context', 'context')
+    .addSelect('e.timestamp', 'timestamp')
+    .addSelect('e.previous_hash', 'previous_hash')
+    .addSelect('e.hash', 'hash');
 }

@@ -7,8 +7,8 @@ import { AppendQueue } from './append/append-queue';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
-import { eventsQuery, keysetBefore } from './event-query';
-import { toEventView } from './event.mapper';
+import { EventRow, eventsQuery, keysetBefore, selectEventRows } from './event-query';
+import { rowToEventView, toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 
 export interface AppendOutcome {
@@ -51,11 +51,11 @@ export class EventsService {
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. */
   async list(accountId: string, query: ListEventsQuery): Promise<{ data: EventView[]; nextCursor?: string }> {
-    const qb = eventsQuery(this.events, accountId, query).orderBy('e.timestamp', 'DESC').addOrderBy('e.id', 'DESC').limit(query.limit + 1);
+    const qb = selectEventRows(eventsQuery(this.events, accountId, query)).orderBy('e.timestamp', 'DESC').addOrderBy('e.id', 'DESC').limit(query.limit + 1);
     if (query.cursor) keysetBefore(qb, query.cursor);
-    const rows = await qb.getMany();
+    const rows = await qb.getRawMany<EventRow>();
     const page = toPage(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
-    return { data: page.items.map((e) => toEventView(e, e.chain!.name)), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    return { data: page.items.map(rowToEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   async get(accountId: string, id: string): Promise<{ data: EventView }> {

@@ -5,7 +5,9 @@ import { DataSource, Repository } from 'typeorm';
 import { AppError } from '@app/common';
 import { EventEntity } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
-import { exportedEvents, ExportedRow, toExportedView } from './exported-events';
+import { EventRow } from '../events/event-query';
+import { rowToEventView } from '../events/event.mapper';
+import { exportedEvents } from './exported-events';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
 import { ExportSnapshot } from './export-snapshot';
 import { csvExport } from './formats/csv-export.format';
@@ -66,7 +68,7 @@ export class ExportService {
 
   /** rows -> records -> text; destroying the returned stream (client gone) closes the snapshot. */
   private body(snapshot: ExportSnapshot, format: ExportFormat, header: ExportHeader) {
-    const rows = new SnapshotRows(snapshot, (row: ExportedRow) => format.toRecord(toExportedView(row)));
+    const rows = new SnapshotRows(snapshot, (row: EventRow) => format.toRecord(rowToEventView(row)));
     return pipeline(rows, format.encoder(header), (error) => {
       if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('Export stream failed', error.stack);
     });
