@@ -1,5 +1,6 @@
 import { canonicalJson } from './canonical-json';
 import {
+  canonicalPayloadText,
   computeEventHash,
   EventHashPayload,
   expectedPreviousHash,
@@ -214,5 +215,46 @@ describe('isLinked', () => {
   it('breaks the next link when an earlier event is tampered with', () => {
     const tampered = { ...genesis, actor: 'mallory' };
     expect(sut(second, { hash: computeEventHash(tampered) })).toBe(false);
+  });
+});
+
+describe('canonicalPayloadText', () => {
+  const sut = canonicalPayloadText;
+  const general = (e: EventHashPayload): string => canonicalJson(hashPayloadOf(e));
+
+  it('is exactly the general canonical text on the vectors', () => {
+    expect(sut(genesis)).toBe(GENESIS_TEXT);
+    expect(sut(second)).toBe(SECOND_TEXT);
+  });
+
+  it('agrees with the general canonical text on many generated payloads', () => {
+    let seed = 7;
+    const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const texts = ['', 'a', 'é€😀', '"quoted"\\', '\n\t\u0001', '\u2028', '<>&', '｡', '😀x'];
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 2 || r < 0.3) return pick([pick(texts), Math.floor(next() * 1e6) - 5e5, next() * 1e-3, 1e21, -0, true, false, null]);
+      if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [pick(texts) + pick(texts), value(depth + 1)]));
+    };
+    for (let i = 0; i < 500; i++) {
+      const e: EventHashPayload = {
+        ...second,
+        actor: pick(texts) + i,
+        action: pick(texts),
+        resource: next() < 0.3 ? null : pick(texts),
+        context: next() < 0.2 ? null : (value(0) as Record<string, unknown>),
+        position: 1 + Math.floor(next() * 2 ** 40),
+      };
+      expect(sut(e)).toBe(general(e));
+    }
+  });
+
+  it('takes the general path for members of an unexpected type', () => {
+    const odd = { ...genesis, resource: undefined, position: Number.NaN } as unknown as EventHashPayload;
+    expect(() => sut(odd)).toThrow();
+    const extra = { ...genesis, actor: 42 } as unknown as EventHashPayload;
+    expect(sut(extra)).toBe(general(extra));
   });
 });
