@@ -6,12 +6,11 @@ export const MAX_REPORTED_ERRORS = 100;
 
 export interface AuditedEvent {
   id: string;
-  accountId: string;
+  /** False when the event's account is not its chain's. */
+  ownAccount: boolean;
   position: number;
   hash: string;
   previousHash: string;
-  /** The hash recomputed from the stored payload. */
-  computedHash: string;
 }
 
 export interface StoredCheckpoint {
@@ -36,11 +35,12 @@ export class ChainAudit {
   private readonly errors: ChainVerificationError[] = [];
 
   constructor(
-    private readonly chain: { id: string; accountId: string },
+    private readonly chain: { id: string },
     private readonly verifier: NoteVerifier,
   ) {}
 
-  addEvent(event: AuditedEvent): void {
+  /** `computedHash` is the hash recomputed from the event's stored payload. */
+  addEvent(event: AuditedEvent, computedHash: string): void {
     this.checkedEvents++;
     const { position, id } = event;
     const gap = position > this.expectedPosition;
@@ -50,9 +50,9 @@ export class ChainAudit {
     } else if (position < this.expectedPosition) {
       this.fail(position, id, `position ${position} occurs more than once`);
     }
-    if (event.accountId !== this.chain.accountId) this.fail(position, id, 'the event belongs to another account than its chain');
-    if (event.computedHash !== event.hash) {
-      this.fail(position, id, `the stored hash ${event.hash} does not match the hash recomputed from the event, ${event.computedHash}: the event was altered`);
+    if (!event.ownAccount) this.fail(position, id, 'the event belongs to another account than its chain');
+    if (computedHash !== event.hash) {
+      this.fail(position, id, `the stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`);
     }
     if (!gap && event.previousHash !== this.previousHash) {
       this.fail(

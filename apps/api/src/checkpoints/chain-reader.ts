@@ -6,21 +6,8 @@ import { EventHashPayload } from '@app/hashing';
 import { StoredCheckpoint } from './chain-audit';
 
 export interface StoredEvent extends EventHashPayload {
-  accountId: string;
-  hash: string;
-}
-
-interface EventRow {
-  id: string;
-  account_id: string;
-  chain_id: string;
-  position: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  context: Record<string, unknown> | null;
-  ts: string;
-  previous_hash: string;
+  /** False when the row's account is not the chain's. */
+  ownAccount: boolean;
   hash: string;
 }
 
@@ -33,38 +20,29 @@ export interface HeadFacts {
 }
 
 /**
- * The SQL of whole-chain verification: keyset pages by position on uq_events_chain_position,
- * the timestamp formatted by the database exactly as the API writes it (ISO 8601 UTC with
- * milliseconds), so no Date objects are made per row.
+ * The SQL of whole-chain verification: keyset pages by position on uq_events_chain_position.
+ * Reading rows costs as much as hashing them, so a page carries only what is hashed or checked,
+ * already named and typed as the hash payload (the rows are used as they come, no copy): the
+ * account as one boolean, the position as float8 (exact below 2^53, parsed to a number), the
+ * timestamp formatted by the database exactly as the API writes it (no Date per row).
  */
 @Injectable()
 export class ChainReader {
   constructor(@InjectRepository(EventEntity) private readonly events: Repository<EventEntity>) {}
 
-  /** Events with after < position <= upTo, in position order, at most `limit`. */
-  async eventPage(chainId: string, after: number, upTo: number, limit: number): Promise<StoredEvent[]> {
+  /** Events of the chain with after < position <= upTo, in position order, at most `limit`. */
+  async eventPage(chain: { id: string; accountId: string }, after: number, upTo: number, limit: number): Promise<StoredEvent[]> {
     const rows = (await this.events.manager.query(
-      `SELECT id, account_id, chain_id, position::text AS position, actor, action, resource, context,
-              to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ts, previous_hash, hash
+      `SELECT id, $1::varchar AS "chainId", position::float8 AS position, actor, action, resource, context,
+              to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "timestamp",
+              previous_hash AS "previousHash", hash, account_id = $5 AS "ownAccount"
          FROM events
-        WHERE chain_id = $1 AND position > $2 AND position <= $3
+        WHERE chain_id = $1 AND events.position > $2 AND events.position <= $3
         ORDER BY events.position
         LIMIT $4`,
-      [chainId, after, upTo, limit],
-    )) as EventRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      accountId: r.account_id,
-      chainId: r.chain_id,
-      position: Number(r.position),
-      actor: r.actor,
-      action: r.action,
-      resource: r.resource,
-      context: r.context,
-      timestamp: r.ts,
-      previousHash: r.previous_hash,
-      hash: r.hash,
-    }));
+      [chain.id, after, upTo, limit, chain.accountId],
+    )) as StoredEvent[];
+    return rows;
   }
 
   /** Stored checkpoints with above < size <= upTo, smallest first. */

@@ -32,7 +32,7 @@ export class ChainVerificationService {
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifier);
     const head = { position: chain.lastPosition, hash: chain.lastHash };
-    await this.walk(audit, chain.id, head.position);
+    await this.walk(audit, chain, head.position);
     audit.checkHead(head);
     const now = await this.reader.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
@@ -40,21 +40,17 @@ export class ChainVerificationService {
     return { data: audit.result(new Date()) };
   }
 
-  private async walk(audit: ChainAudit, chainId: string, headPosition: number): Promise<void> {
+  private async walk(audit: ChainAudit, chain: ChainEntity, headPosition: number): Promise<void> {
     let checkpointFloor = -1;
-    let next = this.prefetch(chainId, 0, headPosition);
+    let next = this.prefetch(chain, 0, headPosition);
     for (;;) {
       const page = await next;
       const full = page.length === VERIFY_PAGE_SIZE;
       const pageEnd = full ? page[page.length - 1]!.position : headPosition;
-      if (full) next = this.prefetch(chainId, pageEnd, headPosition);
-      const byPosition = new Map<number, StoredEvent>();
-      for (const event of page) {
-        audit.addEvent({ ...event, computedHash: computeEventHash(event) });
-        byPosition.set(event.position, event);
-      }
-      for (const checkpoint of await this.reader.checkpoints(chainId, checkpointFloor, pageEnd)) {
-        audit.addCheckpoint(checkpoint, byPosition.get(checkpoint.size) ?? null);
+      if (full) next = this.prefetch(chain, pageEnd, headPosition);
+      for (const event of page) audit.addEvent(event, computeEventHash(event));
+      for (const checkpoint of await this.reader.checkpoints(chain.id, checkpointFloor, pageEnd)) {
+        audit.addCheckpoint(checkpoint, eventAt(page, checkpoint.size));
       }
       checkpointFloor = pageEnd;
       if (!full) return;
@@ -62,9 +58,23 @@ export class ChainVerificationService {
   }
 
   /** Starts reading a page; a failure is observed when the page is awaited, never unhandled. */
-  private prefetch(chainId: string, after: number, upTo: number): Promise<StoredEvent[]> {
-    const page = this.reader.eventPage(chainId, after, upTo, VERIFY_PAGE_SIZE);
+  private prefetch(chain: ChainEntity, after: number, upTo: number): Promise<StoredEvent[]> {
+    const page = this.reader.eventPage(chain, after, upTo, VERIFY_PAGE_SIZE);
     page.catch(() => undefined);
     return page;
   }
+}
+
+/** The event at `position` in a page sorted by position (binary search: pages may have gaps). */
+function eventAt(page: readonly StoredEvent[], position: number): StoredEvent | null {
+  let low = 0;
+  let high = page.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const candidate = page[middle]!;
+    if (candidate.position === position) return candidate;
+    if (candidate.position < position) low = middle + 1;
+    else high = middle - 1;
+  }
+  return null;
 }
