@@ -450,6 +450,27 @@ describe('signed checkpoints and whole-chain verification', () => {
     });
   });
 
+  describe('whole-chain verification during appends', () => {
+    it('stays valid while the chain grows, checking up to the head it read first', async () => {
+      const first = (await post('verify-live', 0).expect(201)).body.data;
+      await checkpoint(first.chain.id).expect(200);
+      let appending = true;
+      const appender = (async () => {
+        for (let i = 1; i <= 60; i++) await post('verify-live', i).expect(201);
+        appending = false;
+      })();
+      const results: { valid: boolean; checkedEvents: number }[] = [];
+      while (appending) {
+        results.push((await verifyChain(first.chain.id).expect(200)).body.data);
+        await checkpoint(first.chain.id).expect(200);
+      }
+      await appender;
+      expect(results.length).toBeGreaterThan(0);
+      for (const r of results) expect(r).toMatchObject({ valid: true, errors: [] });
+      expect((await verifyChain(first.chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 61, lastPosition: 61 });
+    });
+  });
+
   describe('the verify function on an export built from the wire', () => {
     it('confirms a checkpoint through the event after it when the export starts there', async () => {
       const chain = await chainOf('ckpt-after', 4);
