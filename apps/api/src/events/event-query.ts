@@ -33,33 +33,18 @@ export function keysetBefore(qb: SelectQueryBuilder<EventEntity>, cursor: string
   qb.andWhere('(e.timestamp, e.id) < (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
 }
 
-/** One event row as the driver returns it, chain name joined (int8 arrives as text). */
-export interface EventRow {
-  id: string;
-  chain_id: string;
-  chain_name: string;
-  position: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  context: Record<string, unknown> | null;
-  timestamp: Date;
-  previous_hash: string;
-  hash: string;
-}
-
-/** Selects exactly the columns of EventRow: plain rows, no entity hydration on the read path. */
+/** Selects an EventRecord per row (chain name joined): plain rows, no entity hydration. */
 export function selectEventRows(qb: SelectQueryBuilder<EventEntity>): SelectQueryBuilder<EventEntity> {
   return qb
     .select('e.id', 'id')
-    .addSelect('e.chain_id', 'chain_id')
-    .addSelect('c.name', 'chain_name')
+    .addSelect('e.chain_id', 'chainId')
+    .addSelect('c.name', 'chainName')
     .addSelect('e.position', 'position')
     .addSelect('e.actor', 'actor')
     .addSelect('e.action', 'action')
     .addSelect('e.resource', 'resource')
     .addSelect('e.context', 'context')
     .addSelect('e.timestamp', 'timestamp')
-    .addSelect('e.previous_hash', 'previous_hash')
+    .addSelect('e.previous_hash', 'previousHash')
     .addSelect('e.hash', 'hash');
 }

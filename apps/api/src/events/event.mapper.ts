@@ -1,9 +1,15 @@
 import { EventEntity } from '@app/database';
 import { EventView } from './dto/event.view';
-import type { EventRow } from './event-query';
 
-/** The one place an event row becomes its wire shape. */
-export function toEventView(event: EventEntity, chainName: string): EventView {
+/** An event as stored, with its chain's name: an entity plus name, or a row of selectEventRows. */
+export type EventRecord = Pick<EventEntity, 'id' | 'chainId' | 'actor' | 'action' | 'resource' | 'context' | 'timestamp' | 'previousHash' | 'hash'> & {
+  chainName: string;
+  /** int8 arrives as text in raw rows. */
+  position: number | string;
+};
+
+/** The one place an event becomes its wire shape. */
+export function toEventView(event: EventRecord): EventView {
   const timestamp = event.timestamp.toISOString();
   return {
     id: event.id,
@@ -11,26 +17,9 @@ export function toEventView(event: EventEntity, chainName: string): EventView {
     action: event.action,
     resource: event.resource,
     context: event.context,
-    chain: { id: event.chainId, name: chainName, position: event.position },
+    chain: { id: event.chainId, name: event.chainName, position: Number(event.position) },
     hash: event.hash,
     previousHash: event.previousHash,
-    timestamp,
-    createdAt: timestamp,
-  };
-}
-
-/** The same wire shape from a plain row of selectEventRows. */
-export function rowToEventView(row: EventRow): EventView {
-  const timestamp = row.timestamp.toISOString();
-  return {
-    id: row.id,
-    actor: row.actor,
-    action: row.action,
-    resource: row.resource,
-    context: row.context,
-    chain: { id: row.chain_id, name: row.chain_name, position: Number(row.position) },
-    hash: row.hash,
-    previousHash: row.previous_hash,
     timestamp,
     createdAt: timestamp,
   };

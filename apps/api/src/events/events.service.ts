@@ -7,8 +7,8 @@ import { AppendQueue } from './append/append-queue';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
-import { EventRow, eventsQuery, keysetBefore, selectEventRows } from './event-query';
-import { rowToEventView, toEventView } from './event.mapper';
+import { eventsQuery, keysetBefore, selectEventRows } from './event-query';
+import { EventRecord, toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 
 export interface AppendOutcome {
@@ -42,7 +42,7 @@ export class EventsService {
     }
     try {
       const { event, chainName } = await this.queue.append(request);
-      return { body: { data: toEventView(event, chainName) }, replayed: false };
+      return { body: { data: toEventView({ ...event, chainName }) }, replayed: false };
     } catch (error) {
       if (idempotencyKey !== undefined) await this.idempotency.release(accountId, idempotencyKey);
       throw error;
@@ -53,14 +53,14 @@ export class EventsService {
   async list(accountId: string, query: ListEventsQuery): Promise<{ data: EventView[]; nextCursor?: string }> {
     const qb = selectEventRows(eventsQuery(this.events, accountId, query)).orderBy('e.timestamp', 'DESC').addOrderBy('e.id', 'DESC').limit(query.limit + 1);
     if (query.cursor) keysetBefore(qb, query.cursor);
-    const rows = await qb.getRawMany<EventRow>();
+    const rows = await qb.getRawMany<EventRecord>();
     const page = toPage(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
-    return { data: page.items.map(rowToEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    return { data: page.items.map(toEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   async get(accountId: string, id: string): Promise<{ data: EventView }> {
     const event = await this.findOwned(accountId, id);
-    return { data: toEventView(event, event.chain!.name) };
+    return { data: toEventView({ ...event, chainName: event.chain!.name }) };
   }
 
   /** An event of this account, or 404 (also for another account's event). */

@@ -5,8 +5,7 @@ import { DataSource, Repository } from 'typeorm';
 import { AppError } from '@app/common';
 import { EventEntity } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
-import { EventRow } from '../events/event-query';
-import { rowToEventView } from '../events/event.mapper';
+import { EventRecord, toEventView } from '../events/event.mapper';
 import { exportedEvents } from './exported-events';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
 import { ExportSnapshot } from './export-snapshot';
@@ -68,7 +67,7 @@ export class ExportService {
 
   /** rows -> records -> text; destroying the returned stream (client gone) closes the snapshot. */
   private body(snapshot: ExportSnapshot, format: ExportFormat, header: ExportHeader) {
-    const rows = new SnapshotRows(snapshot, (row: EventRow) => format.toRecord(rowToEventView(row)));
+    const rows = new SnapshotRows(snapshot, (row: EventRecord) => format.toRecord(toEventView(row)));
     return pipeline(rows, format.encoder(header), (error) => {
       if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('Export stream failed', error.stack);
     });

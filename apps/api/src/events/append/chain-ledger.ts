@@ -148,7 +148,7 @@ export class ChainLedger {
       `UPDATE idempotency_keys SET response = k.response
          FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS k(account_id, key, response)
         WHERE idempotency_keys.account_id = k.account_id AND idempotency_keys.key = k.key`,
-      [keyed.map(({ r }) => r.accountId), keyed.map(({ r }) => r.idempotencyKey), keyed.map(({ w }) => JSON.stringify({ data: toEventView(w.event, w.chainName) }))],
+      [keyed.map(({ r }) => r.accountId), keyed.map(({ r }) => r.idempotencyKey), keyed.map(({ w }) => JSON.stringify({ data: toEventView({ ...w.event, chainName: w.chainName }) }))],
     );
   }
 
