@@ -154,7 +154,7 @@ async function main() {
     seed: null,
   };
   const env = await environment(state.db);
-  const report = { startedAt: startedAt.toISOString(), environment: env, config: { ...cfg, baseDatabaseUrl: undefined }, seeding: null, scenarios: [] };
+  const report = { startedAt: startedAt.toISOString(), environment: env, config: { ...cfg, baseDatabaseUrl: undefined, root: undefined, serviceMain: undefined, hashingLib: undefined }, seeding: null, scenarios: [] };
 
   if (cfg.scenarios.some((s) => NEEDS_SEED.includes(s))) {
     log(`seeding ${cfg.events.toLocaleString('en-US')} events over ${cfg.chains} chains`);

@@ -111,6 +111,7 @@ function markdownReport(report, rows) {
     '',
     `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`,
     `PostgreSQL settings: ${Object.entries(env.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `Load average at start: ${env.loadAverageAtStart.join(', ')} (other work on the machine shows as \`other\` in the CPU notes below).`,
     `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown; spread = (max − min) / median / 2 of the runs' throughput.`,
     `Ingest: ${cfg.ingestConnections} connections / pg clients. Reads: ${cfg.readConnections} connections, SQL baselines on a pool of ${cfg.readPoolSize} (the service's DATABASE_POOL_SIZE). Load generator, service and PostgreSQL share the machine.`,
     seeding

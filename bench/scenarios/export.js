@@ -51,11 +51,15 @@ async function exportScenario(ctx) {
   }
   const out = [];
   for (const format of ['json', 'csv']) {
-    // A fresh process, so that memory an earlier scenario left in the heap cannot hide what an
-    // export needs: growth is measured from this idle RSS, the first (cold) export included.
+    // A fresh process, so that heap an earlier scenario left behind cannot absorb what an export
+    // needs. Growth is the peak RSS during one export minus the RSS just before it; the first
+    // (cold) export counts too. RSS also climbs across exports until V8 collects the garbage of
+    // earlier ones: that total is reported, not held against the target.
     await ctx.restartService();
     const idle = ctx.sampler.open();
-    await download(ctx, exportPath(format, windowAt())); // warm-up
+    const cold = ctx.sampler.open();
+    const first = await download(ctx, exportPath(format, windowAt()));
+    const coldMemory = cold.close();
     const runs = [];
     const sqlRuns = [];
     for (let r = 0; r < cfg.exportRuns; r++) {
@@ -76,7 +80,7 @@ async function exportScenario(ctx) {
     const sinceStart = idle.close();
     const time = median(runs.map((r) => r.seconds));
     const sqlTime = median(sqlRuns.map((r) => r.seconds));
-    const growth = sinceStart.growth;
+    const growth = Math.max(coldMemory.growth, ...runs.map((r) => r.rssGrowth));
     const bad = runs.filter((r) => r.status !== 200 || r.events !== count).length;
     out.push({
       id: `export-${format}`,
@@ -87,14 +91,16 @@ async function exportScenario(ctx) {
       serverPeakRss: sinceStart.peak,
       rssGrowth: growth,
       rssIdle: sinceStart.start,
+      cold: { seconds: first.seconds, status: first.status, rssGrowth: coldMemory.growth },
+      rssGrowthAcrossExports: sinceStart.growth,
       baselines: [{ key: 'sql', title: 'the same rows via pg (query only)', summary: { time: sqlTime, spread: spread(sqlRuns.map((r) => r.seconds)), runs: sqlRuns }, target: null }],
       checks: [
         { label: 'time per export (median)', value: time, unit: 's', max: 0.5 },
-        { label: 'server RSS growth over its idle RSS after a restart', value: growth / MB, unit: 'MB', max: 64 },
+        { label: 'server RSS growth during one export (max, cold one included)', value: growth / MB, unit: 'MB', max: 64 },
       ],
       notes: [
         `${runs.length - bad}/${runs.length} exports returned 200 with exactly ${count} events; ${(median(runs.map((r) => r.bytes)) / MB).toFixed(1)} MB each`,
-        `server RSS: ${(sinceStart.start / MB).toFixed(0)} MB idle after a restart, peak ${(sinceStart.peak / MB).toFixed(0)} MB over ${runs.length + 1} exports (the first one cold); growth within one warm export at most ${(Math.max(...runs.map((r) => r.rssGrowth)) / MB).toFixed(1)} MB`,
+        `server RSS: ${(sinceStart.start / MB).toFixed(0)} MB idle after a restart; +${(coldMemory.growth / MB).toFixed(1)} MB during the first (cold) export (${first.seconds.toFixed(3)} s), at most +${(Math.max(...runs.map((r) => r.rssGrowth)) / MB).toFixed(1)} MB during a warm one; ${(sinceStart.peak / MB).toFixed(0)} MB peak after ${runs.length + 1} exports (+${(sinceStart.growth / MB).toFixed(0)} MB: garbage of earlier exports not yet collected counts there)`,
       ],
     });
   }
