@@ -13,8 +13,8 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, config.host);
   const logger = new Logger('Main');
   logger.log(`Audit trail service listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`);
-  if (config.bootstrapKeys.length === 0) {
-    logger.warn('No API_KEYS set: no key can call the API. See README "Keys".');
+  if (config.bootstrapKeys.length === 0 && config.databaseUrl !== null) {
+    logger.warn('No API_KEYS set: only keys made with `npm run cli -- keys create` can call the API.');
   }
 }
 
