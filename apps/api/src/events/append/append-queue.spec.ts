@@ -1,0 +1,157 @@
+import { AppConfig, AppError } from '@app/common';
+import { DatabaseEndpoint, EventEntity } from '@app/database';
+import { AppendQueue } from './append-queue';
+import { AppendRequest } from './append-request';
+import { ChainLedger } from './chain-ledger';
+
+/**
+ * The queue's own rules, with the ledger (the database transaction, covered by the e2e suites)
+ * replaced by one that records each batch and settles when the test says so.
+ */
+class RecordingLedger {
+  batches: AppendRequest[][] = [];
+  private pending: { requests: AppendRequest[]; settle: (error?: unknown) => void }[] = [];
+  failWith: ((requests: AppendRequest[]) => unknown) | null = null;
+
+  append(requests: AppendRequest[]): Promise<{ event: EventEntity; chainName: string }[]> {
+    this.batches.push(requests);
+    return new Promise((resolve, reject) => {
+      this.pending.push({
+        requests,
+        settle: (error) => (error ? reject(error) : resolve(requests.map((r) => ({ event: Object.assign(new EventEntity(), { actor: r.actor }), chainName: r.chainName })))),
+      });
+      const failure = this.failWith?.(requests);
+      if (failure) this.pending.pop()!.settle(failure);
+    });
+  }
+
+  /** Commits every transaction in flight. */
+  commitAll(): void {
+    const pending = this.pending;
+    this.pending = [];
+    pending.forEach((p) => p.settle());
+  }
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const request = (chainName: string, actor: string): AppendRequest => ({ accountId: 'acc_1', chainName, actor, action: 'a', resource: null, context: null, idempotencyKey: null });
+
+function queueWith(overrides: Partial<AppConfig> = {}) {
+  const ledger = new RecordingLedger();
+  const config = Object.assign(new AppConfig(), overrides);
+  const endpoint = { settings: { url: 'postgres://x', poolSize: 10 } } as DatabaseEndpoint;
+  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, endpoint) };
+}
+
+describe('AppendQueue', () => {
+  it('writes what arrives while a chain is being written in its next transaction, in arrival order', async () => {
+    const { ledger, sut } = queueWith();
+    const first = sut.append(request('hot', 'a0'));
+    const rest = [1, 2, 3, 4].map((i) => sut.append(request('hot', `a${i}`)));
+    await tick();
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['a0']]);
+    ledger.commitAll();
+    await first;
+    await tick();
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['a0'], ['a1', 'a2', 'a3', 'a4']]);
+    ledger.commitAll();
+    expect((await Promise.all(rest)).map((r) => r.event.actor)).toEqual(['a1', 'a2', 'a3', 'a4']);
+  });
+
+  it('settles a request only when its transaction commits', async () => {
+    const { ledger, sut } = queueWith();
+    let settled = false;
+    const appended = sut.append(request('c', 'x')).then(() => (settled = true));
+    await tick();
+    expect(settled).toBe(false);
+    ledger.commitAll();
+    await appended;
+    expect(settled).toBe(true);
+  });
+
+  it('runs transactions of other chains alongside, up to APPEND_CONCURRENCY, never two on one chain', async () => {
+    const { ledger, sut } = queueWith({ appendConcurrency: 2 });
+    const all = ['x', 'y', 'z', 'x', 'y'].map((chain, i) => sut.append(request(chain, `${chain}${i}`)));
+    await tick();
+    // Two transactions in flight (x0, y1); z2 waits for a free slot, x3 and y4 for their chains.
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['x0'], ['y1']]);
+    ledger.commitAll();
+    await tick();
+    const next = ledger.batches.slice(2);
+    expect(next).toHaveLength(2);
+    expect(next.flat().map((r) => r.actor).sort()).toEqual(['x3', 'y4', 'z2']);
+    next.forEach((b) => expect(new Set(b.map((r) => r.chainName)).size).toBe(b.length));
+    ledger.commitAll();
+    await Promise.all(all);
+  });
+
+  it('caps a transaction at APPEND_BATCH_SIZE events', async () => {
+    const { ledger, sut } = queueWith({ appendBatchSize: 3, appendConcurrency: 1 });
+    sut.append(request('c', 'first')).catch(() => undefined);
+    const later = Array.from({ length: 7 }, (_, i) => sut.append(request(`c${i}`, `e${i}`)));
+    await tick();
+    ledger.commitAll();
+    for (let i = 0; i < 4; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    await Promise.all(later);
+    expect(ledger.batches.map((b) => b.length)).toEqual([1, 3, 3, 1]);
+  });
+
+  it('answers 503 with Retry-After when APPEND_QUEUE_LIMIT events are already waiting', async () => {
+    const { ledger, sut } = queueWith({ appendQueueLimit: 2, appendConcurrency: 1 });
+    const accepted = [sut.append(request('c', '1')), sut.append(request('c', '2')), sut.append(request('c', '3'))];
+    const refused = sut.append(request('c', '4'));
+    await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    await expect(refused).rejects.toBeInstanceOf(AppError);
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    await Promise.all(accepted);
+  });
+
+  it('retries a batch after a serialization failure or deadlock', async () => {
+    const { ledger, sut } = queueWith();
+    let failures = 2;
+    ledger.failWith = () => (failures-- > 0 ? Object.assign(new Error('deadlock detected'), { code: '40P01' }) : null);
+    const appended = sut.append(request('c', 'x'));
+    await tick();
+    await tick();
+    ledger.commitAll();
+    await expect(appended).resolves.toMatchObject({ chainName: 'c' });
+    expect(ledger.batches).toHaveLength(3);
+  });
+
+  it('fails only the event the database refuses; its batch neighbours are written one by one', async () => {
+    const { ledger, sut } = queueWith({ appendConcurrency: 1 });
+    const refusal = Object.assign(new Error('invalid input syntax'), { code: '22P02' });
+    ledger.failWith = (requests) => (requests.some((r) => r.actor === 'poison') ? refusal : null);
+    const blocker = sut.append(request('c', 'blocker'));
+    const settled = Promise.allSettled(['ok1', 'poison', 'ok2'].map((actor) => sut.append(request('c', actor))));
+    await tick();
+    ledger.commitAll();
+    await blocker;
+    for (let i = 0; i < 6; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    const results = await settled;
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['blocker'], ['ok1', 'poison', 'ok2'], ['ok1'], ['poison'], ['ok2']]);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(refusal);
+  });
+
+  it('fails the requests of a batch the database could not take, and recovers for the next', async () => {
+    const { ledger, sut } = queueWith({ appendConcurrency: 1 });
+    ledger.failWith = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const results = await Promise.allSettled([sut.append(request('c', 'a')), sut.append(request('c', 'b'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    ledger.failWith = null;
+    const later = sut.append(request('c', 'c'));
+    await tick();
+    ledger.commitAll();
+    await expect(later).resolves.toMatchObject({ chainName: 'c' });
+  });
+});
