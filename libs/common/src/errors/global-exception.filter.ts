@@ -3,7 +3,8 @@ import type { Request, Response } from 'express';
 import { AppError } from './app-error';
 import { ErrorCode, statusOf } from './error-code';
 
-const DB_UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08000', '08003', '08006']);
+/** Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions. */
+const DB_UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '3D000']);
 
 /**
  * The only place failures become HTTP responses: every error leaves as
@@ -72,7 +73,8 @@ function codeForStatus(status: number): ErrorCode {
 
 function isDatabaseUnreachable(e: unknown): boolean {
   const code = (e as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ?? (e as { driverError?: { code?: unknown } } | null)?.driverError?.code;
-  if (typeof code === 'string' && DB_UNREACHABLE.has(code)) return true;
+  // Class 08: connection exceptions (includes "database does not allow connections", 08006 etc.).
+  if (typeof code === 'string' && (DB_UNREACHABLE.has(code) || code.startsWith('08'))) return true;
   const message = e instanceof Error ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections/i.test(message);
 }
