@@ -1,4 +1,5 @@
 export * from './config';
 export * from './errors';
+export * from './ids';
 export * from './pagination';
 export * from './validation';

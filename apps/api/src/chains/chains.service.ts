@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError, decodeCursor, toPage } from '@app/common';
+import { AppError, CHAIN_ID, decodeCursor, toPage } from '@app/common';
 import { ChainEntity } from '@app/database';
 import { toChainView } from './chain.mapper';
 import { ChainView } from './dto/chain.view';
 import { ListChainsQuery } from './dto/list-chains.query';
-
-const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 @Injectable()
 export class ChainsService {

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError } from '@app/common';
+import { AppError, CHAIN_ID } from '@app/common';
 import { ChainEntity } from '@app/database';
 import { computeEventHash } from '@app/hashing';
 import { ChainAudit } from './chain-audit';
-import { CHAIN_ID } from './chain-id';
 import { ChainReader, StoredEvent } from './chain-reader';
 import { CheckpointSigner } from './checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppError } from '@app/common';
+import { AppError, CHAIN_ID } from '@app/common';
 import { CheckpointSigner } from './checkpoint-signer';
-import { CHAIN_ID } from './chain-id';
 
 interface Head {
   size: number;

@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError } from '@app/common';
+import { AppError, EVENT_ID } from '@app/common';
 import { EventEntity } from '@app/database';
 import { VerificationResultView } from './dto/verification-result.view';
 import { checkIntegrity } from './event-integrity';
 import { toVerificationResult } from './verification.mapper';
-
-const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 @Injectable()
 export class VerificationService {

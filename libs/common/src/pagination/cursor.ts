@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { ANY_ID } from '../ids';
 
 /** Position of the last row of a page in a (time, id) keyset order. */
 export interface CursorKey {
@@ -7,7 +8,6 @@ export interface CursorKey {
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ID = /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** Opaque to clients: Base64url of a small JSON array. */
 export function encodeCursor(key: CursorKey): string {
@@ -26,7 +26,7 @@ export function decodeCursor(cursor: string): CursorKey {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
   const [time, id] = parsed as unknown[];
-  if (typeof time !== 'string' || typeof id !== 'string' || !ISO_MS.test(time) || !ID.test(id)) throw invalid;
+  if (typeof time !== 'string' || typeof id !== 'string' || !ISO_MS.test(time) || !ANY_ID.test(id)) throw invalid;
   if (Number.isNaN(Date.parse(time))) throw invalid;
   return { time, id };
 }

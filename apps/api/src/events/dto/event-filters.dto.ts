@@ -1,4 +1,5 @@
 import { IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { CHAIN_ID } from '@app/common';
 import { IsStorable } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
@@ -16,7 +17,7 @@ export class EventFiltersDto {
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(512) @IsStorable()
   resource?: string;
 
-  @IsOptional() @IsString() @Matches(/^chn_[0-9A-HJKMNP-TV-Z]{26}$/, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
+  @IsOptional() @IsString() @Matches(CHAIN_ID, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
   chain_id?: string;
 
   @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` }) @IsISO8601({ strict: true }, { message: `after ${ISO_MESSAGE}` })
