@@ -345,6 +345,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       // And the service refuses to sign the rewritten head.
       const refused = await checkpoint(chain.id).expect(500);
       expect(refused.body.error).toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/Refusing to sign/) });
+      expect(refused.body.error.details.requestId).toBe(refused.headers['x-request-id']);
     });
 
     it('deleted newest events, with the head moved back', async () => {

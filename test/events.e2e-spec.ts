@@ -177,6 +177,15 @@ describe('authentication and scopes', () => {
     rows.forEach((r) => expect(r.key_digest).toMatch(/^[0-9a-f]{64}$/));
   });
 
+  it('gives every response an X-Request-Id, echoing a sane one from the caller', async () => {
+    const generated = await t.http().get('/v1/events').set(...bearer(KEYS.acme)).expect(200);
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await t.http().get('/v1/nope').set('X-Request-Id', 'trace-42.a').expect(404);
+    expect(echoed.headers['x-request-id']).toBe('trace-42.a');
+    const replaced = await t.http().get('/health/live').set('X-Request-Id', 'bad id with spaces').expect(200);
+    expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+
   it('unknown routes and methods are 404 NOT_FOUND in the envelope; health needs no key', async () => {
     for (const req of [t.http().get('/v2/events'), t.http().delete('/v1/events'), t.http().put('/v1/events/x')]) {
       const res = await req.set(...bearer(KEYS.acme)).expect(404);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json, NextFunction, Request, Response } from 'express';
@@ -14,8 +15,20 @@ export function configureApp(app: INestApplication): void {
   express.disable('x-powered-by');
   express.set('etag', false);
   express.set('query parser', 'simple');
+  express.use(assignRequestId);
   express.use(requireJsonBody);
   express.use(parseJsonBody);
+}
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
+function assignRequestId(req: Request, res: Response, next: NextFunction): void {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  req.headers['x-request-id'] = id;
+  res.setHeader('X-Request-Id', id);
+  next();
 }
 
 /** A request that carries a body must say it is JSON (415 otherwise). */

@@ -20,15 +20,18 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const error = this.toAppError(exception, request);
     const status = statusOf(error.code);
+    const requestId = request.headers['x-request-id'];
     if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
-      this.logger.error(`${request.method} ${request.originalUrl} failed`, exception instanceof Error ? exception.stack : String(exception));
+      this.logger.error(`[${String(requestId)}] ${request.method} ${request.originalUrl} failed`, exception instanceof Error ? exception.stack : String(exception));
     }
     if (response.headersSent) {
       response.destroy();
       return;
     }
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-    response.status(status).json({ error: { code: error.code, message: error.message, details: error.details } });
+    // A 500 names the request id under which it was logged, so an operator can find it.
+    const details = error.code === 'INTERNAL_ERROR' && typeof requestId === 'string' ? { ...error.details, requestId } : error.details;
+    response.status(status).json({ error: { code: error.code, message: error.message, details } });
   }
 
   private toAppError(exception: unknown, request: Request): AppError {
