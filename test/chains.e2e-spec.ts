@@ -1,15 +1,7 @@
 import { GENESIS_HASH } from '@app/hashing';
 import { assertChainIntact } from './support/chain-check';
+import type { ChainView as ChainBody } from '../apps/api/src/chains/dto/chain.view';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
-
-interface ChainBody {
-  id: string;
-  name: string;
-  lastHash: string;
-  lastPosition: number;
-  eventCount: number;
-  createdAt: string;
-}
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_CHAIN = 'chn_01ARZ3NDEKTSV4RRFFQ69G5FAV';

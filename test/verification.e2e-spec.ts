@@ -1,17 +1,6 @@
 import { computeEventHash, GENESIS_HASH } from '@app/hashing';
+import type { EventView as EventBody } from '../apps/api/src/events/dto/event.view';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
-
-interface EventBody {
-  id: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  context: Record<string, unknown> | null;
-  chain: { id: string; name: string; position: number };
-  hash: string;
-  previousHash: string;
-  timestamp: string;
-}
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
