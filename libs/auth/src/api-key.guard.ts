@@ -1,7 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { Scope } from '@app/database';
+import type { Scope } from '@app/common';
 import { AppError } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';

@@ -1,4 +1,4 @@
-import type { Scope } from '@app/database';
+import type { Scope } from '@app/common';
 
 /** Who is calling: attached to the request by the key strategy. */
 export interface AuthenticatedKey {

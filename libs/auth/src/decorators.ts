@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { Scope } from '@app/database';
+import type { Scope } from '@app/common';
 import type { AuthenticatedKey } from './authenticated-key';
 
 export const IS_PUBLIC = 'auth:public';

@@ -5,3 +5,4 @@ export * from './auth.module';
 export * from './authenticated-key';
 export * from './decorators';
 export * from './key-bootstrap.service';
+export * from './key-registration';

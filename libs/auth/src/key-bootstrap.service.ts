@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ulid } from 'ulid';
 import { AppConfig, BootstrapKey } from '@app/common';
-import { apiKeyPrefix, digestApiKey, generateApiKey } from './api-key';
+import { generateApiKey } from './api-key';
+import { registerApiKey } from './key-registration';
 
 /**
  * Makes sure each API_KEYS entry's account exists and its key is registered (hashed). On the
@@ -43,21 +43,11 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   }
 
   /** Idempotent, so several instances may start with the same API_KEYS. */
-  async register({ account, key, scopes }: BootstrapKey): Promise<{ accountId: string; keyId: string }> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [`acc_${ulid()}`, account]);
-      const [{ id: accountId }] = (await manager.query(`SELECT id FROM accounts WHERE name = $1`, [account])) as [{ id: string }];
-      await manager.query(
-        `INSERT INTO api_keys (id, account_id, prefix, key_digest, scopes) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (key_digest) DO NOTHING`,
-        [`key_${ulid()}`, accountId, apiKeyPrefix(key), digestApiKey(key), scopes],
-      );
-      const rows = (await manager.query(`SELECT id, account_id FROM api_keys WHERE key_digest = $1`, [digestApiKey(key)])) as { id: string; account_id: string }[];
-      const row = rows[0];
-      if (!row || row.account_id !== accountId) {
-        throw new Error(`API_KEYS: the key given for account '${account}' is already registered to another account`);
-      }
-      return { accountId, keyId: row.id };
-    });
+  async register(entry: BootstrapKey): Promise<{ accountId: string; keyId: string }> {
+    try {
+      return await this.dataSource.transaction((manager) => registerApiKey((sql, params) => manager.query(sql, params), entry));
+    } catch (error) {
+      throw new Error(`API_KEYS: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 }

@@ -1,11 +1,10 @@
 import { Client } from 'pg';
-import { ulid } from 'ulid';
-import { apiKeyPrefix, digestApiKey, generateApiKey } from '@app/auth/api-key';
+import { apiKeyPrefix, generateApiKey } from '@app/auth/api-key';
+import { registerApiKey } from '@app/auth/key-registration';
+import { ACCOUNT_NAME, parseScopes as scopesOf, Scope } from '@app/common/config/app-config';
 import { ExitCode } from '../exit-code';
 import { Io } from '../io';
 
-const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
-const SCOPES = ['ingest', 'read'];
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -44,26 +43,22 @@ export async function keysCommand(sub: string | undefined, options: { account?: 
 }
 
 function requireAccount(account: string | undefined): string {
-  if (!account || !ACCOUNT.test(account)) throw new UsageError('--account <name> is required: 1-64 characters of [A-Za-z0-9._-]');
+  if (!account || !ACCOUNT_NAME.test(account)) throw new UsageError('--account <name> is required: 1-64 characters of [A-Za-z0-9._-]');
   return account;
 }
 
-export function parseScopes(text: string): string[] {
-  const scopes = [...new Set(text.split('+'))];
-  if (!scopes.every((s) => SCOPES.includes(s))) throw new UsageError('--scopes is ingest, read or ingest+read');
+export function parseScopes(text: string): Scope[] {
+  const scopes = scopesOf(text);
+  if (scopes === null) throw new UsageError('--scopes is ingest, read or ingest+read');
   return scopes;
 }
 
-async function create(client: Client, account: string, scopes: string[], io: Io): Promise<ExitCode> {
+async function create(client: Client, account: string, scopes: Scope[], io: Io): Promise<ExitCode> {
   const key = generateApiKey();
-  const id = `key_${ulid()}`;
+  let id: string;
   await client.query('BEGIN');
   try {
-    await client.query(`INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [`acc_${ulid()}`, account]);
-    await client.query(
-      `INSERT INTO api_keys (id, account_id, prefix, key_digest, scopes) SELECT $1, a.id, $2, $3, $4 FROM accounts a WHERE a.name = $5`,
-      [id, apiKeyPrefix(key), digestApiKey(key), scopes, account],
-    );
+    ({ keyId: id } = await registerApiKey(async (sql, params) => (await client.query(sql, params)).rows, { account, key, scopes }));
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');

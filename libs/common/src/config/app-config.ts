@@ -19,10 +19,23 @@ export class AppConfig {
   signingKey: string | null = null;
 }
 
+/** `ingest` appends events; `read` is everything else (contract §1). */
+export type Scope = 'ingest' | 'read';
+const SCOPES: readonly Scope[] = ['ingest', 'read'];
+
+/** Account names of API_KEYS and of `cli keys`. */
+export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** `ingest`, `read` or `ingest+read`, or null for anything else. */
+export function parseScopes(text: string): Scope[] | null {
+  const scopes = [...new Set(text.split('+'))];
+  return scopes.every((s): s is Scope => (SCOPES as readonly string[]).includes(s)) ? scopes : null;
+}
+
 export interface BootstrapKey {
   account: string;
   key: string;
-  scopes: ('ingest' | 'read')[];
+  scopes: Scope[];
 }
 
 export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
@@ -56,7 +69,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   return config;
 }
 
-const ACCOUNT = /^[A-Za-z0-9._-]{1,64}$/;
 const KEY = /^[\x21-\x7e]{16,256}$/;
 
 export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
@@ -66,19 +78,13 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
     .filter((entry) => entry.length > 0)
     .flatMap((entry, index) => {
       const [account = '', key = '', scopes = 'ingest+read', ...rest] = entry.split(':');
-      const parsedScopes = scopes.split('+');
-      const bad =
-        rest.length > 0 ||
-        !ACCOUNT.test(account) ||
-        !KEY.test(key) ||
-        key.includes(',') ||
-        !parsedScopes.every((s) => s === 'ingest' || s === 'read');
-      if (bad) {
+      const parsedScopes = parseScopes(scopes);
+      if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !KEY.test(key) || parsedScopes === null) {
         problems.push(
           `API_KEYS entry ${index + 1} must be account:key[:scopes] (account [A-Za-z0-9._-]{1,64}, key 16-256 printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
         );
         return [];
       }
-      return [{ account, key, scopes: [...new Set(parsedScopes)] as BootstrapKey['scopes'] }];
+      return [{ account, key, scopes: parsedScopes }];
     });
 }
