@@ -32,6 +32,5 @@ import { RateLimitGuard } from './rate-limit.guard';
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [KeyBootstrapService],
 })
 export class AuthModule {}

@@ -20,10 +20,6 @@ export class DatabaseEndpoint implements OnApplicationShutdown {
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  get isEmbedded(): boolean {
-    return this.embedded !== null;
-  }
-
   async open(): Promise<ConnectionSettings> {
     if (this.config.databaseUrl) {
       this.settings = { url: this.config.databaseUrl, poolSize: this.config.databasePoolSize };

@@ -11,6 +11,5 @@ import { IdempotencyService } from './idempotency.service';
   imports: [TypeOrmModule.forFeature([EventEntity])],
   controllers: [EventsController],
   providers: [EventsService, AppendQueue, ChainLedger, IdempotencyService],
-  exports: [EventsService],
 })
 export class EventsModule {}

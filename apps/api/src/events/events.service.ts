@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError, toPage } from '@app/common';
+import { AppError, EVENT_ID, toPage } from '@app/common';
 import { EventEntity } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
@@ -63,9 +63,9 @@ export class EventsService {
     return { data: toEventView({ ...event, chainName: event.chain!.name }) };
   }
 
-  /** An event of this account, or 404 (also for another account's event). */
-  async findOwned(accountId: string, id: string): Promise<EventEntity> {
-    const event = await this.events.findOne({ where: { id, accountId }, relations: { chain: true } });
+  /** An event of this account, or 404 (also for another account's event or a malformed id). */
+  private async findOwned(accountId: string, id: string): Promise<EventEntity> {
+    const event = EVENT_ID.test(id) ? await this.events.findOne({ where: { id, accountId }, relations: { chain: true } }) : null;
     if (!event) throw AppError.notFound(`Event ${id}`);
     return event;
   }
