@@ -1,5 +1,6 @@
 'use strict';
 
+const { httpLoad } = require('../lib/load');
 const { median, spread } = require('../lib/stats');
 
 /** Median of each figure over the runs, and how far apart the runs' throughputs were. */
@@ -97,4 +98,24 @@ function eventBody(k, chain) {
   };
 }
 
-module.exports = { summarize, compareRuns, probe, unavailable, eventBody, fmt, ms, cores };
+/** A contender that sends GETs of `nextPath()` to the service over `connections` connections. */
+function serviceGets(ctx, key, connections, nextPath) {
+  return { key, run: (seconds) => httpLoad({ url: ctx.serviceUrl, connections, seconds, headers: ctx.headers, next: () => ({ method: 'GET', path: nextPath() }) }) };
+}
+
+/** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */
+function rowHash(hashing, row, chainId = row.chain_id) {
+  return hashing.computeEventHash({
+    id: row.id,
+    chainId,
+    position: Number(row.position),
+    actor: row.actor,
+    action: row.action,
+    resource: row.resource,
+    context: row.context,
+    timestamp: row.timestamp.toISOString(),
+    previousHash: row.previous_hash,
+  });
+}
+
+module.exports = { summarize, compareRuns, probe, unavailable, eventBody, serviceGets, rowHash, fmt, ms, cores };

@@ -1,8 +1,8 @@
 'use strict';
 
-const { httpLoad, loopLoad } = require('../lib/load');
+const { loopLoad } = require('../lib/load');
 const { prng } = require('../lib/stats');
-const { compareRuns, probe, unavailable } = require('./common');
+const { compareRuns, probe, serviceGets, unavailable } = require('./common');
 
 /** What EventsService.list asks TypeORM for: the account's page, chain joined, newest first, limit + 1. */
 const SELECT = `SELECT e.id, e.account_id, e.chain_id, e.position, e.actor, e.action, e.resource, e.context, e."timestamp",
@@ -63,23 +63,9 @@ async function listScenario(ctx) {
       ctx,
       label: `list ${variant.key}`,
       contenders: [
-        {
-          key: 'service',
-          run: (seconds) =>
-            httpLoad({
-              url: ctx.serviceUrl,
-              connections: cfg.readConnections,
-              seconds,
-              headers: ctx.headers,
-              next: () => ({ method: 'GET', path: pathOf(variant.draw(serviceRandom)) }),
-            }),
-        },
-        {
-          // The same requests one at a time: latency without queueing behind other requests.
-          key: 'single',
-          run: (seconds) =>
-            httpLoad({ url: ctx.serviceUrl, connections: 1, seconds, headers: ctx.headers, next: () => ({ method: 'GET', path: pathOf(variant.draw(singleRandom)) }) }),
-        },
+        serviceGets(ctx, 'service', cfg.readConnections, () => pathOf(variant.draw(serviceRandom))),
+        // The same requests one at a time: latency without queueing behind other requests.
+        serviceGets(ctx, 'single', 1, () => pathOf(variant.draw(singleRandom))),
         {
           key: 'sql',
           run: (seconds) =>

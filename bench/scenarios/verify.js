@@ -1,8 +1,8 @@
 'use strict';
 
-const { httpLoad, loopLoad } = require('../lib/load');
+const { loopLoad } = require('../lib/load');
 const { median, prng, spread } = require('../lib/stats');
-const { compareRuns, probe, unavailable } = require('./common');
+const { compareRuns, probe, rowHash, serviceGets, unavailable } = require('./common');
 
 const MB = 1024 * 1024;
 
@@ -14,17 +14,7 @@ async function verifyDirect(ctx, id) {
     [id, ctx.accounts.bench],
   );
   const row = rows[0];
-  const computed = ctx.hashing.computeEventHash({
-    id: row.id,
-    chainId: row.chain_id,
-    position: Number(row.position),
-    actor: row.actor,
-    action: row.action,
-    resource: row.resource,
-    context: row.context,
-    timestamp: row.timestamp.toISOString(),
-    previousHash: row.previous_hash,
-  });
+  const computed = rowHash(ctx.hashing, row);
   const position = Number(row.position);
   const predecessor =
     position === 1 ? null : (await ctx.readPool.query('SELECT hash FROM events WHERE chain_id = $1 AND position = $2', [row.chain_id, position - 1])).rows[0];
@@ -49,17 +39,7 @@ async function verifyScenario(ctx) {
     ctx,
     label: 'verify',
     contenders: [
-      {
-        key: 'service',
-        run: (seconds) =>
-          httpLoad({
-            url: ctx.serviceUrl,
-            connections: cfg.readConnections,
-            seconds,
-            headers: ctx.headers,
-            next: () => ({ method: 'GET', path: `/v1/events/${ids[Math.floor(serviceRandom() * ids.length)]}/verify` }),
-          }),
-      },
+      serviceGets(ctx, 'service', cfg.readConnections, () => `/v1/events/${ids[Math.floor(serviceRandom() * ids.length)]}/verify`),
       { key: 'sql', run: (seconds) => loopLoad({ loops: cfg.readConnections, seconds, op: () => verifyDirect(ctx, ids[Math.floor(sqlRandom() * ids.length)]) }) },
     ],
   });
@@ -91,17 +71,7 @@ async function walkChain(ctx, chainId) {
     if (rows.length === 0) break;
     for (const row of rows) {
       const p = Number(row.position);
-      const hash = ctx.hashing.computeEventHash({
-        id: row.id,
-        chainId,
-        position: p,
-        actor: row.actor,
-        action: row.action,
-        resource: row.resource,
-        context: row.context,
-        timestamp: row.timestamp.toISOString(),
-        previousHash: row.previous_hash,
-      });
+      const hash = rowHash(ctx.hashing, row, chainId);
       if (p !== position + 1 || row.previous_hash !== previous || hash !== row.hash) invalid++;
       previous = row.hash;
       position = p;
