@@ -7,7 +7,7 @@ import { computeEventHash, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
 import { readExportDocument } from '../apps/cli/src/verify-export/export-document';
 import { verifyExport } from '../apps/cli/src/verify-export/verify-export';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /*
  * An independent reading of C2SP signed-note and tlog-checkpoint, written from the spec text and
@@ -78,7 +78,8 @@ describe('signed checkpoints and whole-chain verification', () => {
   let work: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // Windows of 5 positions: every chain below spans several, so each attack meets window edges.
+    t = await startTestApp({ verifyPageSize: 5 });
     work = mkdtempSync(join(tmpdir(), 'audit-ckpt-'));
     vkey = (await t.http().get('/v1/checkpoint-key').expect(200)).text.trim();
   });
@@ -469,6 +470,22 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect(results.length).toBeGreaterThan(0);
       for (const r of results) expect(r).toMatchObject({ valid: true, errors: [] });
       expect((await verifyChain(first.chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 61, lastPosition: 61 });
+    });
+  });
+
+  (usingPostgres() ? describe : describe.skip)('worker threads of whole-chain verification', () => {
+    const workerConnections = `SELECT pid FROM pg_stat_activity WHERE application_name = 'audit-trail-service-verify' AND datname = current_database()`;
+
+    it('hash on their own connections, and open new ones when the database closed them', async () => {
+      const chain = await chainOf('verify-workers', 23);
+      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 23, errors: [] });
+      const before = (await t.dataSource.query(workerConnections)) as { pid: number }[];
+      expect(before.length).toBeGreaterThan(0);
+      await t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM (${workerConnections}) w`);
+      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 23, errors: [] });
+      const after = ((await t.dataSource.query(workerConnections)) as { pid: number }[]).map((c) => c.pid);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((pid) => before.some((c) => c.pid === pid))).toEqual([]);
     });
   });
 

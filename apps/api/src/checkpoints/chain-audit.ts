@@ -1,4 +1,5 @@
 import { GENESIS_HASH, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
+import type { WindowReport } from './chain-window';
 import { ChainVerificationError, ChainVerificationView } from './dto/chain-verification.view';
 
 /** More would only make the answer large; `errorsTruncated` and firstInvalidPosition still tell. */
@@ -20,9 +21,9 @@ export interface StoredCheckpoint {
 }
 
 /**
- * Whole-chain verification as a fold: feed it the chain's events in position order and the
- * stored checkpoints with the event at each checkpoint's size, then the head facts; it keeps
- * O(1) state besides the (capped) error list.
+ * Whole-chain verification as a fold: feed it the chain's windows (or events) in position order
+ * and the stored checkpoints with the event at each checkpoint's size, then the head facts; it
+ * keeps O(1) state besides the (capped) error list.
  */
 export class ChainAudit {
   private expectedPosition = 1;
@@ -38,6 +39,22 @@ export class ChainAudit {
     private readonly chain: { id: string },
     private readonly verifier: NoteVerifier,
   ) {}
+
+  /** A window's events, then its checkpoints. */
+  addWindow({ events, checkpoints }: WindowReport): void {
+    if (events.intact) {
+      // Its first event is checked against what came before; the others were checked, against
+      // their predecessors, where the window was hashed: as if each had been added.
+      this.addEvent(events.first, events.first.hash);
+      this.checkedEvents += events.count - 1;
+      this.previousHash = events.last.hash;
+      this.expectedPosition = events.last.position + 1;
+      this.last = { position: events.last.position, hash: events.last.hash, id: events.last.id };
+    } else {
+      for (const event of events.events) this.addEvent(event, event.computedHash);
+    }
+    for (const { checkpoint, event } of checkpoints) this.addCheckpoint(checkpoint, event);
+  }
 
   /** `computedHash` is the hash recomputed from the event's stored payload. */
   addEvent(event: AuditedEvent, computedHash: string): void {

@@ -6,10 +6,11 @@ import { ChainVerificationService } from './chain-verification.service';
 import { CheckpointSigner } from './checkpoint-signer';
 import { CheckpointsController } from './checkpoints.controller';
 import { CheckpointsService } from './checkpoints.service';
+import { WindowInspector } from './window-inspector';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ChainEntity, EventEntity])],
   controllers: [CheckpointsController],
-  providers: [CheckpointSigner, CheckpointsService, ChainVerificationService, ChainReader],
+  providers: [CheckpointSigner, CheckpointsService, ChainVerificationService, ChainReader, WindowInspector],
 })
 export class CheckpointsModule {}

@@ -3,7 +3,8 @@ import { loadAppConfig } from './app-config';
 describe('loadAppConfig', () => {
   it('has the contract defaults', () => {
     const sut = loadAppConfig({});
-    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [] });
+    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [], verifyPageSize: 2000 });
+    expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
   });
 
   it('parses API_KEYS with default and explicit scopes', () => {
@@ -20,6 +21,7 @@ describe('loadAppConfig', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND/],
+    [{ VERIFY_PAGE_SIZE: '0' }, /VERIFY_PAGE_SIZE/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],

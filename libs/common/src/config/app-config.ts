@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 
 /** The validated environment (contract §1). Loading it fails fast with a readable message. */
@@ -16,6 +17,10 @@ export class AppConfig {
   appendQueueLimit = 20000;
   /** Append transactions in flight at once, each on other chains (at most the pool size − 1). */
   appendConcurrency = 4;
+  /** Whole-chain verification reads positions in windows of this many, two windows ahead. */
+  verifyPageSize = 2000;
+  /** Worker threads that read and hash those windows on their own connections (PostgreSQL only). */
+  verifyWorkers = Math.min(8, availableParallelism());
   signingKey: string | null = null;
 }
 
@@ -58,6 +63,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.appendBatchSize = int('APPEND_BATCH_SIZE', config.appendBatchSize, 1, 5000);
   config.appendQueueLimit = int('APPEND_QUEUE_LIMIT', config.appendQueueLimit, 1, 1_000_000);
   config.appendConcurrency = int('APPEND_CONCURRENCY', config.appendConcurrency, 1, 64);
+  config.verifyPageSize = int('VERIFY_PAGE_SIZE', config.verifyPageSize, 1, 50_000);
+  config.verifyWorkers = int('VERIFY_WORKERS', config.verifyWorkers, 0, 64);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -1,0 +1,168 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
+import { ChainAudit } from './chain-audit';
+import { hashWindow, inspectWindow, StoredEvent } from './chain-window';
+
+const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
+const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey));
+const NOW = new Date('2026-11-22T08:00:00.000Z');
+
+/** An honest chain of `n` stored events with real hashes. */
+function honestChain(n: number): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  let previousHash = GENESIS_HASH;
+  for (let position = 1; position <= n; position++) {
+    const payload = {
+      id: `evt_01JDQ8Z5X3N4K7M2P9R6T0V${String(position).padStart(3, '0')}`,
+      chainId: CHAIN.id,
+      position,
+      actor: `user_${position % 7}`,
+      action: 'doc.update',
+      resource: position % 3 === 0 ? null : `doc:${position}`,
+      context: position % 4 === 0 ? null : { position, tags: ['a', 'b'] },
+      timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
+      previousHash,
+    };
+    const hash = computeEventHash(payload);
+    events.push({ ...payload, ownAccount: true, hash });
+    previousHash = hash;
+  }
+  return events;
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One of the attacks whole-chain verification must catch, applied to a copy of the rows. */
+function tamper(events: StoredEvent[], random: () => number): StoredEvent[] {
+  const rows = events.map((e) => ({ ...e }));
+  const at = Math.floor(random() * rows.length);
+  switch (Math.floor(random() * 7)) {
+    case 0:
+      rows[at]!.actor = 'mallory';
+      break;
+    case 1:
+      rows.splice(at, 1);
+      break;
+    case 2:
+      rows[at]!.position += 1 + Math.floor(random() * 3);
+      rows.sort((a, b) => a.position - b.position);
+      break;
+    case 3:
+      rows[at]!.ownAccount = false;
+      break;
+    case 4:
+      rows.splice(at, 0, { ...rows[at]! });
+      break;
+    case 5:
+      rows[at]!.previousHash = GENESIS_HASH;
+      break;
+    default:
+      // Deleted, and every later hash recomputed: only the positions still tell.
+      rows.splice(at, 1);
+      for (let i = at; i < rows.length; i++) {
+        rows[i]!.previousHash = i === 0 ? GENESIS_HASH : rows[i - 1]!.hash;
+        rows[i]!.hash = computeEventHash(rows[i]!);
+      }
+  }
+  return rows;
+}
+
+/** The audit's answer when fed event by event, and when fed windows of `size` positions. */
+function byEvents(rows: StoredEvent[]) {
+  const audit = new ChainAudit(CHAIN, verifier);
+  for (const e of rows) audit.addEvent(e, computeEventHash(e));
+  return audit.result(NOW);
+}
+function byWindows(rows: StoredEvent[], size: number, head: number) {
+  const audit = new ChainAudit(CHAIN, verifier);
+  for (let after = 0; after < Math.max(1, head); after += size) {
+    audit.addWindow({ events: hashWindow(rows.filter((e) => e.position > after && e.position <= Math.min(head, after + size))), checkpoints: [] });
+  }
+  return audit.result(NOW);
+}
+
+describe('hashWindow', () => {
+  it('sends an intact window as its two ends', () => {
+    const events = honestChain(4);
+    expect(hashWindow(events)).toEqual({
+      intact: true,
+      count: 4,
+      first: { id: events[0]!.id, ownAccount: true, position: 1, hash: events[0]!.hash, previousHash: GENESIS_HASH },
+      last: { id: events[3]!.id, ownAccount: true, position: 4, hash: events[3]!.hash, previousHash: events[2]!.hash },
+    });
+  });
+
+  it.each([
+    ['an altered event', (rows: StoredEvent[]) => (rows[1]!.action = 'doc.delete')],
+    ['a broken link', (rows: StoredEvent[]) => (rows[2]!.previousHash = rows[0]!.hash)],
+    ['a gap', (rows: StoredEvent[]) => rows.splice(1, 1)],
+    ["another account's event", (rows: StoredEvent[]) => (rows[3]!.ownAccount = false)],
+  ])('sends every event with its recomputed hash when it holds %s', (_, attack) => {
+    const rows = honestChain(4).map((e) => ({ ...e }));
+    attack(rows);
+    const sut = hashWindow(rows);
+    expect(sut.intact).toBe(false);
+    if (sut.intact) return;
+    expect(sut.events.map((e) => e.computedHash)).toEqual(rows.map((e) => computeEventHash(e)));
+  });
+
+  it('sends an empty window as no events', () => {
+    expect(hashWindow([])).toEqual({ intact: false, events: [] });
+  });
+});
+
+describe('ChainAudit fed by windows', () => {
+  it('answers exactly as when fed event by event, for honest and tampered chains and any window size', () => {
+    const random = prng(20261122);
+    for (let round = 0; round < 300; round++) {
+      const head = 1 + Math.floor(random() * 30);
+      const honest = honestChain(head);
+      const rows = round % 5 === 0 ? honest : tamper(honest, random);
+      const size = 1 + Math.floor(random() * 8);
+      // Events moved beyond the head are no window's: the service finds them by the head's facts.
+      expect(byWindows(rows, size, head)).toEqual(byEvents(rows.filter((e) => e.position <= head)));
+    }
+  });
+});
+
+describe('inspectWindow', () => {
+  it('reads the window and the checkpoints of its range, each with the event at its size', async () => {
+    const events = honestChain(6);
+    const queries: unknown[][] = [];
+    const report = await inspectWindow(
+      async (sql, parameters) => {
+        queries.push(parameters);
+        return sql.includes('FROM checkpoints') ? [{ size: '4', hash: events[3]!.hash, note: 'note' }] : events.slice(2, 6);
+      },
+      { chainId: CHAIN.id, accountId: CHAIN.accountId, after: 2, upTo: 6 },
+    );
+    expect(queries).toEqual([
+      [CHAIN.id, 2, 6, 5, CHAIN.accountId],
+      [CHAIN.id, 2, 6],
+    ]);
+    expect(report.events).toMatchObject({ intact: true, count: 4 });
+    expect(report.checkpoints).toEqual([{ checkpoint: { size: 4, hash: events[3]!.hash, note: 'note' }, event: { id: events[3]!.id, hash: events[3]!.hash } }]);
+  });
+
+  it('takes checkpoints of size 0 in the first window', async () => {
+    const queries: unknown[][] = [];
+    await inspectWindow(
+      async (_sql, parameters) => {
+        queries.push(parameters);
+        return [];
+      },
+      { chainId: CHAIN.id, accountId: CHAIN.accountId, after: 0, upTo: 0 },
+    );
+    expect(queries[1]).toEqual([CHAIN.id, -1, 0]);
+  });
+});
