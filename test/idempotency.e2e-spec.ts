@@ -1,3 +1,4 @@
+import { IdempotencySweeper } from '../apps/api/src/events/idempotency-sweeper';
 import { IdempotencyService } from '../apps/api/src/events/idempotency.service';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -74,5 +75,17 @@ describe('Idempotency-Key on POST /v1/events', () => {
     const res = await post({ actor: 'a', action: 'x', chain: 'idem-6' }, key).expect(400);
     expect(res.body.error.details.fields[0].field).toBe('Idempotency-Key');
     expect(await countIn('idem-6')).toBe(0);
+  });
+  it('forgets a key IDEMPOTENCY_RETENTION_HOURS (24) after its claim, and keeps younger ones', async () => {
+    await post({ actor: 'a', action: 'x', chain: 'idem-retention' }, 'old-key').expect(201);
+    await post({ actor: 'a', action: 'x', chain: 'idem-retention' }, 'young-key').expect(201);
+    await t.dataSource.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '25 hours' WHERE key = 'old-key'`);
+    await t.dataSource.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '23 hours' WHERE key = 'young-key'`);
+    expect(await t.app.get(IdempotencySweeper).sweep()).toBe(1);
+    // The old key is free again: another body under it is a new request, not a reuse.
+    const again = await post({ actor: 'a', action: 'y', chain: 'idem-retention' }, 'old-key').expect(201);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect((await post({ actor: 'a', action: 'y', chain: 'idem-retention' }, 'young-key').expect(422)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await countIn('idem-retention')).toBe(3);
   });
 });

@@ -5,11 +5,12 @@ import { AppendQueue } from './append/append-queue';
 import { ChainLedger } from './append/chain-ledger';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
+import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyService } from './idempotency.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([EventEntity])],
   controllers: [EventsController],
-  providers: [EventsService, AppendQueue, ChainLedger, IdempotencyService],
+  providers: [EventsService, AppendQueue, ChainLedger, IdempotencyService, IdempotencySweeper],
 })
 export class EventsModule {}

@@ -3,7 +3,7 @@ import { loadAppConfig } from './app-config';
 describe('loadAppConfig', () => {
   it('has the contract defaults', () => {
     const sut = loadAppConfig({});
-    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [], verifyPageSize: 2000 });
+    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [], verifyPageSize: 2000, idempotencyRetentionHours: 24 });
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
   });
 
@@ -22,6 +22,7 @@ describe('loadAppConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND/],
     [{ VERIFY_PAGE_SIZE: '0' }, /VERIFY_PAGE_SIZE/],
+    [{ IDEMPOTENCY_RETENTION_HOURS: '23' }, /IDEMPOTENCY_RETENTION_HOURS/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],
