@@ -1,33 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey, signChainCheckpoint } from '@app/hashing';
+import { CHECKPOINT_KEY_NAME, formatVerifierKey, GENESIS_HASH, parseVerifierKey, signChainCheckpoint } from '@app/hashing';
 import { AuditedEvent, ChainAudit, MAX_REPORTED_ERRORS } from './chain-audit';
+import { CHAIN, honestChain } from './chain.fixture';
 
-const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
 const { privateKey } = generateKeyPairSync('ed25519');
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey));
-
-/** An honest chain of `n` events with real hashes. */
-function honestChain(n: number): AuditedEvent[] {
-  const events: AuditedEvent[] = [];
-  let previousHash = GENESIS_HASH;
-  for (let position = 1; position <= n; position++) {
-    const payload = {
-      id: `evt_01JDQ8Z5X3N4K7M2P9R6T0V${String(position).padStart(3, '0')}`,
-      chainId: CHAIN.id,
-      position,
-      actor: 'user_42',
-      action: 'doc.update',
-      resource: null,
-      context: { position },
-      timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
-      previousHash,
-    };
-    const hash = computeEventHash(payload);
-    events.push({ id: payload.id, ownAccount: true, position, hash, previousHash });
-    previousHash = hash;
-  }
-  return events;
-}
 
 const checkpointAt = (events: AuditedEvent[], size: number) => {
   const hash = events[size - 1]!.hash;

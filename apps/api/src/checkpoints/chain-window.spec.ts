@@ -2,33 +2,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { ChainAudit } from './chain-audit';
 import { hashWindow, inspectWindow, StoredEvent } from './chain-window';
+import { CHAIN, honestChain } from './chain.fixture';
 
-const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey));
 const NOW = new Date('2026-11-22T08:00:00.000Z');
-
-/** An honest chain of `n` stored events with real hashes. */
-function honestChain(n: number): StoredEvent[] {
-  const events: StoredEvent[] = [];
-  let previousHash = GENESIS_HASH;
-  for (let position = 1; position <= n; position++) {
-    const payload = {
-      id: `evt_01JDQ8Z5X3N4K7M2P9R6T0V${String(position).padStart(3, '0')}`,
-      chainId: CHAIN.id,
-      position,
-      actor: `user_${position % 7}`,
-      action: 'doc.update',
-      resource: position % 3 === 0 ? null : `doc:${position}`,
-      context: position % 4 === 0 ? null : { position, tags: ['a', 'b'] },
-      timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
-      previousHash,
-    };
-    const hash = computeEventHash(payload);
-    events.push({ ...payload, ownAccount: true, hash });
-    previousHash = hash;
-  }
-  return events;
-}
 
 /** A small deterministic generator, so a failure can be replayed. */
 function prng(seed: number): () => number {
