@@ -13,7 +13,7 @@ const checkpointAt = (events: AuditedEvent[], size: number) => {
 
 /** Feeds the events with their stored hash as the recomputed one, unless `altered` says otherwise. */
 function audit(events: AuditedEvent[], altered: Map<number, string> = new Map()): ChainAudit {
-  const sut = new ChainAudit(CHAIN, verifier);
+  const sut = new ChainAudit(CHAIN, [verifier]);
   for (const e of events) sut.addEvent(e, altered.get(e.position) ?? e.hash);
   return sut;
 }
@@ -44,7 +44,7 @@ describe('ChainAudit', () => {
   });
 
   it('passes an empty chain', () => {
-    const sut = new ChainAudit(CHAIN, verifier);
+    const sut = new ChainAudit(CHAIN, [verifier]);
     sut.checkHead({ position: 0, hash: GENESIS_HASH });
     expect(sut.result(NOW)).toMatchObject({ valid: true, checkedEvents: 0, lastPosition: 0, lastHash: GENESIS_HASH });
   });
@@ -112,8 +112,21 @@ describe('ChainAudit', () => {
       expect(messages).toEqual([
         expect.stringMatching(/size 2 is not signed by this service's checkpoint key/),
         expect.stringMatching(/row of size 3 does not match its signed note/),
-        expect.stringMatching(/size 5 is not signed by this service's checkpoint key \(the signature .* does not verify\)/),
+        expect.stringMatching(/size 5 is not signed by this service's checkpoint key nor a retired one \(the signature .* does not verify\)/),
       ]);
+    });
+
+    it('accepts a note signed by a retired key it was given, and only then', () => {
+      const retired = generateKeyPairSync('ed25519').privateKey;
+      const retiredVerifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, retired));
+      const checkpoint = { ...checkpointAt(events, 2), note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, retired) };
+      const withRetired = new ChainAudit(CHAIN, [verifier, retiredVerifier]);
+      events.forEach((e) => withRetired.addEvent(e, e.hash));
+      withRetired.addCheckpoint(checkpoint, events[1]!);
+      expect(withRetired.result(NOW)).toMatchObject({ valid: true, checkpointsChecked: 1, errors: [] });
+      const without = audit(events);
+      without.addCheckpoint(checkpoint, events[1]!);
+      expect(without.result(NOW).errors).toEqual([expect.objectContaining({ position: 2, message: expect.stringMatching(/missing from RETIRED_VERIFIER_KEYS/) })]);
     });
 
     it('reports a checkpoint of another chain', () => {

@@ -37,7 +37,8 @@ export class ChainAudit {
 
   constructor(
     private readonly chain: { id: string },
-    private readonly verifier: NoteVerifier,
+    /** The service's checkpoint key, then its retired ones. */
+    private readonly verifiers: readonly NoteVerifier[],
   ) {}
 
   /** A window's events, then its checkpoints. */
@@ -89,9 +90,13 @@ export class ChainAudit {
   addCheckpoint(checkpoint: StoredCheckpoint, event: { id: string; hash: string } | null): void {
     this.checkpointsChecked++;
     const { size } = checkpoint;
-    const opened = verifyChainCheckpoint(checkpoint.note, [this.verifier]);
+    const opened = verifyChainCheckpoint(checkpoint.note, this.verifiers);
     if (!opened.ok) {
-      this.fail(size, event?.id ?? null, `the stored checkpoint of size ${size} is not signed by this service's checkpoint key (${opened.message}): it was forged or altered, or signed by an earlier key`);
+      this.fail(
+        size,
+        event?.id ?? null,
+        `the stored checkpoint of size ${size} is not signed by this service's checkpoint key nor a retired one (${opened.message}): it was forged or altered, or signed by an earlier key missing from RETIRED_VERIFIER_KEYS`,
+      );
       return;
     }
     const signed = opened.checkpoint;

@@ -34,7 +34,7 @@ export class ChainVerificationService {
   async verify(accountId: string, chainId: string): Promise<{ data: ChainVerificationView }> {
     const chain = CHAIN_ID.test(chainId) ? await this.chains.findOneBy({ id: chainId, accountId }) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
-    const audit = new ChainAudit(chain, this.signer.verifier);
+    const audit = new ChainAudit(chain, this.signer.verifiers);
     const head = { position: chain.lastPosition, hash: chain.lastHash };
     await this.walk(audit, chain, head.position);
     audit.checkHead(head);

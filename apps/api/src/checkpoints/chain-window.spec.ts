@@ -56,12 +56,12 @@ function tamper(events: StoredEvent[], random: () => number): StoredEvent[] {
 
 /** The audit's answer when fed event by event, and when fed windows of `size` positions. */
 function byEvents(rows: StoredEvent[]) {
-  const audit = new ChainAudit(CHAIN, verifier);
+  const audit = new ChainAudit(CHAIN, [verifier]);
   for (const e of rows) audit.addEvent(e, computeEventHash(e));
   return audit.result(NOW);
 }
 function byWindows(rows: StoredEvent[], size: number, head: number) {
-  const audit = new ChainAudit(CHAIN, verifier);
+  const audit = new ChainAudit(CHAIN, [verifier]);
   for (let after = 0; after < Math.max(1, head); after += size) {
     audit.addWindow({ events: hashWindow(rows.filter((e) => e.position > after && e.position <= Math.min(head, after + size))), checkpoints: [] });
   }

@@ -1,25 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '@app/common';
-import { ChainCheckpoint, signChainCheckpoint } from '@app/hashing';
-import { loadSigningKey, SigningKey } from './signing-key';
+import { ChainCheckpoint, NoteVerifier, signChainCheckpoint } from '@app/hashing';
+import { loadSigningKey, parseRetiredVerifierKeys, SigningKey } from './signing-key';
 
-/** Holds the checkpoint signing key (loaded once, at start; a bad SIGNING_KEY stops the start). */
+/**
+ * Holds the checkpoint signing key and the keys stored checkpoints may be signed by: it and the
+ * retired ones (loaded once, at start; a bad SIGNING_KEY or RETIRED_VERIFIER_KEYS stops the start).
+ */
 @Injectable()
 export class CheckpointSigner {
   private readonly logger = new Logger('Checkpoints');
   private readonly key: SigningKey;
+  /** The current key first. */
+  readonly verifiers: readonly NoteVerifier[];
 
   constructor(config: AppConfig) {
     this.key = loadSigningKey(config.signingKey, config.dataDir, (message) => this.logger.warn(message));
+    const retired = parseRetiredVerifierKeys(config.retiredVerifierKeys);
+    this.verifiers = [this.key.verifier, ...retired];
     this.logger.log(`Checkpoints are signed with ${this.key.verifierKey} (from ${this.key.source === 'SIGNING_KEY' ? 'SIGNING_KEY' : 'the key file'})`);
+    if (retired.length > 0) this.logger.log(`Stored checkpoints signed by ${retired.length} retired key(s) of RETIRED_VERIFIER_KEYS are accepted`);
   }
 
   get verifierKey(): string {
     return this.key.verifierKey;
-  }
-
-  get verifier(): SigningKey['verifier'] {
-    return this.key.verifier;
   }
 
   /** Hex key id, as stored beside each note. */

@@ -2,7 +2,8 @@ import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSigningKey, parseSigningKey, SIGNING_KEY_FILE } from './signing-key';
+import { CHECKPOINT_KEY_NAME, formatVerifierKey } from '@app/hashing';
+import { loadSigningKey, parseRetiredVerifierKeys, parseSigningKey, SIGNING_KEY_FILE } from './signing-key';
 
 const rawPublic = (pem: string | Buffer): string => createPublicKey(pem).export({ format: 'jwk' }).x as string;
 
@@ -84,5 +85,22 @@ describe('loadSigningKey', () => {
     writeFileSync(join(dir, SIGNING_KEY_FILE), 'garbage', { mode: 0o600 });
     expect(() => loadSigningKey(null, dir, jest.fn())).toThrow(/checkpoint-signing-key: the key file must be base64/);
     expect(readFileSync(join(dir, SIGNING_KEY_FILE), 'utf8')).toBe('garbage');
+  });
+});
+
+describe('parseRetiredVerifierKeys', () => {
+  const key = () => formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey);
+
+  it('reads verifier keys of the checkpoint key name', () => {
+    const keys = [key(), key()];
+    expect(parseRetiredVerifierKeys(keys).map((v) => `${v.name}+${v.keyId.toString('hex')}`)).toEqual(keys.map((k) => k.split('+').slice(0, 2).join('+')));
+  });
+
+  it.each([
+    ['garbage', 'not-a-key', /RETIRED_VERIFIER_KEYS entry 2: a verifier key is/],
+    ['another name', formatVerifierKey('example.com', generateKeyPairSync('ed25519').privateKey), /RETIRED_VERIFIER_KEYS entry 2: the key name must be/],
+    ['a wrong key id', key().replace(/\+[0-9a-f]{8}\+/, '+00000000+'), /RETIRED_VERIFIER_KEYS entry 2: the verifier key id does not match/],
+  ])('stops the start on %s, naming the entry', (_, bad, message) => {
+    expect(() => parseRetiredVerifierKeys([key(), bad])).toThrow(message);
   });
 });

@@ -71,6 +71,24 @@ function parseSigningKeyFile(text: string, path: string): KeyObject {
   }
 }
 
+/**
+ * RETIRED_VERIFIER_KEYS: the verifier keys (GET /v1/checkpoint-key) of earlier signing keys, so
+ * that checkpoints they signed still verify after a rotation. Public keys only; a malformed one
+ * stops the start.
+ */
+export function parseRetiredVerifierKeys(keys: readonly string[]): NoteVerifier[] {
+  return keys.map((key, index) => {
+    let verifier: NoteVerifier;
+    try {
+      verifier = parseVerifierKey(key);
+    } catch (error) {
+      throw new Error(`RETIRED_VERIFIER_KEYS entry ${index + 1}: ${(error as Error).message}`);
+    }
+    if (verifier.name !== CHECKPOINT_KEY_NAME) throw new Error(`RETIRED_VERIFIER_KEYS entry ${index + 1}: the key name must be ${CHECKPOINT_KEY_NAME}`);
+    return verifier;
+  });
+}
+
 function describe(privateKey: KeyObject, source: string): SigningKey {
   const verifierKey = formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey);
   return { privateKey, verifierKey, verifier: parseVerifierKey(verifierKey), source };

@@ -5,6 +5,11 @@ describe('loadAppConfig', () => {
     const sut = loadAppConfig({});
     expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [], verifyPageSize: 2000, idempotencyRetentionHours: 24 });
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
+    expect(loadAppConfig({ RETIRED_VERIFIER_KEYS: ' audit-trail+aa+AQ==, audit-trail+bb+AQ==\naudit-trail+cc+AQ==' }).retiredVerifierKeys).toEqual([
+      'audit-trail+aa+AQ==',
+      'audit-trail+bb+AQ==',
+      'audit-trail+cc+AQ==',
+    ]);
   });
 
   it('parses API_KEYS with default and explicit scopes', () => {

@@ -24,6 +24,8 @@ export class AppConfig {
   /** Idempotency-Key records are deleted this long after their claim (contract §7: at least 24 h). */
   idempotencyRetentionHours = 24;
   signingKey: string | null = null;
+  /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
+  retiredVerifierKeys: string[] = [];
 }
 
 /** `ingest` appends events; `read` is everything else (contract §1). */
@@ -75,6 +77,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
   config.signingKey = env.SIGNING_KEY || null;
+  config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '')
+    .split(/[\s,]+/)
+    .filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
 }
