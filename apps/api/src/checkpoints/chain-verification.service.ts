@@ -16,10 +16,16 @@ import { WindowInspector } from './window-inspector';
  * and holds it against every stored checkpoint; then re-reads the head to find checkpoints and
  * events above it. Appends may go on meanwhile: events up to the first head never change, and
  * later ones are left for the next run. Memory holds at most the windows in flight.
+ *
+ * A walk of a long chain is the most expensive request there is, so an account runs at most
+ * VERIFY_CONCURRENCY at once (more get 429), and a walk whose client went away stops.
  */
 @Injectable()
 export class ChainVerificationService {
   private readonly windowSize: number;
+  private readonly maxPerAccount: number;
+  /** Verifications running now, by account. */
+  private readonly running = new Map<string, number>();
 
   constructor(
     @InjectRepository(ChainEntity) private readonly chains: Repository<ChainEntity>,
@@ -29,14 +35,36 @@ export class ChainVerificationService {
     config: AppConfig,
   ) {
     this.windowSize = config.verifyPageSize;
+    this.maxPerAccount = config.verifyConcurrency;
   }
 
-  async verify(accountId: string, chainId: string): Promise<{ data: ChainVerificationView }> {
+  /** `clientGone` aborts when nobody waits for the answer any more. */
+  async verify(accountId: string, chainId: string, clientGone?: AbortSignal): Promise<{ data: ChainVerificationView }> {
+    const running = this.running.get(accountId) ?? 0;
+    if (running >= this.maxPerAccount) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `This account is already running ${running} whole-chain verification(s); retry when one has finished.`,
+        { limit: this.maxPerAccount },
+        { 'Retry-After': '1' },
+      );
+    }
+    this.running.set(accountId, running + 1);
+    try {
+      return await this.verifyChain(accountId, chainId, clientGone);
+    } finally {
+      const left = (this.running.get(accountId) ?? 1) - 1;
+      if (left === 0) this.running.delete(accountId);
+      else this.running.set(accountId, left);
+    }
+  }
+
+  private async verifyChain(accountId: string, chainId: string, clientGone?: AbortSignal): Promise<{ data: ChainVerificationView }> {
     const chain = CHAIN_ID.test(chainId) ? await this.chains.findOneBy({ id: chainId, accountId }) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifiers);
     const head = { position: chain.lastPosition, hash: chain.lastHash };
-    await this.walk(audit, chain, head.position);
+    await this.walk(audit, chain, head.position, clientGone);
     audit.checkHead(head);
     const now = await this.reader.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
@@ -45,7 +73,7 @@ export class ChainVerificationService {
   }
 
   /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */
-  private async walk(audit: ChainAudit, chain: ChainEntity, headPosition: number): Promise<void> {
+  private async walk(audit: ChainAudit, chain: ChainEntity, headPosition: number, clientGone?: AbortSignal): Promise<void> {
     const count = Math.max(1, Math.ceil(headPosition / this.windowSize));
     const inFlight: Promise<WindowReport>[] = [];
     const start = (k: number): void => {
@@ -55,10 +83,17 @@ export class ChainVerificationService {
       inFlight.push(window);
     };
     for (let k = 0; k < this.inspector.windowsInFlight; k++) start(k);
-    for (let k = 0; k < count; k++) {
-      const window = await inFlight.shift()!;
-      start(k + this.inspector.windowsInFlight);
-      audit.addWindow(window);
+    try {
+      for (let k = 0; k < count; k++) {
+        const window = await inFlight.shift()!;
+        // No new window starts. Nobody reads this answer, and the filter does not log a 503.
+        if (clientGone?.aborted) throw AppError.unavailable('The client closed the connection; the verification was stopped.');
+        start(k + this.inspector.windowsInFlight);
+        audit.addWindow(window);
+      }
+    } finally {
+      // On failure, the windows still in flight end before the request does: no reads outlive it.
+      await Promise.allSettled(inFlight);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Param, Query, Res, UseInterceptors } from '@nestjs/common';
+import type { Response } from 'express';
 import { Account, Public } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ChainVerificationService } from './chain-verification.service';
@@ -20,8 +21,13 @@ export class CheckpointsController {
   }
 
   @Get('chain/:chainId/verify')
-  verify(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
-    return this.verification.verify(account, chainId);
+  verify(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto, @Res({ passthrough: true }) res: Response) {
+    // 'close' before the response finished: the client went away, and the walk may stop.
+    const clientGone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    return this.verification.verify(account, chainId, clientGone.signal);
   }
 
   /** Public: auditors need it without a key of ours. */

@@ -21,6 +21,8 @@ export class AppConfig {
   verifyPageSize = 2000;
   /** Worker threads that read and hash those windows on their own connections (PostgreSQL only). */
   verifyWorkers = Math.min(8, availableParallelism());
+  /** Whole-chain verifications one account may run at once on an instance (more: 429). */
+  verifyConcurrency = 2;
   /** Idempotency-Key records are deleted this long after their claim (contract §7: at least 24 h). */
   idempotencyRetentionHours = 24;
   signingKey: string | null = null;
@@ -69,6 +71,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.appendConcurrency = int('APPEND_CONCURRENCY', config.appendConcurrency, 1, 64);
   config.verifyPageSize = int('VERIFY_PAGE_SIZE', config.verifyPageSize, 1, 50_000);
   config.verifyWorkers = int('VERIFY_WORKERS', config.verifyWorkers, 0, 64);
+  config.verifyConcurrency = int('VERIFY_CONCURRENCY', config.verifyConcurrency, 1, 64);
   config.idempotencyRetentionHours = int('IDEMPOTENCY_RETENTION_HOURS', config.idempotencyRetentionHours, 24, 24 * 366);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
