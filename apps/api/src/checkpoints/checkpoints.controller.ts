@@ -1,6 +1,6 @@
-import { Controller, Get, Param, Query, Res, UseInterceptors } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { Account, Public } from '@app/auth';
+import { ClientGone } from '../common/client-gone.decorator';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ChainVerificationService } from './chain-verification.service';
 import { CheckpointsService } from './checkpoints.service';
@@ -21,13 +21,8 @@ export class CheckpointsController {
   }
 
   @Get('chain/:chainId/verify')
-  verify(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto, @Res({ passthrough: true }) res: Response) {
-    // 'close' before the response finished: the client went away, and the walk may stop.
-    const clientGone = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) clientGone.abort();
-    });
-    return this.verification.verify(account, chainId, clientGone.signal);
+  verify(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto, @ClientGone() clientGone: AbortSignal) {
+    return this.verification.verify(account, chainId, clientGone);
   }
 
   /** Public: auditors need it without a key of ours. */
