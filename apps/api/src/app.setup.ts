@@ -3,6 +3,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json, NextFunction, Request, Response } from 'express';
 import { AppError } from '@app/common';
+import { serveOpenApi } from './openapi/openapi';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -18,6 +19,7 @@ export function configureApp(app: INestApplication): void {
   express.use(assignRequestId);
   express.use(requireJsonBody);
   express.use(parseJsonBody);
+  serveOpenApi(app);
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

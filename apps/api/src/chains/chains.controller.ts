@@ -1,20 +1,31 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
+import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { ChainsService } from './chains.service';
+import { ChainView } from './dto/chain.view';
 import { ListChainsQuery } from './dto/list-chains.query';
 
 /** Read-only: the default `read` scope. The status path is singular (spec §1). */
+@ApiTags('chains')
+@ApiBearerAuth()
 @Controller('v1')
 export class ChainsController {
   constructor(private readonly chains: ChainsService) {}
 
   @Get('chains')
+  @ApiOperation({ summary: 'List the account’s chains' })
+  @ApiPage(ChainView)
+  @ApiErrors()
   list(@Account() account: string, @Query() query: ListChainsQuery) {
     return this.chains.list(account, query);
   }
 
   @Get('chain/:chainId/status')
+  @ApiOperation({ summary: 'One chain: its head and size' })
+  @ApiData(ChainView)
+  @ApiErrors(404)
   status(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.chains.status(account, chainId);
   }

@@ -1,11 +1,16 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
+import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { CreateEventDto } from './dto/create-event.dto';
+import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
 
+@ApiTags('events')
+@ApiBearerAuth()
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
@@ -13,6 +18,10 @@ export class EventsController {
   @Post()
   @HttpCode(201)
   @RequireScope('ingest')
+  @ApiOperation({ summary: 'Append an event to its chain', description: 'Scope ingest. A 201 means the event is committed.' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1–255 printable ASCII characters: a retry with the same key and body replays the first response (Idempotent-Replayed: true)' })
+  @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key')
+  @ApiErrors(409, 413, 415, 422)
   async append(
     @Account() account: string,
     @Body() dto: CreateEventDto,
@@ -26,11 +35,17 @@ export class EventsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List events, newest first', description: 'Filters combine with AND.' })
+  @ApiPage(EventView)
+  @ApiErrors()
   list(@Account() account: string, @Query() query: ListEventsQuery) {
     return this.events.list(account, query);
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One event' })
+  @ApiData(EventView)
+  @ApiErrors(404)
   get(@Account() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
     return this.events.get(account, id);
   }

@@ -1,19 +1,23 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 import { AppError } from '@app/common';
 
+@ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get('live')
+  @ApiOperation({ summary: 'The process answers' })
   live() {
     return { data: { status: 'ok' } };
   }
 
   @Get('ready')
+  @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
   async ready() {
     try {
       await this.dataSource.query('SELECT 1');

@@ -1,9 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+
 /** The Chain resource on the wire (spec §2). */
-export interface ChainView {
-  id: string;
-  name: string;
-  lastHash: string;
-  lastPosition: number;
-  eventCount: number;
-  createdAt: string;
+export class ChainView {
+  @ApiProperty({ example: 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
+  id!: string;
+
+  @ApiProperty({ example: 'default' })
+  name!: string;
+
+  @ApiProperty({ description: 'Hash of the newest event', pattern: '^[0-9a-f]{64}$' })
+  lastHash!: string;
+
+  @ApiProperty({ description: 'Position of the newest event', example: 42 })
+  lastPosition!: number;
+
+  @ApiProperty({ example: 42 })
+  eventCount!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
 }

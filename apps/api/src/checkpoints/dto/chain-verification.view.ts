@@ -1,26 +1,48 @@
-export interface ChainVerificationError {
-  /** The position the error is about (for a gap: the first missing position). */
-  position: number;
-  /** The event at that position, or null when it is missing. */
-  eventId: string | null;
-  message: string;
+import { ApiProperty } from '@nestjs/swagger';
+
+export class ChainVerificationError {
+  @ApiProperty({ description: 'The position the error is about (for a gap: the first missing position)' })
+  position!: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The event at that position, or null when it is missing' })
+  eventId!: string | null;
+
+  @ApiProperty()
+  message!: string;
 }
 
 /** GET /v1/chain/:chainId/verify */
-export interface ChainVerificationView {
-  /** True exactly when errorCount is 0. */
-  valid: boolean;
-  chainId: string;
-  checkedEvents: number;
-  /** Position and hash of the last event walked (0 and 64 zeros when there was none). */
-  lastPosition: number;
-  lastHash: string;
-  firstInvalidPosition: number | null;
-  checkpointsChecked: number;
-  /** At most MAX_REPORTED_ERRORS (100), in the order found. */
-  errors: ChainVerificationError[];
-  /** How many errors were found in all; more than errors.length when errorsTruncated. */
-  errorCount: number;
-  errorsTruncated: boolean;
-  verifiedAt: string;
+export class ChainVerificationView {
+  @ApiProperty({ description: 'True exactly when errorCount is 0' })
+  valid!: boolean;
+
+  @ApiProperty()
+  chainId!: string;
+
+  @ApiProperty()
+  checkedEvents!: number;
+
+  @ApiProperty({ description: 'Position of the last event walked (0 when there was none)' })
+  lastPosition!: number;
+
+  @ApiProperty({ pattern: '^[0-9a-f]{64}$', description: 'Hash of the last event walked (64 zeros when there was none)' })
+  lastHash!: string;
+
+  @ApiProperty({ type: Number, nullable: true })
+  firstInvalidPosition!: number | null;
+
+  @ApiProperty()
+  checkpointsChecked!: number;
+
+  @ApiProperty({ type: [ChainVerificationError], description: 'At most 100, in the order found' })
+  errors!: ChainVerificationError[];
+
+  @ApiProperty({ description: 'How many errors were found in all; more than errors.length when errorsTruncated' })
+  errorCount!: number;
+
+  @ApiProperty()
+  errorsTruncated!: boolean;
+
+  @ApiProperty({ format: 'date-time' })
+  verifiedAt!: string;
 }

@@ -1,4 +1,4 @@
-import { IntersectionType } from '@nestjs/mapped-types';
+import { IntersectionType } from '@nestjs/swagger';
 import { PageQueryDto } from '@app/common';
 import { EventFiltersDto } from './event-filters.dto';
 

@@ -1,4 +1,4 @@
-import { OmitType } from '@nestjs/mapped-types';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { IsIn, isISO8601, registerDecorator, ValidationArguments } from 'class-validator';
 import { EventFiltersDto, ISO_DATETIME } from '../../events/dto/event-filters.dto';
 import { compareInstants } from '../export-period';
@@ -44,12 +44,15 @@ function IsNotEarlierThan(start: string) {
 
 /** Query of GET /v1/events/export: the list filters, a required inclusive period and a format. */
 export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'] as const) {
+  @ApiProperty({ enum: EXPORT_FORMATS })
   @IsIn(EXPORT_FORMATS, { message: 'format must be csv or json' })
   format!: ExportFormatName;
 
+  @ApiProperty({ description: 'Period start, inclusive (ISO 8601 with an offset)', example: '2026-11-01T00:00:00Z' })
   @IsIsoInstant()
   after!: string;
 
+  @ApiProperty({ description: 'Period end, inclusive (ISO 8601 with an offset)', example: '2026-11-30T23:59:59.999Z' })
   @IsIsoInstant()
   @IsNotEarlierThan('after')
   before!: string;
