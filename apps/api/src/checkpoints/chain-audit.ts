@@ -42,18 +42,17 @@ export class ChainAudit {
   ) {}
 
   /** A window's events, then its checkpoints. */
-  addWindow({ events, checkpoints }: WindowReport): void {
-    if (events.intact) {
+  addWindow({ events: { run, events }, checkpoints }: WindowReport): void {
+    if (run) {
       // Its first event is checked against what came before; the others were checked, against
       // their predecessors, where the window was hashed: as if each had been added.
-      this.addEvent(events.first, events.first.hash);
-      this.checkedEvents += events.count - 1;
-      this.previousHash = events.last.hash;
-      this.expectedPosition = events.last.position + 1;
-      this.last = { position: events.last.position, hash: events.last.hash, id: events.last.id };
-    } else {
-      for (const event of events.events) this.addEvent(event, event.computedHash);
+      this.addEvent(run.first, run.first.hash);
+      this.checkedEvents += run.count - 1;
+      this.previousHash = run.last.hash;
+      this.expectedPosition = run.last.position + 1;
+      this.last = { position: run.last.position, hash: run.last.hash, id: run.last.id };
     }
+    for (const event of events) this.addEvent(event, event.computedHash);
     for (const { checkpoint, event } of checkpoints) this.addCheckpoint(checkpoint, event);
   }
 

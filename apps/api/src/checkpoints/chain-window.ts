@@ -14,8 +14,12 @@ export interface WindowRequest {
   upTo: number;
 }
 
-/** Runs SQL with positional parameters and resolves to the rows. */
-export type RunQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
+/**
+ * Runs SQL with positional parameters and hands each row to `onRow` as it arrives; resolves when
+ * the last one has been handed over. Rows that are hashed and dropped at once die young: the
+ * garbage collector then costs a fraction of what a window held in full costs.
+ */
+export type StreamRows = (sql: string, parameters: unknown[], onRow: (row: unknown) => void) => Promise<void>;
 
 export interface StoredEvent extends EventHashPayload {
   /** False when the row's account is not the chain's. */
@@ -25,13 +29,23 @@ export interface StoredEvent extends EventHashPayload {
 
 export type HashedEvent = AuditedEvent & { computedHash: string };
 
+/** Consecutive events that all hash to their stored hashes, belong to the chain's account and link up. */
+export interface IntactRun {
+  count: number;
+  first: AuditedEvent;
+  last: AuditedEvent;
+}
+
 /**
- * What a window holds. A window whose events all hash to their stored hashes, belong to the
- * chain's account and follow one another (consecutive positions, each linked to the one before)
- * travels as its two ends: nothing between them can be wrong. Any other window travels whole,
- * every event with its recomputed hash, so that the audit can say what is wrong.
+ * What a window holds, in position order: an intact run, travelling as its two ends (nothing
+ * between them can be wrong), then, from the first event that is not (altered, foreign, out of
+ * place), every event with its recomputed hash, so that the audit can say what is wrong. An
+ * honest window is one run and no events.
  */
-export type WindowEvents = { intact: true; count: number; first: AuditedEvent; last: AuditedEvent } | { intact: false; events: HashedEvent[] };
+export interface WindowEvents {
+  run: IntactRun | null;
+  events: HashedEvent[];
+}
 
 export interface WindowReport {
   events: WindowEvents;
@@ -58,46 +72,60 @@ const EVENTS_SQL = `SELECT id, $1::varchar AS "chainId", position::float8 AS pos
 const CHECKPOINTS_SQL = `SELECT size::text AS size, hash, note FROM checkpoints
   WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`;
 
-export async function inspectWindow(run: RunQuery, { chainId, accountId, after, upTo }: WindowRequest): Promise<WindowReport> {
-  const events = (await run(EVENTS_SQL, [chainId, after, upTo, upTo - after + 1, accountId])) as StoredEvent[];
-  const checkpoints = (await run(CHECKPOINTS_SQL, [chainId, after === 0 ? -1 : after, upTo])) as { size: string; hash: string; note: string }[];
-  return {
-    events: hashWindow(events),
-    checkpoints: checkpoints.map((row) => {
-      const checkpoint = { size: Number(row.size), hash: row.hash, note: row.note };
-      const event = eventAt(events, checkpoint.size);
-      return { checkpoint, event: event && { id: event.id, hash: event.hash } };
-    }),
-  };
+export async function inspectWindow(stream: StreamRows, { chainId, accountId, after, upTo }: WindowRequest): Promise<WindowReport> {
+  const checkpoints: WindowReport['checkpoints'] = [];
+  const atSize = new Map<number, WindowReport['checkpoints'][number]>();
+  await stream(CHECKPOINTS_SQL, [chainId, after === 0 ? -1 : after, upTo], (row) => {
+    const { size, hash, note } = row as { size: string; hash: string; note: string };
+    const entry: WindowReport['checkpoints'][number] = { checkpoint: { size: Number(size), hash, note }, event: null };
+    checkpoints.push(entry);
+    atSize.set(entry.checkpoint.size, entry);
+  });
+  const hasher = new WindowHasher();
+  await stream(EVENTS_SQL, [chainId, after, upTo, upTo - after + 1, accountId], (row) => {
+    const event = row as StoredEvent;
+    hasher.add(event);
+    const entry = atSize.get(event.position);
+    if (entry && entry.event === null) entry.event = { id: event.id, hash: event.hash };
+  });
+  return { events: hasher.result(), checkpoints };
 }
 
-/** Recomputes every hash of a window of events in position order. */
+/** Recomputes every hash of a window of events in position order (all at once). */
 export function hashWindow(events: readonly StoredEvent[]): WindowEvents {
-  const computed = events.map((event) => computeEventHash(event));
-  const intact =
-    events.length > 0 &&
-    events.every((event, i) => {
-      const before = i === 0 ? null : events[i - 1]!;
-      return event.ownAccount && computed[i] === event.hash && (before === null || (event.position === before.position + 1 && event.previousHash === before.hash));
-    });
-  if (intact) return { intact: true, count: events.length, first: audited(events[0]!), last: audited(events[events.length - 1]!) };
-  return { intact: false, events: events.map((event, i) => ({ ...audited(event), computedHash: computed[i]! })) };
+  const hasher = new WindowHasher();
+  for (const event of events) hasher.add(event);
+  return hasher.result();
+}
+
+/** Hashes a window's events one by one, in position order, keeping only what the audit needs. */
+class WindowHasher {
+  private run: IntactRun | null = null;
+  private readonly events: HashedEvent[] = [];
+
+  add(event: StoredEvent): void {
+    const computedHash = computeEventHash(event);
+    const last = this.run?.last;
+    const fits =
+      this.events.length === 0 &&
+      event.ownAccount &&
+      computedHash === event.hash &&
+      (last === undefined || (event.position === last.position + 1 && event.previousHash === last.hash));
+    if (!fits) this.events.push({ ...audited(event), computedHash });
+    else if (this.run) {
+      this.run.count++;
+      this.run.last = audited(event);
+    } else {
+      const first = audited(event);
+      this.run = { count: 1, first, last: first };
+    }
+  }
+
+  result(): WindowEvents {
+    return { run: this.run, events: this.events };
+  }
 }
 
 function audited({ id, ownAccount, position, hash, previousHash }: StoredEvent): AuditedEvent {
   return { id, ownAccount, position, hash, previousHash };
-}
-
-/** The event at `position` in events sorted by position (binary search: windows may have gaps). */
-function eventAt(events: readonly StoredEvent[], position: number): StoredEvent | null {
-  let low = 0;
-  let high = events.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const candidate = events[middle]!;
-    if (candidate.position === position) return candidate;
-    if (candidate.position < position) low = middle + 1;
-    else high = middle - 1;
-  }
-  return null;
 }

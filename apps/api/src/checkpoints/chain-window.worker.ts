@@ -1,5 +1,5 @@
 import { workerData } from 'node:worker_threads';
-import { Client } from 'pg';
+import { Client, Query } from 'pg';
 import { inspectWindow, WindowReport, WindowRequest } from './chain-window';
 
 /**
@@ -53,11 +53,27 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
   const used = connection();
   try {
     const db = await used;
-    return await inspectWindow(async (sql, parameters) => (await db.query(sql, parameters)).rows as unknown[], request);
+    return await inspectWindow((sql, parameters, onRow) => streamRows(db, sql, parameters, onRow), request);
   } catch (error) {
     drop(used);
     throw error;
   }
+}
+
+/** A query whose rows are handed over one by one as they arrive, never collected (pg's Query with a 'row' listener). */
+function streamRows(db: Client, sql: string, parameters: unknown[], onRow: (row: unknown) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const query = db.query(new Query(sql, parameters));
+    query.on('row', (row: unknown) => {
+      try {
+        onRow(row);
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+    query.on('end', () => resolve());
+    query.on('error', reject);
+  });
 }
 
 export default async function inspect(request: WindowRequest): Promise<WindowOutcome> {

@@ -35,7 +35,10 @@ export class WindowInspector implements OnApplicationShutdown {
   }
 
   async inspect(request: WindowRequest): Promise<WindowReport> {
-    if (!this.pool) return inspectWindow((sql, parameters) => this.manager.query(sql, parameters), request);
+    if (!this.pool) {
+      // TypeORM hands over whole results; a window is bounded, so that only costs memory.
+      return inspectWindow(async (sql, parameters, onRow) => ((await this.manager.query(sql, parameters)) as unknown[]).forEach(onRow), request);
+    }
     const outcome = await this.pool.run(request);
     if ('report' in outcome) return outcome.report;
     // Rebuilt with its SQLSTATE or socket code, so that the exception filter can tell an
