@@ -30,6 +30,7 @@ export class WindowInspector implements OnApplicationShutdown {
   ) {
     const workers = config.databaseUrl ? config.verifyWorkers : 0;
     this.pool = workers > 0 ? createPool(config.databaseUrl!, workers) : null;
+    // In-process: one window hashed while two are read (they queue for the pool's connections).
     this.windowsInFlight = workers > 0 ? workers * WINDOWS_PER_WORKER : 3;
     this.logger.log(workers > 0 ? `Whole-chain verification hashes on ${workers} worker thread(s)` : 'Whole-chain verification hashes in-process');
   }
