@@ -24,6 +24,10 @@ describe('whole-chain verification limits', () => {
     await t.close();
   });
 
+  const until = async (condition: () => boolean): Promise<void> => {
+    while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
   /** Holds every window read until `open()`. */
   function gateWindows(): { open: () => void; reads: () => number } {
     let open!: () => void;
@@ -37,9 +41,9 @@ describe('whole-chain verification limits', () => {
   }
 
   it('answers 429 RATE_LIMITED with Retry-After while the account already runs VERIFY_CONCURRENCY walks; others may walk', async () => {
-    const { open } = gateWindows();
+    const { open, reads } = gateWindows();
     const first = t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme)).then((r) => r);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => reads() > 0); // the first walk is under way
     const refused = await t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme)).expect(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { limit: 1 } });
@@ -60,9 +64,10 @@ describe('whole-chain verification limits', () => {
       const client = httpRequest({ port, host: '127.0.0.1', path: `/v1/chain/${chainId}/verify`, headers: { Authorization: `Bearer ${KEYS.acme}` } });
       client.on('error', () => undefined);
       client.end();
-      while (verify.mock.results.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(() => verify.mock.calls.length > 0);
       client.destroy();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const clientGone = verify.mock.calls[0]![2]!;
+      await until(() => clientGone.aborted);
       open();
       await expect(verify.mock.results[0]!.value).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
       expect(reads()).toBeLessThan(N / 4);
