@@ -1,4 +1,5 @@
 import { KeyObject } from 'node:crypto';
+import { HEX_HASH } from './event-hash';
 import { Checkpoint, formatCheckpoint, NoteFormatError, NoteVerifier, parseCheckpoint, signNote, verifyNote } from './signed-note';
 
 /*
@@ -18,7 +19,6 @@ export const CHECKPOINT_KEY_NAME = 'audit-trail';
 export const CHECKPOINT_ORIGIN_PREFIX = 'audit-trail/';
 
 const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
-const HEX_HASH = /^[0-9a-f]{64}$/;
 
 export interface ChainCheckpoint {
   chainId: string;

@@ -4,6 +4,9 @@ import { canonicalJson } from './canonical-json';
 /** previousHash of the first event of every chain. */
 export const GENESIS_HASH = '0'.repeat(64);
 
+/** The text form of every hash: hex, lowercase, 64 characters. */
+export const HEX_HASH = /^[0-9a-f]{64}$/;
+
 /** Exactly the members that are hashed (contract §3); nothing more, nothing less. */
 export interface EventHashPayload {
   id: string;

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { HEX_HASH } from '@app/hashing';
 
 /** The Chain resource on the wire (spec §2). */
 export class ChainView {
@@ -8,7 +9,7 @@ export class ChainView {
   @ApiProperty({ example: 'default' })
   name!: string;
 
-  @ApiProperty({ description: 'Hash of the newest event', pattern: '^[0-9a-f]{64}$' })
+  @ApiProperty({ description: 'Hash of the newest event', pattern: HEX_HASH.source })
   lastHash!: string;
 
   @ApiProperty({ description: 'Position of the newest event', example: 42 })

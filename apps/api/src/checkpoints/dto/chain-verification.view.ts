@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { HEX_HASH } from '@app/hashing';
 
 export class ChainVerificationError {
   @ApiProperty({ description: 'The position the error is about (for a gap: the first missing position)' })
@@ -25,7 +26,7 @@ export class ChainVerificationView {
   @ApiProperty({ description: 'Position of the last event walked (0 when there was none)' })
   lastPosition!: number;
 
-  @ApiProperty({ pattern: '^[0-9a-f]{64}$', description: 'Hash of the last event walked (64 zeros when there was none)' })
+  @ApiProperty({ pattern: HEX_HASH.source, description: 'Hash of the last event walked (64 zeros when there was none)' })
   lastHash!: string;
 
   @ApiProperty({ type: Number, nullable: true })

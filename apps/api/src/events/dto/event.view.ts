@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { HEX_HASH } from '@app/hashing';
 
 /** The chain an event belongs to, and its place in it. */
 export class EventChainRef {
@@ -32,10 +33,10 @@ export class EventView {
   @ApiProperty({ type: EventChainRef })
   chain!: EventChainRef;
 
-  @ApiProperty({ description: 'hex(SHA-256(JCS(payload))), see docs/hashing.md', pattern: '^[0-9a-f]{64}$' })
+  @ApiProperty({ description: 'hex(SHA-256(JCS(payload))), see docs/hashing.md', pattern: HEX_HASH.source })
   hash!: string;
 
-  @ApiProperty({ description: 'The previous event’s hash; 64 zeros for the first event of a chain', pattern: '^[0-9a-f]{64}$' })
+  @ApiProperty({ description: 'The previous event’s hash; 64 zeros for the first event of a chain', pattern: HEX_HASH.source })
   previousHash!: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T07:24:53.449Z' })

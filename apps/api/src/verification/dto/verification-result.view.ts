@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { HEX_HASH } from '@app/hashing';
 
 /** The Verification result on the wire (spec §2, contract §4). */
 export class VerificationResultView {
@@ -8,10 +9,10 @@ export class VerificationResultView {
   @ApiProperty({ type: [String] })
   errors!: string[];
 
-  @ApiProperty({ pattern: '^[0-9a-f]{64}$' })
+  @ApiProperty({ pattern: HEX_HASH.source })
   eventHash!: string;
 
-  @ApiProperty({ pattern: '^[0-9a-f]{64}$' })
+  @ApiProperty({ pattern: HEX_HASH.source })
   computedHash!: string;
 
   @ApiProperty()
