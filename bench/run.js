@@ -12,7 +12,16 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadBenchConfig } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, pool } = require('./lib/database');
-const { freePort, startNode, waitUntilReady, stopChild, stopAllChildren, killAllChildrenNow, RssSampler, tail } = require('./lib/processes');
+const {
+  freePort,
+  startNode,
+  waitUntilReady,
+  stopChild,
+  stopAllChildren,
+  killAllChildrenNow,
+  RssSampler,
+  tail,
+} = require('./lib/processes');
 const { CpuMeter } = require('./lib/cpu');
 const { writeReport } = require('./lib/report');
 const { seedEvents } = require('./lib/seed');
@@ -35,14 +44,26 @@ const t0 = Date.now();
 const log = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 const withTimeout = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
-const state = { cfg: null, dbName: null, dbCreated: false, db: null, readPool: null, sampler: null, service: null, tmpDir: null };
+const state = {
+  cfg: null,
+  dbName: null,
+  dbCreated: false,
+  db: null,
+  readPool: null,
+  sampler: null,
+  service: null,
+  tmpDir: null,
+};
 let cleaning = null;
 
 /** Idempotent: stops the children, drops the bench database, removes the temp dir. */
 function cleanup() {
   cleaning ??= (async () => {
     if (state.sampler) state.sampler.stop();
-    await withTimeout(Promise.all([state.db, state.readPool].filter(Boolean).map((p) => p.end().catch(() => undefined))), 3000);
+    await withTimeout(
+      Promise.all([state.db, state.readPool].filter(Boolean).map((p) => p.end().catch(() => undefined))),
+      3000,
+    );
     await stopAllChildren();
     if (state.dbCreated) {
       try {
@@ -57,7 +78,10 @@ function cleanup() {
   return cleaning;
 }
 
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+]) {
   process.on(signal, () => {
     log(`${signal}: cleaning up`);
     cleanup().finally(() => process.exit(code));
@@ -66,7 +90,15 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
 process.on('exit', killAllChildrenNow);
 
 async function environment(db) {
-  const settings = ['shared_buffers', 'synchronous_commit', 'fsync', 'wal_sync_method', 'commit_delay', 'max_wal_size', 'max_connections'];
+  const settings = [
+    'shared_buffers',
+    'synchronous_commit',
+    'fsync',
+    'wal_sync_method',
+    'commit_delay',
+    'max_wal_size',
+    'max_connections',
+  ];
   const values = {};
   for (const name of settings) values[name] = (await db.query(`SHOW ${name}`)).rows[0][name];
   const version = (await db.query('SHOW server_version')).rows[0].server_version;
@@ -98,7 +130,8 @@ async function main() {
   const cfg = loadBenchConfig();
   state.cfg = cfg;
   for (const file of [cfg.serviceMain, path.join(cfg.hashingLib, 'index.js')]) {
-    if (!fs.existsSync(file)) throw new Error(`${path.relative(cfg.root, file)} is missing: run \`npm run build\` first (npm run bench does)`);
+    if (!fs.existsSync(file))
+      throw new Error(`${path.relative(cfg.root, file)} is missing: run \`npm run build\` first (npm run bench does)`);
   }
   const hashing = require(cfg.hashingLib);
   const startedAt = new Date();
@@ -154,14 +187,28 @@ async function main() {
     seed: null,
   };
   const env = await environment(state.db);
-  const report = { startedAt: startedAt.toISOString(), environment: env, config: { ...cfg, baseDatabaseUrl: undefined, root: undefined, serviceMain: undefined, hashingLib: undefined }, seeding: null, scenarios: [] };
+  const report = {
+    startedAt: startedAt.toISOString(),
+    environment: env,
+    config: { ...cfg, baseDatabaseUrl: undefined, root: undefined, serviceMain: undefined, hashingLib: undefined },
+    seeding: null,
+    scenarios: [],
+  };
 
   if (cfg.scenarios.some((s) => NEEDS_SEED.includes(s))) {
     log(`seeding ${cfg.events.toLocaleString('en-US')} events over ${cfg.chains} chains`);
     const client = await state.db.connect();
     try {
-      ctx.seed = await seedEvents(client, { accountId: ctx.accounts.bench, total: cfg.events, chainCount: cfg.chains, hashing, log });
-      log(`seeded in ${ctx.seed.seconds.toFixed(1)} s (${Math.round(ctx.seed.rate).toLocaleString('en-US')} events/s; COPY ${ctx.seed.copySeconds.toFixed(1)} s, then ${ctx.seed.rebuiltIndexes.length} indexes rebuilt); VACUUM ANALYZE`);
+      ctx.seed = await seedEvents(client, {
+        accountId: ctx.accounts.bench,
+        total: cfg.events,
+        chainCount: cfg.chains,
+        hashing,
+        log,
+      });
+      log(
+        `seeded in ${ctx.seed.seconds.toFixed(1)} s (${Math.round(ctx.seed.rate).toLocaleString('en-US')} events/s; COPY ${ctx.seed.copySeconds.toFixed(1)} s, then ${ctx.seed.rebuiltIndexes.length} indexes rebuilt); VACUUM ANALYZE`,
+      );
       const v0 = Date.now();
       await client.query('VACUUM ANALYZE events');
       await client.query('VACUUM ANALYZE chains');
@@ -194,11 +241,15 @@ async function main() {
   report.finishedAt = new Date().toISOString();
   report.durationSeconds = (Date.now() - t0) / 1000;
   report.serverPeakRss = state.sampler.peak;
-  const problems = fs.readFileSync(serviceLog, 'utf8').split('\n').filter((line) => /\b(ERROR|WARN)\b/.test(line));
+  const problems = fs
+    .readFileSync(serviceLog, 'utf8')
+    .split('\n')
+    .filter((line) => /\b(ERROR|WARN)\b/.test(line));
   report.serviceLogProblems = { count: problems.length, first: problems.slice(0, 5) };
   const { text, files, targets } = writeReport(path.join(cfg.root, 'bench', 'results'), report);
   console.log(`\n${text}\n`);
-  for (const t of targets) console.log(`${t.pass ? 'PASS' : 'MISS'}  ${t.scenario}: ${t.label} ${t.actual} (target ${t.target})`);
+  for (const t of targets)
+    console.log(`${t.pass ? 'PASS' : 'MISS'}  ${t.scenario}: ${t.label} ${t.actual} (target ${t.target})`);
   if (problems.length > 0) console.log(`\nservice log: ${problems.length} WARN/ERROR lines, first: ${problems[0]}`);
   console.log(`\nwritten: ${files.map((f) => path.relative(cfg.root, f)).join(', ')}`);
 }
@@ -206,11 +257,15 @@ async function main() {
 /** A scenario that throws is reported as failed; the others still run. */
 async function runScenario(name, ctx) {
   log(`scenario ${name} (load average ${os.loadavg()[0].toFixed(2)})`);
-  const profile = ctx.cfg.profileDir && name !== 'export' ? path.join(ctx.cfg.profileDir, `service-${name}.cpuprofile`) : null;
+  const profile =
+    ctx.cfg.profileDir && name !== 'export' ? path.join(ctx.cfg.profileDir, `service-${name}.cpuprofile`) : null;
   try {
     if (profile) startProfile();
     const loadBefore = os.loadavg()[0];
-    const out = (await SCENARIOS[name](ctx)).map((row) => ({ ...row, loadAverage: { before: loadBefore, after: os.loadavg()[0] } }));
+    const out = (await SCENARIOS[name](ctx)).map((row) => ({
+      ...row,
+      loadAverage: { before: loadBefore, after: os.loadavg()[0] },
+    }));
     if (profile) await stopProfile(profile);
     return out;
   } catch (error) {

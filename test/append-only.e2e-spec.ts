@@ -14,12 +14,22 @@ describe('append-only schema', () => {
     await t.close();
   });
 
-  const post = (chain: string, i: number) => t.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor: `user_${i}`, action: 'doc.update', chain });
+  const post = (chain: string, i: number) =>
+    t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .send({ actor: `user_${i}`, action: 'doc.update', chain });
 
-  async function chainOf(name: string, count: number): Promise<{ id: string; accountId: string; events: { id: string; hash: string; timestamp: string }[] }> {
+  async function chainOf(
+    name: string,
+    count: number,
+  ): Promise<{ id: string; accountId: string; events: { id: string; hash: string; timestamp: string }[] }> {
     const events: { id: string; hash: string; timestamp: string; chain: { id: string } }[] = [];
     for (let i = 1; i <= count; i++) events.push((await post(name, i).expect(201)).body.data);
-    const [{ account_id: accountId }] = (await t.dataSource.query(`SELECT account_id FROM chains WHERE id = $1`, [events[0]!.chain.id])) as [{ account_id: string }];
+    const [{ account_id: accountId }] = (await t.dataSource.query(`SELECT account_id FROM chains WHERE id = $1`, [
+      events[0]!.chain.id,
+    ])) as [{ account_id: string }];
     return { id: events[0]!.chain.id, accountId, events };
   }
 
@@ -47,10 +57,19 @@ describe('append-only schema', () => {
   }
 
   const head = async (chainId: string) =>
-    ((await t.dataSource.query(`SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`, [chainId])) as { position: number; hash: string }[])[0]!;
+    (
+      (await t.dataSource.query(`SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`, [
+        chainId,
+      ])) as { position: number; hash: string }[]
+    )[0]!;
 
   /** Inserts the event that would come next after `previous` (an honest event, written in SQL). */
-  async function insertNext(m: Sql, chain: { id: string; accountId: string }, position: number, previousHash: string): Promise<{ hash: string; timestamp: string }> {
+  async function insertNext(
+    m: Sql,
+    chain: { id: string; accountId: string },
+    position: number,
+    previousHash: string,
+  ): Promise<{ hash: string; timestamp: string }> {
     const event = {
       id: `evt_${ulid()}`,
       chainId: chain.id,
@@ -79,14 +98,20 @@ describe('append-only schema', () => {
     ])('rejects %s', async (_label, sql) => {
       const chain = await chainOf(`ao-events-${_label.length}`, 2);
       const error = await attempt((m) => m.query(sql, [chain.id]));
-      expect(error).toMatchObject({ code: '42501', message: expect.stringMatching(/on events is not allowed: the audit trail is append-only/) });
+      expect(error).toMatchObject({
+        code: '42501',
+        message: expect.stringMatching(/on events is not allowed: the audit trail is append-only/),
+      });
       await assertChainIntact(t.dataSource, chain.id);
     });
 
     it('rejects TRUNCATE, also through a cascade from chains', async () => {
       const chain = await chainOf('ao-truncate', 1);
       for (const sql of ['TRUNCATE events', 'TRUNCATE chains CASCADE', 'TRUNCATE checkpoints']) {
-        expect(await attempt((m) => m.query(sql))).toMatchObject({ code: '42501', message: expect.stringMatching(/TRUNCATE on \w+ is not allowed/) });
+        expect(await attempt((m) => m.query(sql))).toMatchObject({
+          code: '42501',
+          message: expect.stringMatching(/TRUNCATE on \w+ is not allowed/),
+        });
       }
       await assertChainIntact(t.dataSource, chain.id);
     });
@@ -95,18 +120,31 @@ describe('append-only schema', () => {
   describe('checkpoints', () => {
     it('rejects UPDATE and DELETE of stored checkpoints', async () => {
       const chain = await chainOf('ao-checkpoints', 1);
-      const note = (await t.http().get(`/v1/chain/${chain.id}/checkpoint`).set(...bearer(KEYS.acme)).expect(200)).text;
-      for (const sql of [`UPDATE checkpoints SET note = 'x' WHERE chain_id = $1`, `DELETE FROM checkpoints WHERE chain_id = $1`]) {
+      const note = (
+        await t
+          .http()
+          .get(`/v1/chain/${chain.id}/checkpoint`)
+          .set(...bearer(KEYS.acme))
+          .expect(200)
+      ).text;
+      for (const sql of [
+        `UPDATE checkpoints SET note = 'x' WHERE chain_id = $1`,
+        `DELETE FROM checkpoints WHERE chain_id = $1`,
+      ]) {
         expect(await attempt((m) => m.query(sql, [chain.id]))).toMatchObject({ code: '42501' });
       }
-      expect(await t.dataSource.query(`SELECT note FROM checkpoints WHERE chain_id = $1`, [chain.id])).toEqual([{ note }]);
+      expect(await t.dataSource.query(`SELECT note FROM checkpoints WHERE chain_id = $1`, [chain.id])).toEqual([
+        { note },
+      ]);
     });
   });
 
   describe('chains', () => {
     it('rejects deleting a chain', async () => {
       const chain = await chainOf('ao-chain-delete', 1);
-      expect(await attempt((m) => m.query(`DELETE FROM chains WHERE id = $1`, [chain.id]))).toMatchObject({ code: '42501' });
+      expect(await attempt((m) => m.query(`DELETE FROM chains WHERE id = $1`, [chain.id]))).toMatchObject({
+        code: '42501',
+      });
     });
 
     it('lets the head move forward by exactly the events appended in the same transaction', async () => {
@@ -115,7 +153,11 @@ describe('append-only schema', () => {
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, before.hash);
         const fourth = await insertNext(m, chain, 4, third.hash);
-        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [fourth.hash, fourth.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          fourth.hash,
+          fourth.timestamp,
+          chain.id,
+        ]);
       });
       expect(error).toBeNull();
       expect(await head(chain.id)).toMatchObject({ position: 4 });
@@ -126,8 +168,13 @@ describe('append-only schema', () => {
 
     it('rejects moving the head backwards', async () => {
       const chain = await chainOf('ao-backwards', 3);
-      const error = await attempt((m) => m.query(`UPDATE chains SET last_position = 2, last_hash = $1 WHERE id = $2`, [chain.events[1]!.hash, chain.id]));
-      expect(error).toMatchObject({ code: '23514', message: expect.stringMatching(/cannot move from position 3 to 2/) });
+      const error = await attempt((m) =>
+        m.query(`UPDATE chains SET last_position = 2, last_hash = $1 WHERE id = $2`, [chain.events[1]!.hash, chain.id]),
+      );
+      expect(error).toMatchObject({
+        code: '23514',
+        message: expect.stringMatching(/cannot move from position 3 to 2/),
+      });
       expect(await head(chain.id)).toEqual({ position: 3, hash: chain.events[2]!.hash });
     });
 
@@ -135,9 +182,16 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-jump', 2);
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[1]!.hash);
-        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [third.hash, third.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          third.hash,
+          third.timestamp,
+          chain.id,
+        ]);
       });
-      expect(error).toMatchObject({ code: '23514', message: expect.stringMatching(/move forward by exactly the 1 event\(s\) appended, not to position 4/) });
+      expect(error).toMatchObject({
+        code: '23514',
+        message: expect.stringMatching(/move forward by exactly the 1 event\(s\) appended, not to position 4/),
+      });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(2);
     });
 
@@ -146,12 +200,20 @@ describe('append-only schema', () => {
       const short = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
         await insertNext(m, chain, 3, second.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [second.hash, second.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          second.hash,
+          second.timestamp,
+          chain.id,
+        ]);
       });
       expect(short).toMatchObject({ code: '23514' });
       const gap = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 3, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [third.hash, third.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 3, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          third.hash,
+          third.timestamp,
+          chain.id,
+        ]);
       });
       expect(gap).toMatchObject({ code: '23514' });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
@@ -161,31 +223,57 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-hash', 1);
       const wrongHash = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, ['f'.repeat(64), second.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          'f'.repeat(64),
+          second.timestamp,
+          chain.id,
+        ]);
       });
-      expect(wrongHash).toMatchObject({ code: '23514', message: expect.stringMatching(/hash and time of the event at position 2/) });
+      expect(wrongHash).toMatchObject({
+        code: '23514',
+        message: expect.stringMatching(/hash and time of the event at position 2/),
+      });
       const wrongTime = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [second.hash, '2099-01-01T00:00:00.000Z', chain.id]);
+        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          second.hash,
+          '2099-01-01T00:00:00.000Z',
+          chain.id,
+        ]);
       });
       expect(wrongTime).toMatchObject({ code: '23514' });
       const unlinked = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, 'a'.repeat(64));
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [second.hash, second.timestamp, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
+          second.hash,
+          second.timestamp,
+          chain.id,
+        ]);
       });
       expect(unlinked).toMatchObject({ code: '23514' });
-      const sameSizeOtherHash = await attempt((m) => m.query(`UPDATE chains SET last_hash = $1 WHERE id = $2`, ['f'.repeat(64), chain.id]));
+      const sameSizeOtherHash = await attempt((m) =>
+        m.query(`UPDATE chains SET last_hash = $1 WHERE id = $2`, ['f'.repeat(64), chain.id]),
+      );
       expect(sameSizeOtherHash).toMatchObject({ code: '23514' });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
     });
 
     it("rejects changing a chain's identity, and a new chain that does not start empty", async () => {
       const chain = await chainOf('ao-identity', 1);
-      for (const sql of [`UPDATE chains SET name = 'renamed' WHERE id = $1`, `UPDATE chains SET account_id = (SELECT id FROM accounts WHERE name = 'globex') WHERE id = $1`]) {
-        expect(await attempt((m) => m.query(sql, [chain.id]))).toMatchObject({ code: '23514', message: expect.stringMatching(/never change/) });
+      for (const sql of [
+        `UPDATE chains SET name = 'renamed' WHERE id = $1`,
+        `UPDATE chains SET account_id = (SELECT id FROM accounts WHERE name = 'globex') WHERE id = $1`,
+      ]) {
+        expect(await attempt((m) => m.query(sql, [chain.id]))).toMatchObject({
+          code: '23514',
+          message: expect.stringMatching(/never change/),
+        });
       }
       const forged = await attempt((m) =>
-        m.query(`INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES ($1, $2, 'forged', 5, $3)`, [`chn_${ulid()}`, chain.accountId, 'a'.repeat(64)]),
+        m.query(
+          `INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES ($1, $2, 'forged', 5, $3)`,
+          [`chn_${ulid()}`, chain.accountId, 'a'.repeat(64)],
+        ),
       );
       expect(forged).toMatchObject({ code: '23514', message: expect.stringMatching(/starts at position 0/) });
       expect(await attempt((m) => m.query(`UPDATE chains SET name = name WHERE id = $1`, [chain.id]))).toBeNull();
@@ -195,7 +283,9 @@ describe('append-only schema', () => {
   it('keeps the append path working: concurrent appends to several chains stay intact', async () => {
     const names = ['ao-load-a', 'ao-load-b', 'ao-load-c'];
     await Promise.all(names.flatMap((name) => Array.from({ length: 40 }, (_, i) => post(name, i).expect(201))));
-    const chains = (await t.dataSource.query(`SELECT id FROM chains WHERE name = ANY($1)`, [names])) as { id: string }[];
+    const chains = (await t.dataSource.query(`SELECT id FROM chains WHERE name = ANY($1)`, [names])) as {
+      id: string;
+    }[];
     for (const { id } of chains) expect(await assertChainIntact(t.dataSource, id)).toBe(40);
   });
 

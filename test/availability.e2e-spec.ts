@@ -18,14 +18,30 @@ import { withAdmin } from './support/postgres';
   const cutOff = (allow: boolean) =>
     withAdmin(async (admin) => {
       await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${allow}`);
-      if (!allow) await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+      if (!allow)
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+          [name],
+        );
     });
-  const post = (actor: string) => t.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor, action: 'outage.test', chain: 'outage' });
+  const post = (actor: string) =>
+    t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .send({ actor, action: 'outage.test', chain: 'outage' });
 
   it('answers 503 SERVICE_UNAVAILABLE in the envelope, readiness 503, and writes nothing half-way', async () => {
     await post('before').expect(201);
     await cutOff(false);
-    const results = await Promise.all([post('during-1'), post('during-2'), t.http().get('/v1/events').set(...bearer(KEYS.acme))]);
+    const results = await Promise.all([
+      post('during-1'),
+      post('during-2'),
+      t
+        .http()
+        .get('/v1/events')
+        .set(...bearer(KEYS.acme)),
+    ]);
     for (const res of results) {
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), details: {} } });
@@ -55,7 +71,13 @@ describe('when more events wait than APPEND_QUEUE_LIMIT', () => {
 
   it('refuses the excess with 503 + Retry-After and keeps the chain intact', async () => {
     const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => t.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor: `a${i}`, action: 'burst', chain: 'burst' })),
+      Array.from({ length: 60 }, (_, i) =>
+        t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.acme))
+          .send({ actor: `a${i}`, action: 'burst', chain: 'burst' }),
+      ),
     );
     const created = results.filter((r) => r.status === 201);
     const refused = results.filter((r) => r.status === 503);

@@ -15,7 +15,14 @@ describe('whole-chain verification limits', () => {
     // Windows of one position, hashed in-process: a walk of N windows, each observable.
     t = await startTestApp({ verifyPageSize: 1, verifyWorkers: 0, verifyConcurrency: 1 });
     for (let i = 1; i <= N; i++) {
-      chainId = (await t.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor: 'alice', action: 'doc.read', chain: 'long', context: { i } }).expect(201)).body.data.chain.id;
+      chainId = (
+        await t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.acme))
+          .send({ actor: 'alice', action: 'doc.read', chain: 'long', context: { i } })
+          .expect(201)
+      ).body.data.chain.id;
     }
     inspector = t.app.get(WindowInspector);
   });
@@ -42,16 +49,36 @@ describe('whole-chain verification limits', () => {
 
   it('answers 429 RATE_LIMITED with Retry-After while the account already runs VERIFY_CONCURRENCY walks; others may walk', async () => {
     const { open, reads } = gateWindows();
-    const first = t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme)).then((r) => r);
+    const first = t
+      .http()
+      .get(`/v1/chain/${chainId}/verify`)
+      .set(...bearer(KEYS.acme))
+      .then((r) => r);
     await until(() => reads() > 0); // the first walk is under way
-    const refused = await t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme)).expect(429);
+    const refused = await t
+      .http()
+      .get(`/v1/chain/${chainId}/verify`)
+      .set(...bearer(KEYS.acme))
+      .expect(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED', details: { limit: 1 } });
     // Another account's walk is not counted against this one (its answer is a 404: the chain is not its).
-    await t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.globex)).expect(404);
+    await t
+      .http()
+      .get(`/v1/chain/${chainId}/verify`)
+      .set(...bearer(KEYS.globex))
+      .expect(404);
     open();
     expect((await first).body.data).toMatchObject({ valid: true, checkedEvents: N });
-    expect((await t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme)).expect(200)).body.data.valid).toBe(true);
+    expect(
+      (
+        await t
+          .http()
+          .get(`/v1/chain/${chainId}/verify`)
+          .set(...bearer(KEYS.acme))
+          .expect(200)
+      ).body.data.valid,
+    ).toBe(true);
   });
 
   it('stops walking when the client closes the connection', async () => {
@@ -61,7 +88,12 @@ describe('whole-chain verification limits', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const client = httpRequest({ port, host: '127.0.0.1', path: `/v1/chain/${chainId}/verify`, headers: { Authorization: `Bearer ${KEYS.acme}` } });
+      const client = httpRequest({
+        port,
+        host: '127.0.0.1',
+        path: `/v1/chain/${chainId}/verify`,
+        headers: { Authorization: `Bearer ${KEYS.acme}` },
+      });
       client.on('error', () => undefined);
       client.end();
       await until(() => verify.mock.calls.length > 0);

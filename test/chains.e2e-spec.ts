@@ -8,9 +8,22 @@ const UNKNOWN_CHAIN = 'chn_01ARZ3NDEKTSV4RRFFQ69G5FAV';
 
 function helpers(t: () => TestApp) {
   const post = (chain: string, key: string = KEYS.acme) =>
-    t().http().post('/v1/events').set(...bearer(key)).send({ actor: 'alice', action: 'doc.read', chain }).expect(201);
-  const list = (query: string, key: string = KEYS.acme) => t().http().get(`/v1/chains${query}`).set(...bearer(key));
-  const status = (chainId: string, key: string = KEYS.acme) => t().http().get(`/v1/chain/${chainId}/status`).set(...bearer(key));
+    t()
+      .http()
+      .post('/v1/events')
+      .set(...bearer(key))
+      .send({ actor: 'alice', action: 'doc.read', chain })
+      .expect(201);
+  const list = (query: string, key: string = KEYS.acme) =>
+    t()
+      .http()
+      .get(`/v1/chains${query}`)
+      .set(...bearer(key));
+  const status = (chainId: string, key: string = KEYS.acme) =>
+    t()
+      .http()
+      .get(`/v1/chain/${chainId}/status`)
+      .set(...bearer(key));
   return { post, list, status };
 }
 
@@ -33,7 +46,7 @@ describe('GET /v1/chains', () => {
     await t.close();
   });
 
-  it('lists the account\'s chains oldest first, each a full Chain', async () => {
+  it("lists the account's chains oldest first, each a full Chain", async () => {
     const res = await list('').expect(200);
     expect(Object.keys(res.body)).toEqual(['data']);
     const chains = res.body.data as ChainBody[];
@@ -75,7 +88,7 @@ describe('GET /v1/chains', () => {
     expect((await list('?name=alpha%25').expect(400)).body.error.code).toBe('VALIDATION_ERROR');
   });
 
-  it('never lists another account\'s chains, even one with the same name', async () => {
+  it("never lists another account's chains, even one with the same name", async () => {
     const mine = (await list('?limit=200').expect(200)).body.data as ChainBody[];
     expect(mine.map((c) => c.id)).not.toContain(theirs);
     expect(mine.map((c) => c.name)).not.toContain('globex-only');
@@ -102,7 +115,9 @@ describe('GET /v1/chains', () => {
     ['verbose=1', 'verbose'],
   ])('400 VALIDATION_ERROR for ?%s', async (query, field) => {
     const res = await list(`?${query}`).expect(400);
-    expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: expect.any(Array) } } });
+    expect(res.body).toEqual({
+      error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: expect.any(Array) } },
+    });
     expect(res.body.error.details.fields).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   });
 
@@ -145,12 +160,19 @@ describe('GET /v1/chain/:chainId/status', () => {
     await t.close();
   });
 
-  it('returns the chain head: the last event\'s position and hash', async () => {
+  it("returns the chain head: the last event's position and hash", async () => {
     const first = (await post('orders')).body.data;
     const second = (await post('orders')).body.data;
     const res = await status(first.chain.id).expect(200);
     expect(res.body).toEqual({
-      data: { id: first.chain.id, name: 'orders', lastHash: second.hash, lastPosition: 2, eventCount: 2, createdAt: expect.stringMatching(ISO_MS) },
+      data: {
+        id: first.chain.id,
+        name: 'orders',
+        lastHash: second.hash,
+        lastPosition: 2,
+        eventCount: 2,
+        createdAt: expect.stringMatching(ISO_MS),
+      },
     });
     const listed = (await list('?name=orders').expect(200)).body.data;
     expect(listed).toEqual([res.body.data]);
@@ -164,7 +186,13 @@ describe('GET /v1/chain/:chainId/status', () => {
     expect(positions).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
 
     const head = (await status(chainId).expect(200)).body.data as ChainBody;
-    const newest = (await t.http().get(`/v1/events?chain_id=${chainId}&limit=1`).set(...bearer(KEYS.acme)).expect(200)).body.data[0];
+    const newest = (
+      await t
+        .http()
+        .get(`/v1/events?chain_id=${chainId}&limit=1`)
+        .set(...bearer(KEYS.acme))
+        .expect(200)
+    ).body.data[0];
     expect(newest.chain.position).toBe(200);
     expect(head).toMatchObject({ id: chainId, name: 'hot', lastPosition: 200, eventCount: 200, lastHash: newest.hash });
     expect(await assertChainIntact(t.dataSource, chainId)).toBe(200);
@@ -175,10 +203,17 @@ describe('GET /v1/chain/:chainId/status', () => {
     const id = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
     await t.dataSource.query(`INSERT INTO chains (id, account_id, name) VALUES ($1, $2, 'empty')`, [id, accountId]);
     const res = await status(id).expect(200);
-    expect(res.body.data).toEqual({ id, name: 'empty', lastHash: GENESIS_HASH, lastPosition: 0, eventCount: 0, createdAt: expect.stringMatching(ISO_MS) });
+    expect(res.body.data).toEqual({
+      id,
+      name: 'empty',
+      lastHash: GENESIS_HASH,
+      lastPosition: 0,
+      eventCount: 0,
+      createdAt: expect.stringMatching(ISO_MS),
+    });
   });
 
-  it('404 NOT_FOUND, identically, for another account\'s chain, an unknown id and a malformed id', async () => {
+  it("404 NOT_FOUND, identically, for another account's chain, an unknown id and a malformed id", async () => {
     const theirs = (await post('secret-chain', KEYS.globex)).body.data.chain.id;
     await status(theirs, KEYS.globex).expect(200);
     const bodies = [];
@@ -193,8 +228,16 @@ describe('GET /v1/chain/:chainId/status', () => {
 
   it('400 for any query parameter; 403 without the read scope', async () => {
     const chainId = (await post('orders')).body.data.chain.id;
-    const res = await t.http().get(`/v1/chain/${chainId}/status?verbose=1`).set(...bearer(KEYS.acme)).expect(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: [{ field: 'verbose', message: "unknown field 'verbose'" }] } });
+    const res = await t
+      .http()
+      .get(`/v1/chain/${chainId}/status?verbose=1`)
+      .set(...bearer(KEYS.acme))
+      .expect(400);
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.any(String),
+      details: { fields: [{ field: 'verbose', message: "unknown field 'verbose'" }] },
+    });
     expect((await status(chainId, KEYS.acmeIngestOnly).expect(403)).body.error.code).toBe('FORBIDDEN');
   });
 });

@@ -34,9 +34,16 @@ function readVkey(vkey: string): IndependentKey {
   expect(raw.length).toBe(33);
   expect(raw[0]).toBe(1);
   const pub = raw.subarray(1);
-  const id = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([1]), pub])).digest().subarray(0, 4);
+  const id = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`, 'utf8'), Buffer.from([1]), pub]))
+    .digest()
+    .subarray(0, 4);
   expect(id.toString('hex')).toBe(idHex);
-  return { name, id, key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' }) };
+  return {
+    name,
+    id,
+    key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' }),
+  };
 }
 
 type Opened = { ok: true; origin: string; size: number; hash: Buffer } | { ok: false; why: string };
@@ -53,7 +60,8 @@ function openCheckpoint(note: string, known: IndependentKey): Opened {
     if (!name || !b64 || more.length > 0) return { ok: false, why: 'bad signature line' };
     const blob = Buffer.from(b64, 'base64');
     if (name !== known.name || !blob.subarray(0, 4).equals(known.id)) continue;
-    if (!verify(null, Buffer.from(text, 'utf8'), known.key, blob.subarray(4))) return { ok: false, why: 'signature does not verify' };
+    if (!verify(null, Buffer.from(text, 'utf8'), known.key, blob.subarray(4)))
+      return { ok: false, why: 'signature does not verify' };
     verified = true;
   }
   if (!verified) return { ok: false, why: 'no signature from the known key' };
@@ -66,7 +74,10 @@ function openCheckpoint(note: string, known: IndependentKey): Opened {
 /** A signature line made with node:crypto alone, for keys the service does not know. */
 function foreignSignatureLine(text: string, name: string, key: KeyObject): string {
   const pub = Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x as string, 'base64url');
-  const id = createHash('sha256').update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), pub])).digest().subarray(0, 4);
+  const id = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), pub]))
+    .digest()
+    .subarray(0, 4);
   return `\u2014 ${name} ${Buffer.concat([id, sign(null, Buffer.from(text, 'utf8'), key)]).toString('base64')}\n`;
 }
 
@@ -89,9 +100,21 @@ describe('signed checkpoints and whole-chain verification', () => {
   });
 
   const post = (chain: string, i: number, key: string = KEYS.acme) =>
-    t.http().post('/v1/events').set(...bearer(key)).send({ actor: `user_${i}`, action: 'doc.update', resource: `doc:${i}`, context: { i, note: 'café 😀' }, chain });
-  const checkpoint = (chainId: string, key: string = KEYS.acme) => t.http().get(`/v1/chain/${chainId}/checkpoint`).set(...bearer(key));
-  const verifyChain = (chainId: string) => t.http().get(`/v1/chain/${chainId}/verify`).set(...bearer(KEYS.acme));
+    t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(key))
+      .send({ actor: `user_${i}`, action: 'doc.update', resource: `doc:${i}`, context: { i, note: 'café 😀' }, chain });
+  const checkpoint = (chainId: string, key: string = KEYS.acme) =>
+    t
+      .http()
+      .get(`/v1/chain/${chainId}/checkpoint`)
+      .set(...bearer(key));
+  const verifyChain = (chainId: string) =>
+    t
+      .http()
+      .get(`/v1/chain/${chainId}/verify`)
+      .set(...bearer(KEYS.acme));
 
   async function chainOf(name: string, count: number): Promise<{ id: string; events: { id: string; hash: string }[] }> {
     const events: { id: string; hash: string; chain: { id: string } }[] = [];
@@ -111,7 +134,12 @@ describe('signed checkpoints and whole-chain verification', () => {
     const res = await t
       .http()
       .get('/v1/events/export')
-      .query({ format: 'json', after: '2000-01-01T00:00:00.000Z', before: new Date(Date.now() + 60_000).toISOString(), chain_id: chainId })
+      .query({
+        format: 'json',
+        after: '2000-01-01T00:00:00.000Z',
+        before: new Date(Date.now() + 60_000).toISOString(),
+        chain_id: chainId,
+      })
       .set(...bearer(KEYS.acme))
       .buffer(true)
       .parse((response, callback) => {
@@ -124,7 +152,11 @@ describe('signed checkpoints and whole-chain verification', () => {
   }
 
   /** The offline verifier, through the CLI entry point, on files: its exit code and report. */
-  async function offline(exported: unknown, notes: string[], keys: string[] = [vkey]): Promise<{ code: number; out: string; err: string }> {
+  async function offline(
+    exported: unknown,
+    notes: string[],
+    keys: string[] = [vkey],
+  ): Promise<{ code: number; out: string; err: string }> {
     const dir = mkdtempSync(join(work, 'run-'));
     writeFileSync(join(dir, 'export.json'), JSON.stringify(exported));
     const args = ['verify-export', join(dir, 'export.json')];
@@ -159,9 +191,22 @@ describe('signed checkpoints and whole-chain verification', () => {
       const res = await checkpoint(chain.id).expect(200);
       expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
       const opened = openCheckpoint(res.text, readVkey(vkey));
-      expect(opened).toEqual({ ok: true, origin: `audit-trail/${chain.id}`, size: 3, hash: Buffer.from(chain.events[2]!.hash, 'hex') });
-      expect(res.text).toBe(`audit-trail/${chain.id}\n3\n${hexToB64(chain.events[2]!.hash)}\n\n${res.text.split('\n\n')[1]}`);
-      const status = (await t.http().get(`/v1/chain/${chain.id}/status`).set(...bearer(KEYS.acme)).expect(200)).body.data;
+      expect(opened).toEqual({
+        ok: true,
+        origin: `audit-trail/${chain.id}`,
+        size: 3,
+        hash: Buffer.from(chain.events[2]!.hash, 'hex'),
+      });
+      expect(res.text).toBe(
+        `audit-trail/${chain.id}\n3\n${hexToB64(chain.events[2]!.hash)}\n\n${res.text.split('\n\n')[1]}`,
+      );
+      const status = (
+        await t
+          .http()
+          .get(`/v1/chain/${chain.id}/status`)
+          .set(...bearer(KEYS.acme))
+          .expect(200)
+      ).body.data;
       expect(status).toMatchObject({ lastPosition: 3, lastHash: chain.events[2]!.hash });
     });
 
@@ -171,8 +216,15 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect((await checkpoint(chain.id).expect(200)).text).toBe(first);
       const third = (await post('ckpt-grow', 3).expect(201)).body.data;
       const second = (await checkpoint(chain.id).expect(200)).text;
-      expect(openCheckpoint(second, readVkey(vkey))).toMatchObject({ ok: true, size: 3, hash: Buffer.from(third.hash, 'hex') });
-      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`, [chain.id])) as { size: number; hash: string; note: string }[];
+      expect(openCheckpoint(second, readVkey(vkey))).toMatchObject({
+        ok: true,
+        size: 3,
+        hash: Buffer.from(third.hash, 'hex'),
+      });
+      const stored = (await t.dataSource.query(
+        `SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
+        [chain.id],
+      )) as { size: number; hash: string; note: string }[];
       expect(stored).toEqual([
         { size: 2, hash: chain.events[1]!.hash, note: first },
         { size: 3, hash: third.hash, note: second },
@@ -182,9 +234,25 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('answers 404 for another account, an unknown and a malformed chain id; 401 without a key; 400 for a query parameter', async () => {
       const chain = await chainOf('ckpt-private', 1);
       for (const path of [`/v1/chain/${chain.id}/checkpoint`, `/v1/chain/${chain.id}/verify`]) {
-        expect((await t.http().get(path).set(...bearer(KEYS.globex)).expect(404)).body.error.code).toBe('NOT_FOUND');
+        expect(
+          (
+            await t
+              .http()
+              .get(path)
+              .set(...bearer(KEYS.globex))
+              .expect(404)
+          ).body.error.code,
+        ).toBe('NOT_FOUND');
         expect((await t.http().get(path).expect(401)).body.error.code).toBe('UNAUTHORIZED');
-        expect((await t.http().get(`${path}?limit=1`).set(...bearer(KEYS.acme)).expect(400)).body.error.code).toBe('VALIDATION_ERROR');
+        expect(
+          (
+            await t
+              .http()
+              .get(`${path}?limit=1`)
+              .set(...bearer(KEYS.acme))
+              .expect(400)
+          ).body.error.code,
+        ).toBe('VALIDATION_ERROR');
       }
       for (const id of ['chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', 'not-a-chain', 'chn_%27%3B--']) {
         const res = await checkpoint(id).expect(404);
@@ -192,7 +260,9 @@ describe('signed checkpoints and whole-chain verification', () => {
         expect(res.body.error.code).toBe('NOT_FOUND');
         await verifyChain(id).expect(404);
       }
-      expect(await t.dataSource.query(`SELECT count(*)::int AS n FROM checkpoints WHERE chain_id = $1`, [chain.id])).toEqual([{ n: 0 }]);
+      expect(
+        await t.dataSource.query(`SELECT count(*)::int AS n FROM checkpoints WHERE chain_id = $1`, [chain.id]),
+      ).toEqual([{ n: 0 }]);
     });
 
     it('needs the read scope', async () => {
@@ -238,7 +308,10 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('rejects the note under a wrong key of the same name', () => {
       const other = generateKeyPairSync('ed25519').publicKey;
       const raw = Buffer.from(other.export({ format: 'jwk' }).x as string, 'base64url');
-      const id = createHash('sha256').update(Buffer.concat([Buffer.from('audit-trail\n'), Buffer.from([1]), raw])).digest().subarray(0, 4);
+      const id = createHash('sha256')
+        .update(Buffer.concat([Buffer.from('audit-trail\n'), Buffer.from([1]), raw]))
+        .digest()
+        .subarray(0, 4);
       const wrong = `audit-trail+${id.toString('hex')}+${Buffer.concat([Buffer.from([1]), raw]).toString('base64')}`;
       expect(openCheckpoint(note, readVkey(wrong))).toEqual({ ok: false, why: 'no signature from the known key' });
     });
@@ -246,7 +319,10 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('rejects a note signed only by an unknown key, and ignores an unknown signature beside ours', () => {
       const stranger = generateKeyPairSync('ed25519').privateKey;
       const foreign = foreignSignatureLine(text(), 'audit-trail', stranger);
-      expect(openCheckpoint(`${text()}\n${foreign}`, readVkey(vkey))).toEqual({ ok: false, why: 'no signature from the known key' });
+      expect(openCheckpoint(`${text()}\n${foreign}`, readVkey(vkey))).toEqual({
+        ok: false,
+        why: 'no signature from the known key',
+      });
       expect(openCheckpoint(`${text()}\n${ourSignature()}${foreign}`, readVkey(vkey)).ok).toBe(true);
     });
 
@@ -270,7 +346,9 @@ describe('signed checkpoints and whole-chain verification', () => {
   describe('tampering, caught by GET /v1/chain/:chainId/verify and by the offline verifier', () => {
     const N = 12;
 
-    async function protectedChain(name: string): Promise<{ id: string; events: { id: string; hash: string }[]; note: string }> {
+    async function protectedChain(
+      name: string,
+    ): Promise<{ id: string; events: { id: string; hash: string }[]; note: string }> {
       const chain = await chainOf(name, N);
       const note = (await checkpoint(chain.id).expect(200)).text;
       return { ...chain, note };
@@ -280,11 +358,26 @@ describe('signed checkpoints and whole-chain verification', () => {
       const rows = (await m.query(
         `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", previous_hash, hash FROM events WHERE chain_id = $1 ORDER BY position`,
         [chainId],
-      )) as { id: string; chain_id: string; position: number; actor: string; action: string; resource: string | null; context: Record<string, unknown> | null; timestamp: Date; previous_hash: string }[];
+      )) as {
+        id: string;
+        chain_id: string;
+        position: number;
+        actor: string;
+        action: string;
+        resource: string | null;
+        context: Record<string, unknown> | null;
+        timestamp: Date;
+        previous_hash: string;
+      }[];
       let previous = GENESIS_HASH;
       for (const r of rows) {
         if (r.position >= from) {
-          const hash = computeEventHash({ ...r, chainId: r.chain_id, timestamp: r.timestamp.toISOString(), previousHash: previous });
+          const hash = computeEventHash({
+            ...r,
+            chainId: r.chain_id,
+            timestamp: r.timestamp.toISOString(),
+            previousHash: previous,
+          });
           await m.query(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [previous, hash, r.id]);
           previous = hash;
         } else {
@@ -292,7 +385,12 @@ describe('signed checkpoints and whole-chain verification', () => {
         }
       }
       const last = rows[rows.length - 1]!;
-      await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [last.position, previous, last.timestamp, chainId]);
+      await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [
+        last.position,
+        previous,
+        last.timestamp,
+        chainId,
+      ]);
       return previous;
     }
 
@@ -323,10 +421,18 @@ describe('signed checkpoints and whole-chain verification', () => {
       await tamper((m) => m.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [chain.events[4]!.id]));
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5 });
-      expect(result.errors).toEqual([{ position: 5, eventId: chain.events[4]!.id, message: expect.stringMatching(/does not match the hash recomputed.*altered/) }]);
+      expect(result.errors).toEqual([
+        {
+          position: 5,
+          eventId: chain.events[4]!.id,
+          message: expect.stringMatching(/does not match the hash recomputed.*altered/),
+        },
+      ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
-      expect(offlineRun.out).toMatch(new RegExp(`TAMPERING FOUND[\\s\\S]*position 5 ${chain.events[4]!.id}: stored hash`));
+      expect(offlineRun.out).toMatch(
+        new RegExp(`TAMPERING FOUND[\\s\\S]*position 5 ${chain.events[4]!.id}: stored hash`),
+      );
     });
 
     it('an edited event with its hash and every later hash recomputed', async () => {
@@ -337,7 +443,13 @@ describe('signed checkpoints and whole-chain verification', () => {
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: N, checkpointsChecked: 1 });
-      expect(result.errors).toEqual([{ position: N, eventId: chain.events[N - 1]!.id, message: expect.stringMatching(/checkpoint signed at size 12.*rewritten/) }]);
+      expect(result.errors).toEqual([
+        {
+          position: N,
+          eventId: chain.events[N - 1]!.id,
+          message: expect.stringMatching(/checkpoint signed at size 12.*rewritten/),
+        },
+      ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
       expect(offlineRun.out).toMatch(/TAMPERING FOUND[\s\S]*position 12: checkpoint .*rewritten after the checkpoint/);
@@ -345,7 +457,10 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect((await offline(await exportOf(chain.id), [])).code).toBe(0);
       // And the service refuses to sign the rewritten head.
       const refused = await checkpoint(chain.id).expect(500);
-      expect(refused.body.error).toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/Refusing to sign/) });
+      expect(refused.body.error).toMatchObject({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringMatching(/Refusing to sign/),
+      });
       expect(refused.body.error.details.requestId).toBe(refused.headers['x-request-id']);
     });
 
@@ -353,14 +468,31 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-truncate');
       await tamper(async (m) => {
         await m.query(`DELETE FROM events WHERE chain_id = $1 AND position > 9`, [chain.id]);
-        await m.query(`UPDATE chains SET last_position = 9, last_hash = $1 WHERE id = $2`, [chain.events[8]!.hash, chain.id]);
+        await m.query(`UPDATE chains SET last_position = 9, last_hash = $1 WHERE id = $2`, [
+          chain.events[8]!.hash,
+          chain.id,
+        ]);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(result).toMatchObject({ valid: false, checkedEvents: 9, lastPosition: 9, firstInvalidPosition: N, checkpointsChecked: 1 });
-      expect(result.errors).toEqual([{ position: N, eventId: null, message: expect.stringMatching(/signed for more events than the chain now has \(9\).*removed/) }]);
+      expect(result).toMatchObject({
+        valid: false,
+        checkedEvents: 9,
+        lastPosition: 9,
+        firstInvalidPosition: N,
+        checkpointsChecked: 1,
+      });
+      expect(result.errors).toEqual([
+        {
+          position: N,
+          eventId: null,
+          message: expect.stringMatching(/signed for more events than the chain now has \(9\).*removed/),
+        },
+      ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
-      expect(offlineRun.out).toMatch(/NOT CONFIRMED[\s\S]*ends at position 9, below the checkpoint's size 12[\s\S]*events 10–12 were removed/);
+      expect(offlineRun.out).toMatch(
+        /NOT CONFIRMED[\s\S]*ends at position 9, below the checkpoint's size 12[\s\S]*events 10–12 were removed/,
+      );
       expect((await checkpoint(chain.id).expect(500)).body.error.code).toBe('INTERNAL_ERROR');
     });
 
@@ -369,7 +501,9 @@ describe('signed checkpoints and whole-chain verification', () => {
       await tamper((m) => m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]));
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
-      expect(result.errors).toEqual([{ position: 6, eventId: null, message: expect.stringMatching(/position 6 is missing/) }]);
+      expect(result.errors).toEqual([
+        { position: 6, eventId: null, message: expect.stringMatching(/position 6 is missing/) },
+      ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
       expect(offlineRun.out).toMatch(/TAMPERING FOUND[\s\S]*position 6 is missing from an unfiltered export/);
@@ -379,16 +513,25 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-renumber');
       await tamper(async (m) => {
         await m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]);
-        for (let p = 7; p <= N; p++) await m.query(`UPDATE events SET position = $1 WHERE chain_id = $2 AND position = $3`, [p - 1, chain.id, p]);
+        for (let p = 7; p <= N; p++)
+          await m.query(`UPDATE events SET position = $1 WHERE chain_id = $2 AND position = $3`, [p - 1, chain.id, p]);
         await m.query(`UPDATE chains SET last_position = $1 WHERE id = $2`, [N - 1, chain.id]);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
-      expect(result.errors[0]).toEqual({ position: 6, eventId: chain.events[6]!.id, message: expect.stringMatching(/altered/) });
-      expect(result.errors.map((e: { message: string }) => e.message).join('\n')).toMatch(/signed for more events than the chain now has/);
+      expect(result.errors[0]).toEqual({
+        position: 6,
+        eventId: chain.events[6]!.id,
+        message: expect.stringMatching(/altered/),
+      });
+      expect(result.errors.map((e: { message: string }) => e.message).join('\n')).toMatch(
+        /signed for more events than the chain now has/,
+      );
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
-      expect(offlineRun.out).toMatch(new RegExp(`TAMPERING FOUND[\\s\\S]*position 6 ${chain.events[6]!.id}: stored hash`));
+      expect(offlineRun.out).toMatch(
+        new RegExp(`TAMPERING FOUND[\\s\\S]*position 6 ${chain.events[6]!.id}: stored hash`),
+      );
     });
 
     it('a rewritten chain whose stored checkpoints were replaced: the server cannot tell, the auditor can', async () => {
@@ -398,7 +541,11 @@ describe('signed checkpoints and whole-chain verification', () => {
         await m.query(`UPDATE events SET action = 'doc.read' WHERE id = $1`, [chain.events[2]!.id]);
         const head = await rehashFrom(m, chain.id, 3);
         const text = `audit-trail/${chain.id}\n${N}\n${hexToB64(head)}\n`;
-        await m.query(`UPDATE checkpoints SET hash = $1, note = $2 WHERE chain_id = $3`, [head, `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`, chain.id]);
+        await m.query(`UPDATE checkpoints SET hash = $1, note = $2 WHERE chain_id = $3`, [
+          head,
+          `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`,
+          chain.id,
+        ]);
       });
       const forged = (await verifyChain(chain.id).expect(200)).body.data;
       expect(forged).toMatchObject({ valid: false, firstInvalidPosition: N });
@@ -440,15 +587,24 @@ describe('signed checkpoints and whole-chain verification', () => {
         bySize.set(opened.size, (bySize.get(opened.size) ?? new Set()).add(opened.hash.toString('hex')));
       }
       for (const hashes of bySize.values()) expect(hashes.size).toBe(1);
-      const events = (await t.dataSource.query(`SELECT position::int AS position, hash FROM events WHERE chain_id = $1`, [chainId])) as { position: number; hash: string }[];
+      const events = (await t.dataSource.query(
+        `SELECT position::int AS position, hash FROM events WHERE chain_id = $1`,
+        [chainId],
+      )) as { position: number; hash: string }[];
       const hashAt = new Map(events.map((e) => [e.position, e.hash]));
       for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(hashAt.get(size));
-      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`, [chainId])) as { size: number; hash: string }[];
+      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`, [
+        chainId,
+      ])) as { size: number; hash: string }[];
       expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));
       for (const s of stored) expect(s.hash).toBe(hashAt.get(s.size));
       const final = (await checkpoint(chainId).expect(200)).text;
       expect(openCheckpoint(final, known)).toMatchObject({ ok: true, size: 121 });
-      expect((await verifyChain(chainId).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 121, checkpointsChecked: stored.length + (stored.some((s) => s.size === 121) ? 0 : 1) });
+      expect((await verifyChain(chainId).expect(200)).body.data).toMatchObject({
+        valid: true,
+        checkedEvents: 121,
+        checkpointsChecked: stored.length + (stored.some((s) => s.size === 121) ? 0 : 1),
+      });
     });
   });
 
@@ -469,7 +625,11 @@ describe('signed checkpoints and whole-chain verification', () => {
       await appender;
       expect(results.length).toBeGreaterThan(0);
       for (const r of results) expect(r).toMatchObject({ valid: true, errors: [] });
-      expect((await verifyChain(first.chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 61, lastPosition: 61 });
+      expect((await verifyChain(first.chain.id).expect(200)).body.data).toMatchObject({
+        valid: true,
+        checkedEvents: 61,
+        lastPosition: 61,
+      });
     });
   });
 
@@ -478,11 +638,19 @@ describe('signed checkpoints and whole-chain verification', () => {
 
     it('hash on their own connections, and open new ones when the database closed them', async () => {
       const chain = await chainOf('verify-workers', 23);
-      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 23, errors: [] });
+      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({
+        valid: true,
+        checkedEvents: 23,
+        errors: [],
+      });
       const before = (await t.dataSource.query(workerConnections)) as { pid: number }[];
       expect(before.length).toBeGreaterThan(0);
       await t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM (${workerConnections}) w`);
-      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkedEvents: 23, errors: [] });
+      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({
+        valid: true,
+        checkedEvents: 23,
+        errors: [],
+      });
       const after = ((await t.dataSource.query(workerConnections)) as { pid: number }[]).map((c) => c.pid);
       expect(after.length).toBeGreaterThan(0);
       expect(after.filter((pid) => before.some((c) => c.pid === pid))).toEqual([]);
@@ -498,7 +666,10 @@ describe('signed checkpoints and whole-chain verification', () => {
       const tail = { ...doc, count: null, events: doc.events.filter((e) => e.chain.position >= 5) };
       const report = verifyExport(tail, [{ label: 'cp', note }], [parseVerifierKey(vkey)]);
       expect(report.outcome).toBe('verified');
-      expect(report.checkpoints[0]).toMatchObject({ status: 'confirmed', message: expect.stringMatching(/position 5 links to the signed hash/) });
+      expect(report.checkpoints[0]).toMatchObject({
+        status: 'confirmed',
+        message: expect.stringMatching(/position 5 links to the signed hash/),
+      });
     });
   });
 });

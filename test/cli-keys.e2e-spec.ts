@@ -32,9 +32,24 @@ describeOnPostgres('cli keys (PostgreSQL)', () => {
     expect(created.code).toBe(0);
     const key = newKey(created.out);
     expect(created.out).toMatch(/only time the key is shown/);
-    await t.http().get('/v1/chains').set(...bearer(key)).expect(200);
-    expect((await t.http().post('/v1/events').set(...bearer(key)).send({ actor: 'a', action: 'b' }).expect(403)).body.error.code).toBe('FORBIDDEN');
-    const rows = (await t.dataSource.query(`SELECT prefix, key_digest, scopes FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'newco'`)) as { prefix: string; key_digest: string; scopes: string[] }[];
+    await t
+      .http()
+      .get('/v1/chains')
+      .set(...bearer(key))
+      .expect(200);
+    expect(
+      (
+        await t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(key))
+          .send({ actor: 'a', action: 'b' })
+          .expect(403)
+      ).body.error.code,
+    ).toBe('FORBIDDEN');
+    const rows = (await t.dataSource.query(
+      `SELECT prefix, key_digest, scopes FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'newco'`,
+    )) as { prefix: string; key_digest: string; scopes: string[] }[];
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prefix).toBe(key.slice(0, 8));
     expect(rows[0]!.scopes).toEqual(['read']);
@@ -45,7 +60,12 @@ describeOnPostgres('cli keys (PostgreSQL)', () => {
     const key = newKey((await cli('keys', 'create', '--account', 'listco')).out);
     const listed = await cli('keys', 'list', '--account', 'listco');
     expect(listed.code).toBe(0);
-    expect(listed.out).toMatch(new RegExp(`^key_\\w{26}  ${key.slice(0, 8)}…  ingest\\+read  created \\S+  active  \\(account 'listco'\\)$`, 'm'));
+    expect(listed.out).toMatch(
+      new RegExp(
+        `^key_\\w{26}  ${key.slice(0, 8)}…  ingest\\+read  created \\S+  active  \\(account 'listco'\\)$`,
+        'm',
+      ),
+    );
     expect(listed.out).not.toContain(key);
     expect((await cli('keys', 'list', '--account', 'nobody')).out).toMatch(/No keys/);
   });
@@ -53,11 +73,23 @@ describeOnPostgres('cli keys (PostgreSQL)', () => {
   it('revokes by prefix or id; a revoked key is refused', async () => {
     const byPrefix = newKey((await cli('keys', 'create', '--account', 'revokeco')).out);
     expect((await cli('keys', 'revoke', byPrefix.slice(0, 8), '--account', 'revokeco')).code).toBe(0);
-    expect((await t.http().get('/v1/chains').set(...bearer(byPrefix)).expect(401)).body.error.code).toBe('UNAUTHORIZED');
+    expect(
+      (
+        await t
+          .http()
+          .get('/v1/chains')
+          .set(...bearer(byPrefix))
+          .expect(401)
+      ).body.error.code,
+    ).toBe('UNAUTHORIZED');
     const created = await cli('keys', 'create', '--account', 'revokeco');
     const id = /Created key (key_\w{26})/.exec(created.out)![1]!;
     expect((await cli('keys', 'revoke', id)).code).toBe(0);
-    await t.http().get('/v1/chains').set(...bearer(newKey(created.out))).expect(401);
+    await t
+      .http()
+      .get('/v1/chains')
+      .set(...bearer(newKey(created.out)))
+      .expect(401);
     expect((await cli('keys', 'list', '--account', 'revokeco')).out.match(/revoked \S+/g)).toHaveLength(2);
     expect((await cli('keys', 'revoke', id)).code).toBe(1);
   });

@@ -6,7 +6,11 @@ type Posted = { status: number; body: { data: { id: string; chain: { id: string;
 async function appendMany(t: TestApp, count: number, chainOf: (i: number) => string): Promise<Posted[]> {
   return Promise.all(
     Array.from({ length: count }, (_, i) =>
-      t.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor: `user-${i}`, action: 'load.append', context: { i }, chain: chainOf(i) }),
+      t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: `user-${i}`, action: 'load.append', context: { i }, chain: chainOf(i) }),
     ),
   );
 }
@@ -72,7 +76,10 @@ describe('concurrent appends', () => {
   });
 
   it('both instances spreading over the same 20 chains keep all of them intact', async () => {
-    const both = await Promise.all([appendMany(a, 200, (i) => `spread-${i % 20}`), appendMany(b, 200, (i) => `spread-${(i * 7) % 20}`)]);
+    const both = await Promise.all([
+      appendMany(a, 200, (i) => `spread-${i % 20}`),
+      appendMany(b, 200, (i) => `spread-${(i * 7) % 20}`),
+    ]);
     const chains = new Set(both.flat().map((r) => r.body.data.chain.id));
     expect(chains.size).toBe(20);
     for (const id of chains) expect(await assertChainIntact(b.dataSource, id)).toBe(20);

@@ -37,15 +37,30 @@ const raw = (res: Response, done: (error: Error | null, body: Buffer) => void) =
 
 describe('GET /v1/events/export', () => {
   let t: TestApp;
-  const post = (body: object, key: string = KEYS.acme) => t.http().post('/v1/events').set(...bearer(key)).send(body).expect(201);
-  const exportOf = (query: string, key: string = KEYS.acme) => t.http().get(`/v1/events/export?${query}`).set(...bearer(key));
-  const bytesOf = async (query: string, key: string = KEYS.acme): Promise<{ res: Response; text: string; bytes: Buffer }> => {
+  const post = (body: object, key: string = KEYS.acme) =>
+    t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(key))
+      .send(body)
+      .expect(201);
+  const exportOf = (query: string, key: string = KEYS.acme) =>
+    t
+      .http()
+      .get(`/v1/events/export?${query}`)
+      .set(...bearer(key));
+  const bytesOf = async (
+    query: string,
+    key: string = KEYS.acme,
+  ): Promise<{ res: Response; text: string; bytes: Buffer }> => {
     const res = await exportOf(query, key).buffer(true).parse(raw).expect(200);
     const bytes = res.body as Buffer;
     return { res, bytes, text: bytes.toString('utf8') };
   };
   const nonIdleConnections = async (): Promise<number> => {
-    const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle'`);
+    const [{ n }] = await t.dataSource.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle'`,
+    );
     return n as number;
   };
 
@@ -75,7 +90,8 @@ describe('GET /v1/events/export', () => {
     let events: EventView[];
     beforeAll(async () => {
       events = [];
-      for (let i = 1; i <= 12; i++) events.push((await post({ actor: `bounds-${i}`, action: 'bounds.test', chain: 'exp-bounds' })).body.data);
+      for (let i = 1; i <= 12; i++)
+        events.push((await post({ actor: `bounds-${i}`, action: 'bounds.test', chain: 'exp-bounds' })).body.data);
     });
 
     it('is inclusive on both ends, using real event timestamps (equal timestamps included), oldest first', async () => {
@@ -88,7 +104,7 @@ describe('GET /v1/events/export', () => {
       expect(body.export.count).toBe(expected.length);
     });
 
-    it('includes every row sharing a bound\'s millisecond, ordered by (timestamp, id) not by position', async () => {
+    it("includes every row sharing a bound's millisecond, ordered by (timestamp, id) not by position", async () => {
       // One statement, its own chain: positions 1..7 whose ids run against their order within a millisecond.
       await t.dataSource.query(
         `WITH chain AS (
@@ -102,7 +118,11 @@ describe('GET /v1/events/export', () => {
            FROM chain, (VALUES (1, 0, 'D'), (2, 1, 'C'), (3, 1, 'A'), (4, 2, 'B'), (5, 3, 'F'), (6, 3, 'E'), (7, 4, 'G')) AS r(position, ms, letter)`,
         [TIES_CHAIN],
       );
-      const body = (await exportOf(`format=json&chain_id=${TIES_CHAIN}&after=2002-01-01T00:00:00.001Z&before=2002-01-01T00:00:00.003Z`).expect(200)).body;
+      const body = (
+        await exportOf(
+          `format=json&chain_id=${TIES_CHAIN}&after=2002-01-01T00:00:00.001Z&before=2002-01-01T00:00:00.003Z`,
+        ).expect(200)
+      ).body;
       expect(body.data.map((e: EventView) => e.id.slice(-1))).toEqual(['A', 'C', 'B', 'E', 'F']);
       expect(body.data.map((e: EventView) => e.chain.position)).toEqual([3, 2, 4, 6, 5]);
     });
@@ -110,14 +130,23 @@ describe('GET /v1/events/export', () => {
     it('a period of one instant exports exactly the events of that millisecond', async () => {
       const fifth = events[4]!;
       const sameInstant = events.filter((e) => e.timestamp === fifth.timestamp).map((e) => e.id);
-      const body = (await exportOf(`format=json&chain_id=${fifth.chain.id}&after=${fifth.timestamp}&before=${fifth.timestamp}`).expect(200)).body;
+      const body = (
+        await exportOf(
+          `format=json&chain_id=${fifth.chain.id}&after=${fifth.timestamp}&before=${fifth.timestamp}`,
+        ).expect(200)
+      ).body;
       expect(body.data.map((e: EventView) => e.id)).toEqual(sameInstant);
     });
   });
 
   describe('CSV', () => {
     const tricky = [
-      { actor: 'comma,inside', action: 'say "hi"', resource: 'line1\nline2', context: { note: 'x\r\ny', formula: '=1+1', b: 1, a: [2.5, null, true] } },
+      {
+        actor: 'comma,inside',
+        action: 'say "hi"',
+        resource: 'line1\nline2',
+        context: { note: 'x\r\ny', formula: '=1+1', b: 1, a: [2.5, null, true] },
+      },
       { actor: "=cmd|' /C calc'!A0", action: '+1', resource: '-1', context: null },
       { actor: '@SUM(1)', action: '\tlead-tab', resource: 'cr\rinside', context: { u: 'é€😀' } },
       { actor: 'é€😀', action: 'crlf\r\ninside', resource: null, context: { z: { y: 1, x: 2 } } },
@@ -135,14 +164,22 @@ describe('GET /v1/events/export', () => {
       expect([...bytes.subarray(0, 3)]).not.toEqual([0xef, 0xbb, 0xbf]);
       expect(text.startsWith(`${CSV_HEADER}\r\n`)).toBe(true);
       expect(text.endsWith('\r\n')).toBe(true);
-      const records = parse(text, { record_delimiter: '\r\n', relax_quotes: false, relax_column_count: false, skip_empty_lines: false, bom: false }) as string[][];
+      const records = parse(text, {
+        record_delimiter: '\r\n',
+        relax_quotes: false,
+        relax_column_count: false,
+        skip_empty_lines: false,
+        bom: false,
+      }) as string[][];
       // Outside quoted fields, every line break is a CRLF record terminator, one per record.
       const unquoted = text.replace(/"(?:[^"]|"")*"/g, '');
       expect(unquoted).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
       expect(unquoted.split('\r\n')).toHaveLength(records.length + 1);
       expect(records[0]).toEqual(CSV_HEADER.split(','));
       expect(records.slice(1).map((r) => r[0])).toEqual(events.map((e) => e.id));
-      const cells = records.slice(1).map((r) => Object.fromEntries(CSV_HEADER.split(',').map((name, i) => [name, r[i]])));
+      const cells = records
+        .slice(1)
+        .map((r) => Object.fromEntries(CSV_HEADER.split(',').map((name, i) => [name, r[i]])));
 
       expect(cells[0]).toEqual({
         id: events[0]!.id,
@@ -158,9 +195,24 @@ describe('GET /v1/events/export', () => {
         context: '{"a":[2.5,null,true],"b":1,"formula":"=1+1","note":"x\\r\\ny"}',
       });
       expect(cells[1]).toMatchObject({ actor: "'=cmd|' /C calc'!A0", action: "'+1", resource: "'-1", context: '' });
-      expect(cells[2]).toMatchObject({ actor: "'@SUM(1)", action: "'\tlead-tab", resource: 'cr\rinside', context: '{"u":"é€😀"}' });
-      expect(cells[3]).toMatchObject({ actor: 'é€😀', action: 'crlf\r\ninside', resource: '', context: '{"z":{"x":2,"y":1}}' });
-      expect(cells[4]).toMatchObject({ actor: "'\rleading-cr", action: 'plain', resource: 'a-dash-later', context: '{}' });
+      expect(cells[2]).toMatchObject({
+        actor: "'@SUM(1)",
+        action: "'\tlead-tab",
+        resource: 'cr\rinside',
+        context: '{"u":"é€😀"}',
+      });
+      expect(cells[3]).toMatchObject({
+        actor: 'é€😀',
+        action: 'crlf\r\ninside',
+        resource: '',
+        context: '{"z":{"x":2,"y":1}}',
+      });
+      expect(cells[4]).toMatchObject({
+        actor: "'\rleading-cr",
+        action: 'plain',
+        resource: 'a-dash-later',
+        context: '{}',
+      });
       cells.forEach((row, i) => {
         expect(row.context).toBe(events[i]!.context === null ? '' : canonicalJson(events[i]!.context));
         expect(row.previous_hash).toBe(events[i]!.previousHash);
@@ -176,9 +228,13 @@ describe('GET /v1/events/export', () => {
     });
 
     it('has only the header row when nothing matches, with the file name of the period', async () => {
-      const { res, text } = await bytesOf(`format=csv&chain_id=${events[0]!.chain.id}&after=2021-03-04T05:06:07.890Z&before=2021-03-04T05:06:08Z`);
+      const { res, text } = await bytesOf(
+        `format=csv&chain_id=${events[0]!.chain.id}&after=2021-03-04T05:06:07.890Z&before=2021-03-04T05:06:08Z`,
+      );
       expect(text).toBe(`${CSV_HEADER}\r\n`);
-      expect(res.headers['content-disposition']).toBe('attachment; filename="audit-export-20210304T050607Z-20210304T050608Z.csv"');
+      expect(res.headers['content-disposition']).toBe(
+        'attachment; filename="audit-export-20210304T050607Z-20210304T050608Z.csv"',
+      );
     });
   });
 
@@ -187,17 +243,26 @@ describe('GET /v1/events/export', () => {
     beforeAll(async () => {
       events = [];
       const bodies = [
-        { actor: '=formula-stays', action: 'doc.create', resource: 'doc:1', context: { n: 1e-7, big: 9007199254740991, nested: { list: [1, 'é€😀', null] }, empty: {} } },
+        {
+          actor: '=formula-stays',
+          action: 'doc.create',
+          resource: 'doc:1',
+          context: { n: 1e-7, big: 9007199254740991, nested: { list: [1, 'é€😀', null] }, empty: {} },
+        },
         { actor: 'bob', action: 'doc.read', resource: null, context: null },
         { actor: '+bob', action: 'doc.update', resource: 'doc:1', context: { '\tkey': '-value', a: 'line\r\nbreak' } },
       ];
-      for (let round = 0; round < 3; round++) for (const body of bodies) events.push((await post({ ...body, chain: 'exp-json' })).body.data);
+      for (let round = 0; round < 3; round++)
+        for (const body of bodies) events.push((await post({ ...body, chain: 'exp-json' })).body.data);
     });
 
     it('is one valid JSON document whose items re-hash to their stored hashes, oldest first', async () => {
       const res = await exportOf(`format=json&chain_id=${events[0]!.chain.id}&${WIDE}`).expect(200);
       expect(res.headers['content-type']).toBe('application/json');
-      const { export: header, data } = res.body as { export: Record<string, unknown>; data: (EventView & { createdAt?: string })[] };
+      const { export: header, data } = res.body as {
+        export: Record<string, unknown>;
+        data: (EventView & { createdAt?: string })[];
+      };
       expect(Object.keys(res.body)).toEqual(['export', 'data']);
       expect(header).toEqual({
         format: 'json',
@@ -222,16 +287,29 @@ describe('GET /v1/events/export', () => {
     it('echoes the filters, normalizes the period to UTC with ms and names the file in UTC seconds', async () => {
       const query = `format=json&actor=bob&action=doc.read&after=2020-01-01T01:02:03.456%2B02:00&before=2099-12-31T23:59:59.9999Z`;
       const res = await exportOf(query).expect(200);
-      expect(res.headers['content-disposition']).toBe('attachment; filename="audit-export-20191231T230203Z-20991231T235959Z.json"');
+      expect(res.headers['content-disposition']).toBe(
+        'attachment; filename="audit-export-20191231T230203Z-20991231T235959Z.json"',
+      );
       expect(res.body.export).toMatchObject({
         period: { after: '2019-12-31T23:02:03.456Z', before: '2099-12-31T23:59:59.999Z' },
         filters: { actor: 'bob', action: 'doc.read', resource: null, chain_id: null },
         count: 3,
       });
-      expect(res.body.data.map((e: EventView) => e.id)).toEqual(events.filter((e) => e.actor === 'bob').map((e) => e.id));
-      const byResource = (await exportOf(`format=json&resource=doc:1&chain_id=${events[0]!.chain.id}&${WIDE}`).expect(200)).body;
-      expect(byResource.export.filters).toEqual({ actor: null, action: null, resource: 'doc:1', chain_id: events[0]!.chain.id });
-      expect(byResource.data.map((e: EventView) => e.id)).toEqual(events.filter((e) => e.resource === 'doc:1').map((e) => e.id));
+      expect(res.body.data.map((e: EventView) => e.id)).toEqual(
+        events.filter((e) => e.actor === 'bob').map((e) => e.id),
+      );
+      const byResource = (
+        await exportOf(`format=json&resource=doc:1&chain_id=${events[0]!.chain.id}&${WIDE}`).expect(200)
+      ).body;
+      expect(byResource.export.filters).toEqual({
+        actor: null,
+        action: null,
+        resource: 'doc:1',
+        chain_id: events[0]!.chain.id,
+      });
+      expect(byResource.data.map((e: EventView) => e.id)).toEqual(
+        events.filter((e) => e.resource === 'doc:1').map((e) => e.id),
+      );
     });
   });
 
@@ -246,14 +324,22 @@ describe('GET /v1/events/export', () => {
       expect(text.split('\r\n')).toHaveLength(10002);
     });
 
-    it.each(['json', 'csv'])('answers 10,001 (%s) with 422 EXPORT_LIMIT_EXCEEDED in the error envelope, no file', async (format) => {
-      for (const query of [`format=${format}&${BULK_10001}`, `format=${format}&chain_id=${BULK_CHAIN}&${BULK_10001}`]) {
-        const res = await exportOf(query).expect(422);
-        expect(res.headers['content-type']).toMatch(/^application\/json/);
-        expect(res.headers['content-disposition']).toBeUndefined();
-        expect(res.body).toEqual({ error: { code: 'EXPORT_LIMIT_EXCEEDED', message: expect.any(String), details: { limit: 10000 } } });
-      }
-    });
+    it.each(['json', 'csv'])(
+      'answers 10,001 (%s) with 422 EXPORT_LIMIT_EXCEEDED in the error envelope, no file',
+      async (format) => {
+        for (const query of [
+          `format=${format}&${BULK_10001}`,
+          `format=${format}&chain_id=${BULK_CHAIN}&${BULK_10001}`,
+        ]) {
+          const res = await exportOf(query).expect(422);
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.headers['content-disposition']).toBeUndefined();
+          expect(res.body).toEqual({
+            error: { code: 'EXPORT_LIMIT_EXCEEDED', message: expect.any(String), details: { limit: 10000 } },
+          });
+        }
+      },
+    );
   });
 
   describe('validation', () => {
@@ -267,14 +353,20 @@ describe('GET /v1/events/export', () => {
       ['after an impossible date', 'format=json&after=2026-02-30T00:00:00Z&before=2026-03-02T00:00:00Z', 'after'],
       ['before not ISO 8601', 'format=csv&after=2026-01-01T00:00:00Z&before=1767225600000', 'before'],
       ['before earlier than after', 'format=json&after=2026-01-02T00:00:00Z&before=2026-01-01T23:59:59.999Z', 'before'],
-      ['before earlier than after below the millisecond', 'format=json&after=2026-01-01T00:00:00.0002Z&before=2026-01-01T00:00:00.0001Z', 'before'],
+      [
+        'before earlier than after below the millisecond',
+        'format=json&after=2026-01-01T00:00:00.0002Z&before=2026-01-01T00:00:00.0001Z',
+        'before',
+      ],
       ['unknown parameter', `format=json&${WIDE}&limit=5`, 'limit'],
       ['bad chain_id', `format=json&${WIDE}&chain_id=default`, 'chain_id'],
       ['empty actor', `format=json&${WIDE}&actor=`, 'actor'],
       ['repeated parameter', `format=json&format=csv&${WIDE}`, 'format'],
     ])('400 VALIDATION_ERROR: %s', async (_name, query, field) => {
       const res = await exportOf(query).expect(400);
-      expect(res.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: expect.any(Array) } } });
+      expect(res.body).toEqual({
+        error: { code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: expect.any(Array) } },
+      });
       expect(res.body.error.details.fields).toEqual(expect.arrayContaining([{ field, message: expect.any(String) }]));
       expect(res.headers['content-disposition']).toBeUndefined();
     });
@@ -285,15 +377,20 @@ describe('GET /v1/events/export', () => {
     });
 
     it('needs a key with the read scope', async () => {
-      expect((await t.http().get(`/v1/events/export?format=json&${WIDE}`).expect(401)).body.error.code).toBe('UNAUTHORIZED');
-      expect((await exportOf(`format=json&${WIDE}`, KEYS.acmeIngestOnly).expect(403)).body.error.code).toBe('FORBIDDEN');
+      expect((await t.http().get(`/v1/events/export?format=json&${WIDE}`).expect(401)).body.error.code).toBe(
+        'UNAUTHORIZED',
+      );
+      expect((await exportOf(`format=json&${WIDE}`, KEYS.acmeIngestOnly).expect(403)).body.error.code).toBe(
+        'FORBIDDEN',
+      );
       await exportOf(`format=json&${WIDE}`, KEYS.acmeReadOnly).expect(200);
     });
   });
 
   describe('tenancy', () => {
     it("never exports another account's events, even by chain id", async () => {
-      const theirs = (await post({ actor: 'globex-secret', action: 'doc.read', chain: 'exp-json' }, KEYS.globex)).body.data as EventView;
+      const theirs = (await post({ actor: 'globex-secret', action: 'doc.read', chain: 'exp-json' }, KEYS.globex)).body
+        .data as EventView;
       const mine = (await exportOf(`format=json&${WIDE}`).expect(200)).body;
       expect(mine.export.count).toBeGreaterThan(0);
       expect(mine.data.map((e: EventView) => e.actor)).not.toContain('globex-secret');
@@ -314,12 +411,20 @@ describe('GET /v1/events/export', () => {
       if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
       return new Promise((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: `/v1/events/export?format=${format}&${BULK_10000}`, headers: { Authorization: `Bearer ${KEYS.acme}` } }, (res) => {
-          res.once('data', () => {
-            res.pause();
-            resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy() });
-          });
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: `/v1/events/export?format=${format}&${BULK_10000}`,
+            headers: { Authorization: `Bearer ${KEYS.acme}` },
+          },
+          (res) => {
+            res.once('data', () => {
+              res.pause();
+              resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy() });
+            });
+          },
+        );
         req.on('error', (error) => (error.message === 'socket hang up' ? undefined : reject(error)));
         req.end();
       });
@@ -342,7 +447,9 @@ describe('GET /v1/events/export', () => {
       hangUp();
       if (usingPostgres()) expect(await waitFor(async () => (await nonIdleConnections()) === baseline)).toBe(true);
       // The embedded database has one connection: had it leaked, this would wait and fail.
-      const next = await exportOf(`format=json&chain_id=${BULK_CHAIN}&after=2001-01-01T00:00:00.001Z&before=2001-01-01T00:00:00.003Z`).expect(200);
+      const next = await exportOf(
+        `format=json&chain_id=${BULK_CHAIN}&after=2001-01-01T00:00:00.001Z&before=2001-01-01T00:00:00.003Z`,
+      ).expect(200);
       expect(next.body.export.count).toBe(3);
     });
   });

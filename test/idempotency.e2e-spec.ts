@@ -12,12 +12,20 @@ describe('Idempotency-Key on POST /v1/events', () => {
   });
 
   const post = (body: object, key?: string, apiKey: string = KEYS.acme) => {
-    const req = t.http().post('/v1/events').set(...bearer(apiKey));
+    const req = t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(apiKey));
     if (key !== undefined) req.set('Idempotency-Key', key);
     return req.send(body);
   };
   const countIn = async (chain: string) =>
-    ((await t.dataSource.query(`SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`, [chain])) as [{ n: number }])[0].n;
+    (
+      (await t.dataSource.query(
+        `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
+        [chain],
+      )) as [{ n: number }]
+    )[0].n;
 
   it('replays the same status and body byte for byte, with Idempotent-Replayed, appending nothing', async () => {
     const body = { actor: 'a', action: 'pay.create', context: { z: 1, a: [2, 'é'] }, chain: 'idem-1' };
@@ -58,11 +66,22 @@ describe('Idempotency-Key on POST /v1/events', () => {
   });
 
   it('a claim whose request died is taken over once stale; a fresh one is 409', async () => {
-    const [{ id: accountId }] = (await t.dataSource.query(`SELECT id FROM accounts WHERE name = 'acme'`)) as [{ id: string }];
+    const [{ id: accountId }] = (await t.dataSource.query(`SELECT id FROM accounts WHERE name = 'acme'`)) as [
+      { id: string },
+    ];
     const body = { actor: 'a', action: 'x', chain: 'idem-5' };
-    const digest = IdempotencyService.digest({ chainName: 'idem-5', actor: 'a', action: 'x', resource: null, context: null });
+    const digest = IdempotencyService.digest({
+      chainName: 'idem-5',
+      actor: 'a',
+      action: 'x',
+      resource: null,
+      context: null,
+    });
     const claim = (key: string, age: string) =>
-      t.dataSource.query(`INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES ($1, $2, $3, now() - $4::interval)`, [accountId, key, digest, age]);
+      t.dataSource.query(
+        `INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES ($1, $2, $3, now() - $4::interval)`,
+        [accountId, key, digest, age],
+      );
     await claim('alive', '1 second');
     expect((await post(body, 'alive').expect(409)).body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
     await claim('dead', '1 hour');
@@ -79,13 +98,19 @@ describe('Idempotency-Key on POST /v1/events', () => {
   it('forgets a key IDEMPOTENCY_RETENTION_HOURS (24) after its claim, and keeps younger ones', async () => {
     await post({ actor: 'a', action: 'x', chain: 'idem-retention' }, 'old-key').expect(201);
     await post({ actor: 'a', action: 'x', chain: 'idem-retention' }, 'young-key').expect(201);
-    await t.dataSource.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '25 hours' WHERE key = 'old-key'`);
-    await t.dataSource.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '23 hours' WHERE key = 'young-key'`);
+    await t.dataSource.query(
+      `UPDATE idempotency_keys SET claimed_at = now() - interval '25 hours' WHERE key = 'old-key'`,
+    );
+    await t.dataSource.query(
+      `UPDATE idempotency_keys SET claimed_at = now() - interval '23 hours' WHERE key = 'young-key'`,
+    );
     expect(await t.app.get(IdempotencySweeper).sweep()).toBe(1);
     // The old key is free again: another body under it is a new request, not a reuse.
     const again = await post({ actor: 'a', action: 'y', chain: 'idem-retention' }, 'old-key').expect(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
-    expect((await post({ actor: 'a', action: 'y', chain: 'idem-retention' }, 'young-key').expect(422)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(
+      (await post({ actor: 'a', action: 'y', chain: 'idem-retention' }, 'young-key').expect(422)).body.error.code,
+    ).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(await countIn('idem-retention')).toBe(3);
   });
 });

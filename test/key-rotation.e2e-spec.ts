@@ -23,32 +23,52 @@ describe('rotating the checkpoint signing key', () => {
     t = await startTestApp({ signingKey, retiredVerifierKeys }, database);
     return t;
   };
-  const get = (app: TestApp, path: string) => app.http().get(path).set(...bearer(KEYS.acme));
+  const get = (app: TestApp, path: string) =>
+    app
+      .http()
+      .get(path)
+      .set(...bearer(KEYS.acme));
   let chainId = '';
   let keyA = '';
 
   it('with key A: a chain and a checkpoint signed by A', async () => {
     const app = await start(seedA);
     for (let i = 1; i <= 3; i++) {
-      const res = await app.http().post('/v1/events').set(...bearer(KEYS.acme)).send({ actor: 'alice', action: 'doc.update', chain: 'rotation', context: { i } }).expect(201);
+      const res = await app
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: 'alice', action: 'doc.update', chain: 'rotation', context: { i } })
+        .expect(201);
       chainId = res.body.data.chain.id;
     }
     keyA = (await app.http().get('/v1/checkpoint-key').expect(200)).text.trim();
     const note = (await get(app, `/v1/chain/${chainId}/checkpoint`).expect(200)).text;
     expect(verifyChainCheckpoint(note, [parseVerifierKey(keyA)])).toMatchObject({ ok: true, checkpoint: { size: 3 } });
-    expect((await get(app, `/v1/chain/${chainId}/verify`).expect(200)).body.data).toMatchObject({ valid: true, checkpointsChecked: 1 });
+    expect((await get(app, `/v1/chain/${chainId}/verify`).expect(200)).body.data).toMatchObject({
+      valid: true,
+      checkpointsChecked: 1,
+    });
   });
 
   it('with key B alone: the checkpoint A signed no longer verifies, and the answer says why', async () => {
     const app = await start(seedB);
     const result = (await get(app, `/v1/chain/${chainId}/verify`).expect(200)).body.data;
-    expect(result).toMatchObject({ valid: false, firstInvalidPosition: 3, errors: [expect.objectContaining({ position: 3 })] });
+    expect(result).toMatchObject({
+      valid: false,
+      firstInvalidPosition: 3,
+      errors: [expect.objectContaining({ position: 3 })],
+    });
     expect(result.errors[0].message).toMatch(/signed by an earlier key missing from RETIRED_VERIFIER_KEYS/);
   });
 
   it('with key B and A retired: the chain verifies, and the checkpoint is served signed by B', async () => {
     const app = await start(seedB, [keyA]);
-    expect((await get(app, `/v1/chain/${chainId}/verify`).expect(200)).body.data).toMatchObject({ valid: true, checkpointsChecked: 1, errors: [] });
+    expect((await get(app, `/v1/chain/${chainId}/verify`).expect(200)).body.data).toMatchObject({
+      valid: true,
+      checkpointsChecked: 1,
+      errors: [],
+    });
     const keyB = (await app.http().get('/v1/checkpoint-key').expect(200)).text.trim();
     expect(keyB).not.toBe(keyA);
     const note = (await get(app, `/v1/chain/${chainId}/checkpoint`).expect(200)).text;

@@ -1,19 +1,42 @@
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
-type EventView = { id: string; actor: string; action: string; resource: string | null; timestamp: string; createdAt: string; chain: { id: string; name: string; position: number } };
+type EventView = {
+  id: string;
+  actor: string;
+  action: string;
+  resource: string | null;
+  timestamp: string;
+  createdAt: string;
+  chain: { id: string; name: string; position: number };
+};
 
 describe('GET /v1/events', () => {
   let t: TestApp;
   let seeded: EventView[];
-  const get = (query: string, key: string = KEYS.acme) => t.http().get(`/v1/events${query}`).set(...bearer(key));
-  const post = (body: object, key: string = KEYS.acme) => t.http().post('/v1/events').set(...bearer(key)).send(body).expect(201);
+  const get = (query: string, key: string = KEYS.acme) =>
+    t
+      .http()
+      .get(`/v1/events${query}`)
+      .set(...bearer(key));
+  const post = (body: object, key: string = KEYS.acme) =>
+    t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(key))
+      .send(body)
+      .expect(201);
 
   beforeAll(async () => {
     t = await startTestApp();
     seeded = [];
     // Sequential, so timestamps and ids increase; spread over actors, actions, resources, chains.
     for (let i = 0; i < 30; i++) {
-      const res = await post({ actor: `actor-${i % 3}`, action: `thing.${i % 2 ? 'read' : 'write'}`, resource: i % 5 === 0 ? null : `res-${i % 4}`, chain: `list-${i % 2}` });
+      const res = await post({
+        actor: `actor-${i % 3}`,
+        action: `thing.${i % 2 ? 'read' : 'write'}`,
+        resource: i % 5 === 0 ? null : `res-${i % 4}`,
+        chain: `list-${i % 2}`,
+      });
       seeded.push(res.body.data);
     }
     await post({ actor: 'actor-0', action: 'thing.read', resource: 'res-1', chain: 'list-0' }, KEYS.globex);
@@ -22,7 +45,10 @@ describe('GET /v1/events', () => {
     await t.close();
   });
 
-  const newestFirst = (events: EventView[]) => [...events].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+  const newestFirst = (events: EventView[]) =>
+    [...events].sort((a, b) =>
+      a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+    );
 
   async function allPages(query: string, limit: number): Promise<{ ids: string[]; pages: number }> {
     const ids: string[] = [];
@@ -30,7 +56,9 @@ describe('GET /v1/events', () => {
     let pages = 0;
     do {
       const sep = query ? '&' : '?';
-      const res = await get(`${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
+      const res = await get(
+        `${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      ).expect(200);
       ids.push(...res.body.data.map((e: EventView) => e.id));
       expect(res.body.data.length).toBeLessThanOrEqual(limit);
       cursor = res.body.nextCursor;
@@ -40,7 +68,7 @@ describe('GET /v1/events', () => {
     return { ids, pages };
   }
 
-  it('lists the account\'s events newest first with the default page size of 50', async () => {
+  it("lists the account's events newest first with the default page size of 50", async () => {
     const res = await get('').expect(200);
     expect(res.body.data.map((e: EventView) => e.id)).toEqual(newestFirst(seeded).map((e) => e.id));
     expect(res.body.nextCursor).toBeUndefined();
@@ -56,7 +84,11 @@ describe('GET /v1/events', () => {
     ['actor', '?actor=actor-1', (e: EventView) => e.actor === 'actor-1'],
     ['action', '?action=thing.read', (e: EventView) => e.action === 'thing.read'],
     ['resource', '?resource=res-2', (e: EventView) => e.resource === 'res-2'],
-    ['actor and action', '?actor=actor-2&action=thing.write', (e: EventView) => e.actor === 'actor-2' && e.action === 'thing.write'],
+    [
+      'actor and action',
+      '?actor=actor-2&action=thing.write',
+      (e: EventView) => e.actor === 'actor-2' && e.action === 'thing.write',
+    ],
   ])('filters by %s, also across pages', async (_name, query, keep) => {
     const expected = newestFirst(seeded.filter(keep)).map((e) => e.id);
     expect(expected.length).toBeGreaterThan(2);
@@ -65,7 +97,9 @@ describe('GET /v1/events', () => {
 
   it('filters by chain_id', async () => {
     const chainId = seeded[1]!.chain.id;
-    expect((await allPages(`?chain_id=${chainId}`, 4)).ids).toEqual(newestFirst(seeded.filter((e) => e.chain.id === chainId)).map((e) => e.id));
+    expect((await allPages(`?chain_id=${chainId}`, 4)).ids).toEqual(
+      newestFirst(seeded.filter((e) => e.chain.id === chainId)).map((e) => e.id),
+    );
   });
 
   it('after and before are exclusive bounds on timestamp', async () => {
@@ -74,15 +108,19 @@ describe('GET /v1/events', () => {
     const before = byTime[20]!.timestamp;
     const expected = newestFirst(seeded.filter((e) => e.timestamp > after && e.timestamp < before)).map((e) => e.id);
     expect((await allPages(`?after=${after}&before=${before}`, 3)).ids).toEqual(expected);
-    const offset = (await get(`?after=${encodeURIComponent(after.replace('Z', '+00:00'))}`).expect(200)).body.data.map((e: EventView) => e.id);
+    const offset = (await get(`?after=${encodeURIComponent(after.replace('Z', '+00:00'))}`).expect(200)).body.data.map(
+      (e: EventView) => e.id,
+    );
     expect(offset).toEqual(newestFirst(seeded.filter((e) => e.timestamp > after)).map((e) => e.id));
   });
 
-  it('never shows another account\'s events, even with its chain_id', async () => {
+  it("never shows another account's events, even with its chain_id", async () => {
     const theirs = (await get('', KEYS.globex).expect(200)).body.data;
     expect(theirs).toHaveLength(1);
     expect((await get(`?chain_id=${theirs[0].chain.id}`).expect(200)).body.data).toEqual([]);
-    expect((await get('?actor=actor-0&resource=res-1').expect(200)).body.data.map((e: EventView) => e.id)).not.toContain(theirs[0].id);
+    expect(
+      (await get('?actor=actor-0&resource=res-1').expect(200)).body.data.map((e: EventView) => e.id),
+    ).not.toContain(theirs[0].id);
   });
 
   it('pages without repeats or skips while new events are being appended', async () => {
@@ -94,7 +132,9 @@ describe('GET /v1/events', () => {
       const res = await get(`?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).expect(200);
       seen.push(...res.body.data.map((e: EventView) => e.id));
       cursor = res.body.nextCursor;
-      await Promise.all([0, 1, 2].map((k) => post({ actor: `late-${writer}-${k}`, action: 'late.write', chain: `list-${k % 2}` })));
+      await Promise.all(
+        [0, 1, 2].map((k) => post({ actor: `late-${writer}-${k}`, action: 'late.write', chain: `list-${k % 2}` })),
+      );
       writer++;
     } while (cursor);
     expect(new Set(seen).size).toBe(seen.length);

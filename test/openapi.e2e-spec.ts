@@ -29,13 +29,20 @@ describe('OpenAPI description', () => {
     await t.close();
   });
 
-  const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method, path, op })));
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method, path, op })),
+    );
   const schema = (name: string): Schema => doc.components.schemas[name]!;
   const sorted = (keys: Iterable<string>) => [...keys].sort();
 
   it('is public, OpenAPI 3, and describes every route the service has', () => {
     expect(doc.openapi).toMatch(/^3\./);
-    expect(operations().map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(
+    expect(
+      operations()
+        .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+        .sort(),
+    ).toEqual(
       [
         'GET /health/live',
         'GET /health/ready',
@@ -55,10 +62,15 @@ describe('OpenAPI description', () => {
 
   it('says which routes need a key exactly as the service enforces it', async () => {
     for (const { method, path, op } of operations()) {
-      const url = path.replace('{id}', 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2').replace('{chainId}', 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
+      const url = path
+        .replace('{id}', 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
+        .replace('{chainId}', 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
       const res = await (method === 'post' ? t.http().post(url).send({}) : t.http().get(url));
       const secured = (op.security ?? []).some((requirement) => 'bearer' in requirement);
-      expect({ route: `${method} ${path}`, unauthorized: res.status === 401 }).toEqual({ route: `${method} ${path}`, unauthorized: secured });
+      expect({ route: `${method} ${path}`, unauthorized: res.status === 401 }).toEqual({
+        route: `${method} ${path}`,
+        unauthorized: secured,
+      });
       if (secured) expect(op.responses['401']).toBeDefined();
     }
   });
@@ -67,27 +79,69 @@ describe('OpenAPI description', () => {
     const body = doc.paths['/v1/events']!.post!.requestBody!.content['application/json']!.schema.$ref;
     expect(body).toBe('#/components/schemas/CreateEventDto');
     expect(sorted(schema('CreateEventDto').required ?? [])).toEqual(['action', 'actor']);
-    expect(sorted(Object.keys(schema('CreateEventDto').properties))).toEqual(['action', 'actor', 'chain', 'context', 'resource']);
+    expect(sorted(Object.keys(schema('CreateEventDto').properties))).toEqual([
+      'action',
+      'actor',
+      'chain',
+      'context',
+      'resource',
+    ]);
 
-    const event = (await t.http().post('/v1/events').set(...auth()).send({ actor: 'a', action: 'openapi.check', chain: 'openapi', context: { x: 1 } }).expect(201)).body.data;
+    const event = (
+      await t
+        .http()
+        .post('/v1/events')
+        .set(...auth())
+        .send({ actor: 'a', action: 'openapi.check', chain: 'openapi', context: { x: 1 } })
+        .expect(201)
+    ).body.data;
     const chainId = event.chain.id as string;
     const wire: Record<string, unknown> = {
       EventView: event,
       EventChainRef: event.chain,
-      ChainView: (await t.http().get(`/v1/chain/${chainId}/status`).set(...auth()).expect(200)).body.data,
-      VerificationResultView: (await t.http().get(`/v1/events/${event.id}/verify`).set(...auth()).expect(200)).body.data,
-      ChainVerificationView: (await t.http().get(`/v1/chain/${chainId}/verify`).set(...auth()).expect(200)).body.data,
+      ChainView: (
+        await t
+          .http()
+          .get(`/v1/chain/${chainId}/status`)
+          .set(...auth())
+          .expect(200)
+      ).body.data,
+      VerificationResultView: (
+        await t
+          .http()
+          .get(`/v1/events/${event.id}/verify`)
+          .set(...auth())
+          .expect(200)
+      ).body.data,
+      ChainVerificationView: (
+        await t
+          .http()
+          .get(`/v1/chain/${chainId}/verify`)
+          .set(...auth())
+          .expect(200)
+      ).body.data,
       ErrorEnvelope: (await t.http().get(`/v1/chain/${chainId}/verify`).expect(401)).body,
     };
     for (const [name, sample] of Object.entries(wire)) {
-      expect({ name, keys: sorted(Object.keys(schema(name).properties)) }).toEqual({ name, keys: sorted(Object.keys(sample as object)) });
+      expect({ name, keys: sorted(Object.keys(schema(name).properties)) }).toEqual({
+        name,
+        keys: sorted(Object.keys(sample as object)),
+      });
     }
-    const error = (await t.http().get('/v1/events?limit=0').set(...auth()).expect(400)).body.error;
+    const error = (
+      await t
+        .http()
+        .get('/v1/events?limit=0')
+        .set(...auth())
+        .expect(400)
+    ).body.error;
     expect(sorted(Object.keys(schema('ErrorBody').properties))).toEqual(sorted(Object.keys(error)));
   });
 
   it('documents the limits the validation enforces', () => {
-    const list = doc.paths['/v1/events']!.get as unknown as { parameters: { name: string; schema: { minimum?: number; maximum?: number } }[] };
+    const list = doc.paths['/v1/events']!.get as unknown as {
+      parameters: { name: string; schema: { minimum?: number; maximum?: number } }[];
+    };
     expect(list.parameters.find((p) => p.name === 'limit')!.schema).toMatchObject({ minimum: 1, maximum: 200 });
     expect(schema('CreateEventDto').properties.actor).toMatchObject({ maxLength: 256 });
   });

@@ -19,14 +19,33 @@ describe('GET /v1/events/:id/verify', () => {
     await t.close();
   });
 
-  const verify = (id: string, key: string = KEYS.acme) => t.http().get(`/v1/events/${id}/verify`).set(...bearer(key));
+  const verify = (id: string, key: string = KEYS.acme) =>
+    t
+      .http()
+      .get(`/v1/events/${id}/verify`)
+      .set(...bearer(key));
 
   /** Appends `n` events to a new chain, one after another, and returns them in position order. */
   async function chainOf(name: string, n: number): Promise<EventBody[]> {
     const events: EventBody[] = [];
     for (let i = 0; i < n; i++) {
-      const body = { actor: `user-${i}`, action: 'invoice.pay', resource: `invoice:${i}`, context: { amount: 100 + i, tags: ['a', 'é'] }, chain: name };
-      events.push((await t.http().post('/v1/events').set(...bearer(KEYS.acme)).send(body).expect(201)).body.data);
+      const body = {
+        actor: `user-${i}`,
+        action: 'invoice.pay',
+        resource: `invoice:${i}`,
+        context: { amount: 100 + i, tags: ['a', 'é'] },
+        chain: name,
+      };
+      events.push(
+        (
+          await t
+            .http()
+            .post('/v1/events')
+            .set(...bearer(KEYS.acme))
+            .send(body)
+            .expect(201)
+        ).body.data,
+      );
     }
     return events;
   }
@@ -45,8 +64,22 @@ describe('GET /v1/events/:id/verify', () => {
     for (const e of events) {
       const res = await verify(e.id).expect(200);
       expect(Object.keys(res.body)).toEqual(['data']);
-      expect(Object.keys(res.body.data)).toEqual(['valid', 'errors', 'eventHash', 'computedHash', 'chainIntact', 'verifiedAt']);
-      expect(res.body.data).toEqual({ valid: true, errors: [], eventHash: e.hash, computedHash: e.hash, chainIntact: true, verifiedAt: expect.stringMatching(ISO_MS) });
+      expect(Object.keys(res.body.data)).toEqual([
+        'valid',
+        'errors',
+        'eventHash',
+        'computedHash',
+        'chainIntact',
+        'verifiedAt',
+      ]);
+      expect(res.body.data).toEqual({
+        valid: true,
+        errors: [],
+        eventHash: e.hash,
+        computedHash: e.hash,
+        chainIntact: true,
+        verifiedAt: expect.stringMatching(ISO_MS),
+      });
     }
   });
 
@@ -79,14 +112,26 @@ describe('GET /v1/events/:id/verify', () => {
     const [, victim, next] = await chainOf('tamper-rehash', 3);
     const forgedContext = { amount: 1000000, tags: ['a', 'é'] };
     const forgedHash = hashOf(victim!, { context: forgedContext });
-    await tamper(`UPDATE events SET context = $1::jsonb, hash = $2 WHERE id = $3`, [JSON.stringify(forgedContext), forgedHash, victim!.id]);
+    await tamper(`UPDATE events SET context = $1::jsonb, hash = $2 WHERE id = $3`, [
+      JSON.stringify(forgedContext),
+      forgedHash,
+      victim!.id,
+    ]);
 
     const own = (await verify(victim!.id).expect(200)).body.data;
-    expect(own).toMatchObject({ valid: true, errors: [], eventHash: forgedHash, computedHash: forgedHash, chainIntact: true });
+    expect(own).toMatchObject({
+      valid: true,
+      errors: [],
+      eventHash: forgedHash,
+      computedHash: forgedHash,
+      chainIntact: true,
+    });
 
     const res = (await verify(next!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, eventHash: next!.hash, computedHash: next!.hash });
-    expect(res.errors).toEqual([`link mismatch: previousHash ${victim!.hash} does not equal the hash of position 2 (${forgedHash})`]);
+    expect(res.errors).toEqual([
+      `link mismatch: previousHash ${victim!.hash} does not equal the hash of position 2 (${forgedHash})`,
+    ]);
   });
 
   it('(c) a deleted middle event: the next event reports its predecessor missing', async () => {
@@ -103,13 +148,17 @@ describe('GET /v1/events/:id/verify', () => {
     const [first] = await chainOf('tamper-genesis', 1);
     const forgedPrevious = 'a'.repeat(64);
     const forgedHash = hashOf(first!, { previousHash: forgedPrevious });
-    await tamper(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [forgedPrevious, forgedHash, first!.id]);
+    await tamper(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [
+      forgedPrevious,
+      forgedHash,
+      first!.id,
+    ]);
     const res = (await verify(first!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, computedHash: forgedHash });
     expect(res.errors).toEqual([expect.stringMatching(/^link mismatch: .*genesis/)]);
   });
 
-  it('404 NOT_FOUND, identically, for another account\'s event, an unknown id and a malformed id', async () => {
+  it("404 NOT_FOUND, identically, for another account's event, an unknown id and a malformed id", async () => {
     const [mine] = await chainOf('secret-chain', 1);
     for (const [key, id] of [
       [KEYS.globex, mine!.id],
@@ -124,8 +173,16 @@ describe('GET /v1/events/:id/verify', () => {
 
   it('400 for any query parameter; 403 without the read scope', async () => {
     const [e] = await chainOf('params', 1);
-    const res = await t.http().get(`/v1/events/${e!.id}/verify?deep=true`).set(...bearer(KEYS.acme)).expect(400);
-    expect(res.body.error).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String), details: { fields: [{ field: 'deep', message: "unknown field 'deep'" }] } });
+    const res = await t
+      .http()
+      .get(`/v1/events/${e!.id}/verify?deep=true`)
+      .set(...bearer(KEYS.acme))
+      .expect(400);
+    expect(res.body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.any(String),
+      details: { fields: [{ field: 'deep', message: "unknown field 'deep'" }] },
+    });
     expect((await verify(e!.id, KEYS.acmeIngestOnly).expect(403)).body.error.code).toBe('FORBIDDEN');
     await verify(e!.id, KEYS.acmeReadOnly).expect(200);
   });

@@ -18,9 +18,13 @@ const ALL_SCENARIOS = ['ingest-spread', 'ingest-hot', 'list', 'export', 'verify'
 
 /** Everything the run can be tuned with, read once from the environment. */
 function loadBenchConfig() {
-  const only = (process.env.BENCH_SCENARIOS || '').split(',').map((s) => s.trim()).filter(Boolean);
+  const only = (process.env.BENCH_SCENARIOS || '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only.filter((s) => !ALL_SCENARIOS.includes(s));
-  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${ALL_SCENARIOS.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${ALL_SCENARIOS.join(', ')})`);
   return {
     root: ROOT,
     serviceMain: path.join(ROOT, 'dist/apps/api/apps/api/src/main.js'),

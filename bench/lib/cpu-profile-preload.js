@@ -24,7 +24,9 @@ function take(flag) {
 
 setInterval(() => {
   if (take('start')) {
-    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')));
+    session.post('Profiler.enable', () =>
+      session.post('Profiler.setSamplingInterval', { interval: 200 }, () => session.post('Profiler.start')),
+    );
   } else if (take('stop')) {
     session.post('Profiler.stop', (error, result) => {
       if (!error) fs.writeFileSync(file, JSON.stringify(result.profile));

@@ -29,7 +29,10 @@ function processTicks(pid) {
 function machineTicks() {
   const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
   const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-  return { busy: user + nice + system + irq + softirq + steal, total: user + nice + system + idle + iowait + irq + softirq + steal };
+  return {
+    busy: user + nice + system + irq + softirq + steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
 }
 
 function postgresTicks() {
@@ -60,7 +63,13 @@ class CpuMeter {
   snapshot() {
     const tracked = {};
     for (const [name, pid] of this.pids) tracked[name] = processTicks(pid);
-    return { at: performance.now(), machine: machineTicks(), postgres: postgresTicks(), tracked, bench: process.cpuUsage() };
+    return {
+      at: performance.now(),
+      machine: machineTicks(),
+      postgres: postgresTicks(),
+      tracked,
+      bench: process.cpuUsage(),
+    };
   }
 
   between(a, b) {

@@ -57,7 +57,9 @@ async function connectClients(url, n) {
 /** A value in PostgreSQL's COPY text format: \N for NULL, backslash escapes for the rest. */
 function copyText(value) {
   if (value === null || value === undefined) return '\\N';
-  return String(value).replace(/[\\\n\r\t]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : '\\t'));
+  return String(value).replace(/[\\\n\r\t]/g, (ch) =>
+    ch === '\\' ? '\\\\' : ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : '\\t',
+  );
 }
 
 /**
@@ -125,4 +127,14 @@ async function copyFrom(client, text, source) {
   return copy.done;
 }
 
-module.exports = { benchDatabaseName, withDatabase, withClient, createDatabase, dropDatabase, pool, connectClients, copyText, copyFrom };
+module.exports = {
+  benchDatabaseName,
+  withDatabase,
+  withClient,
+  createDatabase,
+  dropDatabase,
+  pool,
+  connectClients,
+  copyText,
+  copyFrom,
+};

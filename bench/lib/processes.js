@@ -145,4 +145,15 @@ class RssSampler {
   }
 }
 
-module.exports = { freePort, startNode, waitUntilReady, stopChild, stopAllChildren, killAllChildrenNow, RssSampler, readRss, sleep, tail };
+module.exports = {
+  freePort,
+  startNode,
+  waitUntilReady,
+  stopChild,
+  stopAllChildren,
+  killAllChildrenNow,
+  RssSampler,
+  readRss,
+  sleep,
+  tail,
+};

@@ -29,7 +29,14 @@ function ratioOf(row, baseline) {
 }
 
 function checkText(check) {
-  const v = check.unit === 'ms' ? ms(check.value) : check.unit === 's' ? secs(check.value) : check.unit === 'MB' ? `${check.value.toFixed(1)} MB` : `${num(check.value)} ${check.unit}`;
+  const v =
+    check.unit === 'ms'
+      ? ms(check.value)
+      : check.unit === 's'
+        ? secs(check.value)
+        : check.unit === 'MB'
+          ? `${check.value.toFixed(1)} MB`
+          : `${num(check.value)} ${check.unit}`;
   const bound = check.max !== undefined ? `≤ ${check.max}` : `≥ ${num(check.min)}`;
   return { actual: v, target: `${bound} ${check.unit}` };
 }
@@ -42,21 +49,48 @@ function evaluate(results) {
     for (const baseline of row.baselines || []) {
       if (!baseline.target) continue;
       const ratio = ratioOf(row, baseline);
-      targets.push({ scenario: row.id, label: `ratio to ${baseline.title}`, actual: `${ratio === null ? '—' : ratio.toFixed(2)}×`, target: `≥ ${baseline.target.minRatio.toFixed(1)}×`, pass: ratio !== null && ratio >= baseline.target.minRatio });
+      targets.push({
+        scenario: row.id,
+        label: `ratio to ${baseline.title}`,
+        actual: `${ratio === null ? '—' : ratio.toFixed(2)}×`,
+        target: `≥ ${baseline.target.minRatio.toFixed(1)}×`,
+        pass: ratio !== null && ratio >= baseline.target.minRatio,
+      });
     }
     for (const check of row.checks || []) {
       const { actual, target } = checkText(check);
-      const pass = check.value !== null && check.value !== undefined && (check.max !== undefined ? check.value <= check.max : check.value >= check.min);
+      const pass =
+        check.value !== null &&
+        check.value !== undefined &&
+        (check.max !== undefined ? check.value <= check.max : check.value >= check.min);
       targets.push({ scenario: row.id, label: check.label, actual, target, pass });
     }
     if (row.service && row.service.failed > 0) {
-      targets.push({ scenario: row.id, label: 'every request succeeded', actual: `${row.service.failed} failed`, target: '0 failed', pass: false });
+      targets.push({
+        scenario: row.id,
+        label: 'every request succeeded',
+        actual: `${row.service.failed} failed`,
+        target: '0 failed',
+        pass: false,
+      });
     }
   }
   return targets;
 }
 
-const HEADER = ['#', 'Scenario', 'Service (median)', 'p50', 'p99', 'Runs: min–max (spread)', 'Baseline (same run)', 'Baseline (median)', 'Ratio', 'Target', 'Result'];
+const HEADER = [
+  '#',
+  'Scenario',
+  'Service (median)',
+  'p50',
+  'p99',
+  'Runs: min–max (spread)',
+  'Baseline (same run)',
+  'Baseline (median)',
+  'Ratio',
+  'Target',
+  'Result',
+];
 
 function tableRows(results, targets) {
   const rows = [];
@@ -71,9 +105,19 @@ function tableRows(results, targets) {
       const ratio = ratioOf(row, baseline);
       const ratioTarget = targets.find((t) => t.scenario === row.id && t.label === `ratio to ${baseline.title}`);
       const checks = i === 0 ? own : [];
-      const targetText = [...(ratioTarget ? [ratioTarget.target] : []), ...checks.map((c) => `${c.label} ${c.target}`)].join('; ') || 'reported';
+      const targetText =
+        [...(ratioTarget ? [ratioTarget.target] : []), ...checks.map((c) => `${c.label} ${c.target}`)].join('; ') ||
+        'reported';
       const all = [...(ratioTarget ? [ratioTarget] : []), ...checks];
-      const result = all.length === 0 ? '—' : all.every((t) => t.pass) ? 'PASS' : `MISS (${all.filter((t) => !t.pass).map((t) => `${t.label.replace(/^ratio to .*/, 'ratio')} ${t.actual}`).join(', ')})`;
+      const result =
+        all.length === 0
+          ? '—'
+          : all.every((t) => t.pass)
+            ? 'PASS'
+            : `MISS (${all
+                .filter((t) => !t.pass)
+                .map((t) => `${t.label.replace(/^ratio to .*/, 'ratio')} ${t.actual}`)
+                .join(', ')})`;
       rows.push([
         i === 0 ? n : '',
         i === 0 ? row.title : '〃',
@@ -101,7 +145,11 @@ function textTable(rows) {
 
 function markdownTable(rows) {
   const esc = (cell) => String(cell).replace(/\|/g, '\\|');
-  return [`| ${HEADER.join(' | ')} |`, `|${HEADER.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+  return [
+    `| ${HEADER.join(' | ')} |`,
+    `|${HEADER.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
 }
 
 function markdownReport(report, rows) {
@@ -110,7 +158,9 @@ function markdownReport(report, rows) {
     `# Benchmark ${report.startedAt}`,
     '',
     `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`,
-    `PostgreSQL settings: ${Object.entries(env.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `PostgreSQL settings: ${Object.entries(env.postgresSettings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
     `Load average at start: ${env.loadAverageAtStart.join(', ')} (other work on the machine shows as \`other\` in the CPU notes below).`,
     `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown; spread = (max − min) / median / 2 of the runs' throughput.`,
     `Ingest: ${cfg.ingestConnections} connections / pg clients. Reads: ${cfg.readConnections} connections, SQL baselines on a pool of ${cfg.readPoolSize} (the service's DATABASE_POOL_SIZE). Load generator, service and PostgreSQL share the machine.`,
@@ -123,14 +173,25 @@ function markdownReport(report, rows) {
     '',
     '## Targets',
     '',
-    ...report.targets.map((t) => `- ${t.pass ? 'PASS' : 'MISS'} · ${t.scenario} · ${t.label}: ${t.actual} (target ${t.target})`),
+    ...report.targets.map(
+      (t) => `- ${t.pass ? 'PASS' : 'MISS'} · ${t.scenario} · ${t.label}: ${t.actual} (target ${t.target})`,
+    ),
     '',
     '## Notes',
     '',
     ...report.scenarios.flatMap((s) => (s.notes || []).map((note) => `- ${s.id}: ${note}`)),
-    ...report.scenarios.filter((s) => s.service && s.service.runs && s.service.runs.some((r) => r.cpu)).map((s) => `- ${s.id}: CPU in cores of ${report.environment.cpus} (median of runs) · ${cpuLine(s)}`),
-    ...report.scenarios.filter((s) => s.loadAverage).map((s) => `- ${s.id}: machine load average (1 min) ${s.loadAverage.before.toFixed(1)} before, ${s.loadAverage.after.toFixed(1)} after`),
-    ...report.scenarios.filter((s) => s.service && s.service.statusCodes && Object.keys(s.service.statusCodes).length > 0).map((s) => `- ${s.id}: status codes ${JSON.stringify(s.service.statusCodes)}`),
+    ...report.scenarios
+      .filter((s) => s.service && s.service.runs && s.service.runs.some((r) => r.cpu))
+      .map((s) => `- ${s.id}: CPU in cores of ${report.environment.cpus} (median of runs) · ${cpuLine(s)}`),
+    ...report.scenarios
+      .filter((s) => s.loadAverage)
+      .map(
+        (s) =>
+          `- ${s.id}: machine load average (1 min) ${s.loadAverage.before.toFixed(1)} before, ${s.loadAverage.after.toFixed(1)} after`,
+      ),
+    ...report.scenarios
+      .filter((s) => s.service && s.service.statusCodes && Object.keys(s.service.statusCodes).length > 0)
+      .map((s) => `- ${s.id}: status codes ${JSON.stringify(s.service.statusCodes)}`),
     '',
   ];
   return lines.join('\n');
@@ -147,11 +208,19 @@ function cpuOf(summary) {
 
 /** "service: service 1.0, postgres 0.7, …; raw pg: …" */
 function cpuLine(row) {
-  const parts = [['service', row.service], ...(row.baselines || []).map((b) => [b.key, b.summary]), ...(row.single ? [['service @1 conn', row.single]] : [])];
+  const parts = [
+    ['service', row.service],
+    ...(row.baselines || []).map((b) => [b.key, b.summary]),
+    ...(row.single ? [['service @1 conn', row.single]] : []),
+  ];
   return parts
     .map(([name, summary]) => {
       const cpu = summary && cpuOf(summary);
-      return cpu ? `${name} run: ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}` : null;
+      return cpu
+        ? `${name} run: ${Object.entries(cpu)
+            .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+            .join(', ')}`
+        : null;
     })
     .filter(Boolean)
     .join('; ');

@@ -7,7 +7,20 @@ const { prng } = require('./stats');
 const DAY_MS = 86_400_000;
 const CHUNK = 10_000;
 const ACTORS = 1_000;
-const ACTIONS = ['user.login', 'user.logout', 'document.create', 'document.read', 'document.update', 'document.delete', 'role.grant', 'role.revoke', 'invoice.issue', 'invoice.pay', 'key.rotate', 'export.run'];
+const ACTIONS = [
+  'user.login',
+  'user.logout',
+  'document.create',
+  'document.read',
+  'document.update',
+  'document.delete',
+  'role.grant',
+  'role.revoke',
+  'invoice.issue',
+  'invoice.pay',
+  'key.rotate',
+  'export.run',
+];
 
 /**
  * Seeds `total` events into `chainCount` chains of one account, as the service would have
@@ -45,7 +58,12 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
         const context =
           random() < 0.05
             ? null
-            : { ip: `10.${k % 250}.${(k >> 8) % 250}.${k % 7}`, session: `s_${Math.floor(random() * 1e9)}`, n: k, tags: ['bench', k % 3 === 0 ? 'admin' : 'user'] };
+            : {
+                ip: `10.${k % 250}.${(k >> 8) % 250}.${k % 7}`,
+                session: `s_${Math.floor(random() * 1e9)}`,
+                n: k,
+                tags: ['bench', k % 3 === 0 ? 'admin' : 'user'],
+              };
         const event = {
           id: `evt_${nextId(time)}`,
           chainId: chain.id,
@@ -63,11 +81,24 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
         chain.time = time;
         if (k % sampleEvery === 0) sampleIds.push(event.id);
         text +=
-          [event.id, accountId, event.chainId, event.position, event.actor, event.action, event.resource, context === null ? null : JSON.stringify(context), event.timestamp, event.previousHash, hash]
+          [
+            event.id,
+            accountId,
+            event.chainId,
+            event.position,
+            event.actor,
+            event.action,
+            event.resource,
+            context === null ? null : JSON.stringify(context),
+            event.timestamp,
+            event.previousHash,
+            hash,
+          ]
             .map(copyText)
             .join('\t') + '\n';
       }
-      if (start % 100_000 === 0 && log) log(`  seeding: ${start.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`);
+      if (start % 100_000 === 0 && log)
+        log(`  seeding: ${start.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`);
       yield Buffer.from(text, 'utf8');
     }
   }
@@ -107,7 +138,12 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
       `UPDATE chains SET last_position = h.position, last_hash = h.hash, last_timestamp = h.ts
          FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
-      [chains.map((c) => c.id), chains.map((c) => c.position), chains.map((c) => c.hash), chains.map((c) => (c.time === null ? null : new Date(c.time).toISOString()))],
+      [
+        chains.map((c) => c.id),
+        chains.map((c) => c.position),
+        chains.map((c) => c.hash),
+        chains.map((c) => (c.time === null ? null : new Date(c.time).toISOString())),
+      ],
     );
     await client.query('COMMIT');
   } catch (error) {

@@ -39,7 +39,9 @@ async function compareRuns({ ctx, label, contenders }) {
       const result = await c.run(cfg.seconds);
       result.cpu = cpu.between(before, cpu.snapshot());
       results[c.key].push(result);
-      log(`  ${label} · ${c.key} run ${r + 1}/${cfg.runs}: ${fmt(result.throughput)}/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result)} · cores ${cores(result.cpu)}`);
+      log(
+        `  ${label} · ${c.key} run ${r + 1}/${cfg.runs}: ${fmt(result.throughput)}/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result)} · cores ${cores(result.cpu)}`,
+      );
     }
   }
   return Object.fromEntries(Object.entries(results).map(([k, runs]) => [k, summarize(runs)]));
@@ -100,7 +102,17 @@ function eventBody(k, chain) {
 
 /** A contender that sends GETs of `nextPath()` to the service over `connections` connections. */
 function serviceGets(ctx, key, connections, nextPath) {
-  return { key, run: (seconds) => httpLoad({ url: ctx.serviceUrl, connections, seconds, headers: ctx.headers, next: () => ({ method: 'GET', path: nextPath() }) }) };
+  return {
+    key,
+    run: (seconds) =>
+      httpLoad({
+        url: ctx.serviceUrl,
+        connections,
+        seconds,
+        headers: ctx.headers,
+        next: () => ({ method: 'GET', path: nextPath() }),
+      }),
+  };
 }
 
 /** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */

@@ -15,12 +15,22 @@ function exportPath(format, { after, before }) {
 function download(ctx, path) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const request = http.get(`${ctx.serviceUrl}${path}`, { headers: { authorization: ctx.headers.authorization } }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode, seconds: (performance.now() - started) / 1000, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const request = http.get(
+      `${ctx.serviceUrl}${path}`,
+      { headers: { authorization: ctx.headers.authorization } },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode,
+            seconds: (performance.now() - started) / 1000,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
   });
 }
@@ -47,7 +57,12 @@ async function exportScenario(ctx) {
   const title = (format) => `export of ${count.toLocaleString('en-US')} events as ${format.toUpperCase()}`;
   const check = await probe(ctx, exportPath('json', windowAt()));
   if (check.status !== 200) {
-    return ['json', 'csv'].map((format) => ({ id: `export-${format}`, title: title(format), unit: 's', available: unavailable(check) }));
+    return ['json', 'csv'].map((format) => ({
+      id: `export-${format}`,
+      title: title(format),
+      unit: 's',
+      available: unavailable(check),
+    }));
   }
   const out = [];
   for (const format of ['json', 'csv']) {
@@ -68,14 +83,24 @@ async function exportScenario(ctx) {
       const result = await download(ctx, exportPath(format, window));
       const memory = rss.close();
       const events = result.status === 200 ? countEvents(format, result.body) : -1;
-      runs.push({ seconds: result.seconds, status: result.status, bytes: result.body.length, events, rssStart: memory.start, rssPeak: memory.peak, rssGrowth: memory.growth });
+      runs.push({
+        seconds: result.seconds,
+        status: result.status,
+        bytes: result.body.length,
+        events,
+        rssStart: memory.start,
+        rssPeak: memory.peak,
+        rssGrowth: memory.growth,
+      });
       const started = performance.now();
       const { rows } = await ctx.readPool.query(
         `${SELECT} WHERE e.account_id = $1 AND e."timestamp" >= $2 AND e."timestamp" <= $3 ORDER BY e."timestamp", e.id LIMIT ${count + 1}`,
         [ctx.accounts.bench, window.after, window.before],
       );
       sqlRuns.push({ seconds: (performance.now() - started) / 1000, events: rows.length });
-      log(`  export ${format} run ${r + 1}/${cfg.exportRuns}: HTTP ${result.status}, ${events} events, ${(result.body.length / MB).toFixed(1)} MB in ${result.seconds.toFixed(3)} s, server RSS +${(memory.growth / MB).toFixed(1)} MB; SQL ${sqlRuns[r].seconds.toFixed(3)} s`);
+      log(
+        `  export ${format} run ${r + 1}/${cfg.exportRuns}: HTTP ${result.status}, ${events} events, ${(result.body.length / MB).toFixed(1)} MB in ${result.seconds.toFixed(3)} s, server RSS +${(memory.growth / MB).toFixed(1)} MB; SQL ${sqlRuns[r].seconds.toFixed(3)} s`,
+      );
     }
     const sinceStart = idle.close();
     const time = median(runs.map((r) => r.seconds));
@@ -93,10 +118,22 @@ async function exportScenario(ctx) {
       rssIdle: sinceStart.start,
       cold: { seconds: first.seconds, status: first.status, rssGrowth: coldMemory.growth },
       rssGrowthAcrossExports: sinceStart.growth,
-      baselines: [{ key: 'sql', title: 'the same rows via pg (query only)', summary: { time: sqlTime, spread: spread(sqlRuns.map((r) => r.seconds)), runs: sqlRuns }, target: null }],
+      baselines: [
+        {
+          key: 'sql',
+          title: 'the same rows via pg (query only)',
+          summary: { time: sqlTime, spread: spread(sqlRuns.map((r) => r.seconds)), runs: sqlRuns },
+          target: null,
+        },
+      ],
       checks: [
         { label: 'time per export (median)', value: time, unit: 's', max: 0.5 },
-        { label: 'server RSS growth during one export (max, cold one included)', value: growth / MB, unit: 'MB', max: 64 },
+        {
+          label: 'server RSS growth during one export (max, cold one included)',
+          value: growth / MB,
+          unit: 'MB',
+          max: 64,
+        },
       ],
       notes: [
         `${runs.length - bad}/${runs.length} exports returned 200 with exactly ${count} events; ${(median(runs.map((r) => r.bytes)) / MB).toFixed(1)} MB each`,

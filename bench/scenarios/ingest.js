@@ -17,7 +17,10 @@ function rawAppender(hashing) {
   return async function appendOne(client, chainId, body) {
     await client.query('BEGIN');
     try {
-      const { rows } = await client.query('SELECT last_position, last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE', [chainId]);
+      const { rows } = await client.query(
+        'SELECT last_position, last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE',
+        [chainId],
+      );
       const head = rows[0];
       const time = Math.max(Date.now(), head.last_timestamp ? head.last_timestamp.getTime() : 0);
       const event = {
@@ -35,9 +38,26 @@ function rawAppender(hashing) {
       await client.query(
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [event.id, client.benchAccountId, chainId, event.position, event.actor, event.action, event.resource, JSON.stringify(event.context), event.timestamp, event.previousHash, hash],
+        [
+          event.id,
+          client.benchAccountId,
+          chainId,
+          event.position,
+          event.actor,
+          event.action,
+          event.resource,
+          JSON.stringify(event.context),
+          event.timestamp,
+          event.previousHash,
+          hash,
+        ],
       );
-      await client.query('UPDATE chains SET last_position = $2, last_hash = $3, last_timestamp = $4 WHERE id = $1', [chainId, event.position, hash, event.timestamp]);
+      await client.query('UPDATE chains SET last_position = $2, last_hash = $3, last_timestamp = $4 WHERE id = $1', [
+        chainId,
+        event.position,
+        hash,
+        event.timestamp,
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -49,7 +69,10 @@ function rawAppender(hashing) {
 async function createChains(ctx, names) {
   const nextId = monotonicFactory();
   const ids = names.map(() => `chn_${nextId()}`);
-  await ctx.db.query(`INSERT INTO chains (id, account_id, name) SELECT id, $2, name FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`, [ids, ctx.accounts.ingest, names]);
+  await ctx.db.query(
+    `INSERT INTO chains (id, account_id, name) SELECT id, $2, name FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`,
+    [ids, ctx.accounts.ingest, names],
+  );
   return ids;
 }
 
@@ -115,10 +138,16 @@ async function ingestSpread(ctx) {
   const { cfg } = ctx;
   const n = cfg.ingestConnections;
   const chains = 64;
-  const pgChains = await createChains(ctx, Array.from({ length: chains }, (_, i) => `pg-c${i}`));
+  const pgChains = await createChains(
+    ctx,
+    Array.from({ length: chains }, (_, i) => `pg-c${i}`),
+  );
   const port = await freePort();
   const logFile = path.join(ctx.tmpDir, 'bare-http.log');
-  const bare = startNode(path.join(__dirname, '..', 'bare-http-server.js'), { env: { ...process.env, PORT: String(port) }, logFile });
+  const bare = startNode(path.join(__dirname, '..', 'bare-http-server.js'), {
+    env: { ...process.env, PORT: String(port) },
+    logFile,
+  });
   const window = ctx.sampler.open();
   try {
     await waitUntilReady(bare, `http://127.0.0.1:${port}/health/ready`, { logFile });
@@ -129,7 +158,10 @@ async function ingestSpread(ctx) {
         label: 'ingest 64 chains',
         contenders: [
           serviceContender(ctx, n, (k) => `c${k % chains}`),
-          { ...serviceContender({ ...ctx, serviceUrl: `http://127.0.0.1:${port}` }, n, (k) => `c${k % chains}`), key: 'bareHttp' },
+          {
+            ...serviceContender({ ...ctx, serviceUrl: `http://127.0.0.1:${port}` }, n, (k) => `c${k % chains}`),
+            key: 'bareHttp',
+          },
           rawPgContender(ctx, clients, pgChains),
         ],
       }),
@@ -143,10 +175,17 @@ async function ingestSpread(ctx) {
         service: result.service,
         serverPeakRss: window.close().peak,
         baselines: [
-          { key: 'rawPg', title: `raw pg, 1 tx/event, ${n} clients, ${chains} chains`, summary: result.rawPg, target: { minRatio: 1.0 } },
+          {
+            key: 'rawPg',
+            title: `raw pg, 1 tx/event, ${n} clients, ${chains} chains`,
+            summary: result.rawPg,
+            target: { minRatio: 1.0 },
+          },
           { key: 'bareHttp', title: 'bare node:http, constant JSON', summary: result.bareHttp, target: null },
         ],
-        notes: [`integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`],
+        notes: [
+          `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
+        ],
         integrity: links,
       },
     ];
@@ -177,9 +216,18 @@ async function ingestHot(ctx) {
       unit: 'events/s',
       service: result.service,
       serverPeakRss: window.close().peak,
-      baselines: [{ key: 'rawPg', title: `raw pg, 1 tx/event, ${n} clients, 1 chain`, summary: result.rawPg, target: { minRatio: 3.0 } }],
+      baselines: [
+        {
+          key: 'rawPg',
+          title: `raw pg, 1 tx/event, ${n} clients, 1 chain`,
+          summary: result.rawPg,
+          target: { minRatio: 3.0 },
+        },
+      ],
       checks: [{ label: 'p99 at 64 connections', value: result.service.p99, unit: 'ms', max: 50 }],
-      notes: [`integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`],
+      notes: [
+        `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
+      ],
       integrity: links,
     },
   ];

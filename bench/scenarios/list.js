@@ -23,8 +23,16 @@ function variants(seed) {
   };
   return [
     { key: 'none', title: 'no filter', draw: () => ({}) },
-    { key: 'actor', title: 'actor=', draw: (random) => ({ actor: seed.actors[Math.floor(random() * seed.actors.length)] }) },
-    { key: 'chain_id', title: 'chain_id=', draw: (random) => ({ chain_id: seed.chains[Math.floor(random() * seed.chains.length)].id }) },
+    {
+      key: 'actor',
+      title: 'actor=',
+      draw: (random) => ({ actor: seed.actors[Math.floor(random() * seed.actors.length)] }),
+    },
+    {
+      key: 'chain_id',
+      title: 'chain_id=',
+      draw: (random) => ({ chain_id: seed.chains[Math.floor(random() * seed.chains.length)].id }),
+    },
     { key: 'window', title: 'after= & before= (1% of the time span)', draw: timeWindow },
   ];
 }
@@ -83,7 +91,14 @@ async function listScenario(ctx) {
       unit: 'req/s',
       service: result.service,
       serverPeakRss: window.close().peak,
-      baselines: [{ key: 'sql', title: `same SQL via pg, pool ${cfg.readPoolSize}, ${cfg.readConnections} loops`, summary: result.sql, target: { minRatio: 0.5 } }],
+      baselines: [
+        {
+          key: 'sql',
+          title: `same SQL via pg, pool ${cfg.readPoolSize}, ${cfg.readConnections} loops`,
+          summary: result.sql,
+          target: { minRatio: 0.5 },
+        },
+      ],
       checks: [{ label: 'p99 at 1 connection', value: result.single.p99, unit: 'ms', max: 20 }],
       single: result.single,
       notes: [

@@ -17,7 +17,14 @@ async function verifyDirect(ctx, id) {
   const computed = rowHash(ctx.hashing, row);
   const position = Number(row.position);
   const predecessor =
-    position === 1 ? null : (await ctx.readPool.query('SELECT hash FROM events WHERE chain_id = $1 AND position = $2', [row.chain_id, position - 1])).rows[0];
+    position === 1
+      ? null
+      : (
+          await ctx.readPool.query('SELECT hash FROM events WHERE chain_id = $1 AND position = $2', [
+            row.chain_id,
+            position - 1,
+          ])
+        ).rows[0];
   const linked = row.previous_hash === (position === 1 ? ctx.hashing.GENESIS_HASH : predecessor && predecessor.hash);
   if (computed !== row.hash || !linked) throw new Error(`seeded event ${id} does not verify`);
 }
@@ -29,7 +36,8 @@ async function verifyScenario(ctx) {
   const title = `verify one event (random of ${ids.length.toLocaleString('en-US')} seeded), ${cfg.readConnections} conns`;
   const sample = prng(3);
   const probes = [];
-  for (let i = 0; i < 20; i++) probes.push(await probe(ctx, `/v1/events/${ids[Math.floor(sample() * ids.length)]}/verify`));
+  for (let i = 0; i < 20; i++)
+    probes.push(await probe(ctx, `/v1/events/${ids[Math.floor(sample() * ids.length)]}/verify`));
   if (probes[0].status !== 200) return [{ id: 'verify', title, unit: 'req/s', available: unavailable(probes[0]) }];
   const valid = probes.filter((p) => p.status === 200 && p.body && p.body.data && p.body.data.valid === true).length;
   const serviceRandom = prng(5);
@@ -39,8 +47,21 @@ async function verifyScenario(ctx) {
     ctx,
     label: 'verify',
     contenders: [
-      serviceGets(ctx, 'service', cfg.readConnections, () => `/v1/events/${ids[Math.floor(serviceRandom() * ids.length)]}/verify`),
-      { key: 'sql', run: (seconds) => loopLoad({ loops: cfg.readConnections, seconds, op: () => verifyDirect(ctx, ids[Math.floor(sqlRandom() * ids.length)]) }) },
+      serviceGets(
+        ctx,
+        'service',
+        cfg.readConnections,
+        () => `/v1/events/${ids[Math.floor(serviceRandom() * ids.length)]}/verify`,
+      ),
+      {
+        key: 'sql',
+        run: (seconds) =>
+          loopLoad({
+            loops: cfg.readConnections,
+            seconds,
+            op: () => verifyDirect(ctx, ids[Math.floor(sqlRandom() * ids.length)]),
+          }),
+      },
     ],
   });
   return [
@@ -100,13 +121,30 @@ async function chainVerifyScenario(ctx) {
     const cpu = ctx.cpu.between(cpuBefore, ctx.cpu.snapshot());
     const memory = rss.close();
     const data = (res.body && res.body.data) || {};
-    runs.push({ status: res.status, seconds, checked: data.checkedEvents, valid: data.valid, throughput: (data.checkedEvents || 0) / seconds, rssGrowth: memory.growth, rssPeak: memory.peak, cpu });
+    runs.push({
+      status: res.status,
+      seconds,
+      checked: data.checkedEvents,
+      valid: data.valid,
+      throughput: (data.checkedEvents || 0) / seconds,
+      rssGrowth: memory.growth,
+      rssPeak: memory.peak,
+      cpu,
+    });
     const walkBefore = ctx.cpu.snapshot();
     const t0 = performance.now();
     const walk = await walkChain(ctx, big.id);
     const walkSeconds = (performance.now() - t0) / 1000;
-    baseRuns.push({ seconds: walkSeconds, checked: walk.checked, invalid: walk.invalid, throughput: walk.checked / walkSeconds, cpu: ctx.cpu.between(walkBefore, ctx.cpu.snapshot()) });
-    log(`  chain verify run ${r + 1}/${cfg.chainVerifyRuns}: HTTP ${res.status}, valid ${data.valid}, ${data.checkedEvents} events in ${seconds.toFixed(2)} s (${Math.round(runs[r].throughput)}/s), RSS +${(memory.growth / MB).toFixed(1)} MB; direct walk ${Math.round(baseRuns[r].throughput)}/s`);
+    baseRuns.push({
+      seconds: walkSeconds,
+      checked: walk.checked,
+      invalid: walk.invalid,
+      throughput: walk.checked / walkSeconds,
+      cpu: ctx.cpu.between(walkBefore, ctx.cpu.snapshot()),
+    });
+    log(
+      `  chain verify run ${r + 1}/${cfg.chainVerifyRuns}: HTTP ${res.status}, valid ${data.valid}, ${data.checkedEvents} events in ${seconds.toFixed(2)} s (${Math.round(runs[r].throughput)}/s), RSS +${(memory.growth / MB).toFixed(1)} MB; direct walk ${Math.round(baseRuns[r].throughput)}/s`,
+    );
   }
   const rate = median(runs.map((r) => r.throughput));
   const bad = runs.filter((r) => r.status !== 200 || r.valid !== true || r.checked !== big.position).length;
@@ -115,14 +153,27 @@ async function chainVerifyScenario(ctx) {
       id: 'chain-verify',
       title,
       unit: 'events/s',
-      service: { throughput: rate, p50: null, p99: null, spread: spread(runs.map((r) => r.throughput)), failed: bad, runs },
+      service: {
+        throughput: rate,
+        p50: null,
+        p99: null,
+        spread: spread(runs.map((r) => r.throughput)),
+        failed: bad,
+        runs,
+      },
       serverPeakRss: Math.max(...runs.map((r) => r.rssPeak)),
       rssGrowth: Math.max(...runs.map((r) => r.rssGrowth)),
       baselines: [
         {
           key: 'walk',
           title: 'same walk via pg (pages of 5,000) + hashing in process',
-          summary: { throughput: median(baseRuns.map((r) => r.throughput)), p50: null, p99: null, spread: spread(baseRuns.map((r) => r.throughput)), runs: baseRuns },
+          summary: {
+            throughput: median(baseRuns.map((r) => r.throughput)),
+            p50: null,
+            p99: null,
+            spread: spread(baseRuns.map((r) => r.throughput)),
+            runs: baseRuns,
+          },
           target: null,
         },
       ],

@@ -16,7 +16,8 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
 
-const ADMIN_URL = process.env.E2E_POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL =
+  process.env.E2E_POSTGRES_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const results = [];
 const check = (name, ok, detail = '') => {
@@ -78,36 +79,69 @@ async function smoke(label, settings, givenKey) {
   delete env.DATABASE_URL;
   delete env.API_KEYS;
   Object.assign(env, settings);
-  const child = spawn(process.execPath, ['dist/apps/api/apps/api/src/main.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/apps/api/apps/api/src/main.js'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
   try {
     const key =
-      givenKey ?? (await waitFor(() => /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''))?.[1], 60000));
+      givenKey ??
+      (await waitFor(
+        () =>
+          /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''))?.[1],
+        60000,
+      ));
     if (!givenKey) check('prints a development key', Boolean(key), log.slice(-2000));
     await waitFor(async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok, 30000);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const appended = [];
     for (const i of [1, 2, 3]) {
-      const res = await fetch(`${base}/v1/events`, { method: 'POST', headers: auth, body: JSON.stringify({ actor: 'smoke', action: 'smoke.test', context: { i }, chain: 'smoke' }) });
+      const res = await fetch(`${base}/v1/events`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ actor: 'smoke', action: 'smoke.test', context: { i }, chain: 'smoke' }),
+      });
       const body = await res.json();
       appended.push(body.data);
-      check(`POST /v1/events #${i} → 201 at position ${i}`, res.status === 201 && body.data?.chain?.position === i, JSON.stringify(body));
+      check(
+        `POST /v1/events #${i} → 201 at position ${i}`,
+        res.status === 201 && body.data?.chain?.position === i,
+        JSON.stringify(body),
+      );
     }
-    check('events are linked', appended[1]?.previousHash === appended[0]?.hash && appended[2]?.previousHash === appended[1]?.hash);
+    check(
+      'events are linked',
+      appended[1]?.previousHash === appended[0]?.hash && appended[2]?.previousHash === appended[1]?.hash,
+    );
     const one = await fetch(`${base}/v1/events/${appended[2]?.id}`, { headers: auth });
-    check('GET /v1/events/:id returns the stored event', one.status === 200 && (await one.json()).data?.hash === appended[2]?.hash);
+    check(
+      'GET /v1/events/:id returns the stored event',
+      one.status === 200 && (await one.json()).data?.hash === appended[2]?.hash,
+    );
     const list = await fetch(`${base}/v1/events?limit=2`, { headers: auth });
     const page = await list.json();
-    check('GET /v1/events pages newest first', list.status === 200 && page.data?.[0]?.id === appended[2]?.id && typeof page.nextCursor === 'string');
+    check(
+      'GET /v1/events pages newest first',
+      list.status === 200 && page.data?.[0]?.id === appended[2]?.id && typeof page.nextCursor === 'string',
+    );
     const verify = await fetch(`${base}/v1/events/${appended[1]?.id}/verify`, { headers: auth });
-    if (verify.status !== 404) check('GET /v1/events/:id/verify says valid', verify.status === 200 && (await verify.json()).data?.valid === true);
+    if (verify.status !== 404)
+      check(
+        'GET /v1/events/:id/verify says valid',
+        verify.status === 200 && (await verify.json()).data?.valid === true,
+      );
     const chainId = appended[0]?.chain?.id;
     const whole = await fetch(`${base}/v1/chain/${chainId}/verify`, { headers: auth });
     const audit = (await whole.json()).data;
-    check('GET /v1/chain/:id/verify walks the chain in windows and says valid', whole.status === 200 && audit?.valid === true && audit?.checkedEvents === 3, JSON.stringify(audit));
+    check(
+      'GET /v1/chain/:id/verify walks the chain in windows and says valid',
+      whole.status === 200 && audit?.valid === true && audit?.checkedEvents === 3,
+      JSON.stringify(audit),
+    );
     const where = settings.VERIFY_WORKERS ? `on ${settings.VERIFY_WORKERS} worker thread(s)` : 'in-process';
     check(`whole-chain verification hashes ${where}`, log.includes(`hashes ${where}`), log.slice(-2000));
     const denied = await fetch(`${base}/v1/events`);

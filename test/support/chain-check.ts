@@ -11,7 +11,18 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", previous_hash, hash
        FROM events WHERE chain_id = $1 ORDER BY position`,
     [chainId],
-  )) as { id: string; chain_id: string; position: number; actor: string; action: string; resource: string | null; context: Record<string, unknown> | null; timestamp: Date; previous_hash: string; hash: string }[];
+  )) as {
+    id: string;
+    chain_id: string;
+    position: number;
+    actor: string;
+    action: string;
+    resource: string | null;
+    context: Record<string, unknown> | null;
+    timestamp: Date;
+    previous_hash: string;
+    hash: string;
+  }[];
   let previous = GENESIS_HASH;
   let lastTime = 0;
   events.forEach((e, index) => {
@@ -33,7 +44,9 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     previous = e.hash;
     lastTime = e.timestamp.getTime();
   });
-  const [head] = (await dataSource.query(`SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`, [chainId])) as { position: number; last_hash: string }[];
+  const [head] = (await dataSource.query(`SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`, [
+    chainId,
+  ])) as { position: number; last_hash: string }[];
   expect(head).toEqual({ position: events.length, last_hash: previous });
   return events.length;
 }

@@ -8,5 +8,7 @@ export default async function globalSetup(): Promise<void> {
   const usePostgres = process.env.E2E_EMBEDDED !== '1' && (await postgresReachable());
   process.env.E2E_MODE = usePostgres ? 'postgres' : 'embedded';
   process.env[RUN_PREFIX_ENV] = `audit_test_${process.pid}_${Date.now().toString(36)}`;
-  console.log(`\ne2e database: ${usePostgres ? 'PostgreSQL (fresh database per suite)' : 'embedded PGlite (fresh data directory per suite)'}`);
+  console.log(
+    `\ne2e database: ${usePostgres ? 'PostgreSQL (fresh database per suite)' : 'embedded PGlite (fresh data directory per suite)'}`,
+  );
 }

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 
 /** The PostgreSQL server e2e tests use: E2E_POSTGRES_URL, else DATABASE_URL, else the local one. */
-export const ADMIN_URL = process.env.E2E_POSTGRES_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_URL =
+  process.env.E2E_POSTGRES_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const RUN_PREFIX_ENV = 'E2E_DATABASE_PREFIX';
 
 export async function postgresReachable(): Promise<boolean> {

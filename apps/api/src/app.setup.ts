@@ -53,11 +53,16 @@ function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
 function bodyError(error: unknown): AppError {
   switch ((error as { type?: unknown }).type) {
     case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { limitBytes: MAX_BODY_BYTES });
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
+        limitBytes: MAX_BODY_BYTES,
+      });
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON.');
     default:
-      return AppError.validation([{ field: 'body', message: 'body is not valid JSON' }], 'The request body is not valid JSON.');
+      return AppError.validation(
+        [{ field: 'body', message: 'body is not valid JSON' }],
+        'The request body is not valid JSON.',
+      );
   }
 }

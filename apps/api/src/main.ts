@@ -12,7 +12,9 @@ async function bootstrap(): Promise<void> {
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
   const logger = new Logger('Main');
-  logger.log(`Audit trail service listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`);
+  logger.log(
+    `Audit trail service listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`,
+  );
   if (config.bootstrapKeys.length === 0 && config.databaseUrl !== null) {
     logger.warn('No API_KEYS set: only keys made with `npm run cli -- keys create` can call the API.');
   }

@@ -27,7 +27,10 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-export takes exactly one export file');
-        return verifyExportCommand({ exportPath: positionals[0]!, checkpointPaths: values.checkpoint ?? [], keys: values.key ?? [] }, io);
+        return verifyExportCommand(
+          { exportPath: positionals[0]!, checkpointPaths: values.checkpoint ?? [], keys: values.key ?? [] },
+          io,
+        );
       }
       case 'keys': {
         const { values, positionals } = parseArgs({
@@ -36,7 +39,8 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
           allowPositionals: true,
         });
         const [sub, target, ...extra] = positionals;
-        if (extra.length > 0 || (target !== undefined && sub !== 'revoke')) throw new UsageError(`unexpected argument '${extra[0] ?? target}'`);
+        if (extra.length > 0 || (target !== undefined && sub !== 'revoke'))
+          throw new UsageError(`unexpected argument '${extra[0] ?? target}'`);
         return await keysCommand(sub, { ...values, target }, io);
       }
       case 'help':

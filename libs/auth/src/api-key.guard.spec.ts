@@ -22,13 +22,20 @@ describe('ApiKeyGuard', () => {
     ]);
     const moduleRef = await Test.createTestingModule({
       imports: [PassportModule],
-      providers: [ApiKeyGuard, ApiKeyStrategy, Reflector, { provide: ApiKeyStore, useValue: { authenticate: async (k: string) => keys.get(digestApiKey(k)) ?? null } }],
+      providers: [
+        ApiKeyGuard,
+        ApiKeyStrategy,
+        Reflector,
+        { provide: ApiKeyStore, useValue: { authenticate: async (k: string) => keys.get(digestApiKey(k)) ?? null } },
+      ],
     }).compile();
     sut = moduleRef.get(ApiKeyGuard);
   });
 
   function contextFor(authorization: string | undefined, metadata: Record<string, unknown> = {}) {
-    const request: { headers: Record<string, string>; user?: unknown } = { headers: authorization ? { authorization } : {} };
+    const request: { headers: Record<string, string>; user?: unknown } = {
+      headers: authorization ? { authorization } : {},
+    };
     const handler = () => undefined;
     for (const [key, value] of Object.entries(metadata)) Reflect.defineMetadata(key, value, handler);
     const context = {
@@ -50,7 +57,7 @@ describe('ApiKeyGuard', () => {
     throw new Error('expected the guard to refuse');
   }
 
-  it('attaches the key\'s account for a valid bearer key', async () => {
+  it("attaches the key's account for a valid bearer key", async () => {
     const { context, request } = contextFor(`Bearer ${validKey}`);
     await expect(sut.canActivate(context)).resolves.toBe(true);
     expect(request.user).toEqual({ keyId: 'key_1', accountId: 'acc_1', scopes: ['ingest', 'read'] });
@@ -68,8 +75,10 @@ describe('ApiKeyGuard', () => {
     expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
-  it('refuses a key without the route\'s scope with FORBIDDEN; read is the default scope', async () => {
-    const error = await failure(sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' }).context));
+  it("refuses a key without the route's scope with FORBIDDEN; read is the default scope", async () => {
+    const error = await failure(
+      sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' }).context),
+    );
     expect(error.code).toBe('FORBIDDEN');
     await expect(sut.canActivate(contextFor(`Bearer ${readOnlyKey}`).context)).resolves.toBe(true);
   });

@@ -27,7 +27,12 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 
   override handleRequest<T>(error: unknown, user: T): T {
     if (error || !user) {
-      throw new AppError('UNAUTHORIZED', 'A valid API key is required: Authorization: Bearer <key>.', {}, { 'WWW-Authenticate': 'Bearer' });
+      throw new AppError(
+        'UNAUTHORIZED',
+        'A valid API key is required: Authorization: Bearer <key>.',
+        {},
+        { 'WWW-Authenticate': 'Bearer' },
+      );
     }
     return user;
   }

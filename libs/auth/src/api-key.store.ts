@@ -23,7 +23,10 @@ export class ApiKeyStore {
     const cached = this.cache.get(digest);
     if (cached && cached.expires > Date.now()) return cached.key;
     const row = await this.keys.findOne({ where: { keyDigest: digest, revokedAt: IsNull() } });
-    const key = row && digestsEqual(row.keyDigest, digest) ? { keyId: row.id, accountId: row.accountId, scopes: row.scopes } : null;
+    const key =
+      row && digestsEqual(row.keyDigest, digest)
+        ? { keyId: row.id, accountId: row.accountId, scopes: row.scopes }
+        : null;
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(digest, { key, expires: Date.now() + CACHE_TTL_MS });
     return key;

@@ -45,7 +45,9 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   /** Idempotent, so several instances may start with the same API_KEYS. */
   async register(entry: BootstrapKey): Promise<{ accountId: string; keyId: string }> {
     try {
-      return await this.dataSource.transaction((manager) => registerApiKey((sql, params) => manager.query(sql, params), entry));
+      return await this.dataSource.transaction((manager) =>
+        registerApiKey((sql, params) => manager.query(sql, params), entry),
+      );
     } catch (error) {
       throw new Error(`API_KEYS: ${error instanceof Error ? error.message : String(error)}`);
     }

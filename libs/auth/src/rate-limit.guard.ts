@@ -17,7 +17,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     return tracker;
   }
 
-  protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     throw new AppError(
       'RATE_LIMITED',
       `Too many requests: this key may make ${detail.limit} requests per second.`,

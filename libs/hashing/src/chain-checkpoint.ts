@@ -1,6 +1,14 @@
 import { KeyObject } from 'node:crypto';
 import { HEX_HASH } from './event-hash';
-import { Checkpoint, formatCheckpoint, NoteFormatError, NoteVerifier, parseCheckpoint, signNote, verifyNote } from './signed-note';
+import {
+  Checkpoint,
+  formatCheckpoint,
+  NoteFormatError,
+  NoteVerifier,
+  parseCheckpoint,
+  signNote,
+  verifyNote,
+} from './signed-note';
 
 /*
  * What a checkpoint of one of our chains says. It is a tlog-checkpoint whose
@@ -43,8 +51,11 @@ export function signChainCheckpoint(checkpoint: ChainCheckpoint, privateKey: Key
 
 /** Reads a parsed checkpoint as one of ours; throws NoteFormatError when it is not. */
 export function toChainCheckpoint(checkpoint: Checkpoint): ChainCheckpoint {
-  const chainId = checkpoint.origin.startsWith(CHECKPOINT_ORIGIN_PREFIX) ? checkpoint.origin.slice(CHECKPOINT_ORIGIN_PREFIX.length) : '';
-  if (!CHAIN_ID.test(chainId)) throw new NoteFormatError(`the origin '${checkpoint.origin}' is not '${CHECKPOINT_ORIGIN_PREFIX}<chain id>'`);
+  const chainId = checkpoint.origin.startsWith(CHECKPOINT_ORIGIN_PREFIX)
+    ? checkpoint.origin.slice(CHECKPOINT_ORIGIN_PREFIX.length)
+    : '';
+  if (!CHAIN_ID.test(chainId))
+    throw new NoteFormatError(`the origin '${checkpoint.origin}' is not '${CHECKPOINT_ORIGIN_PREFIX}<chain id>'`);
   if (checkpoint.hash.length !== 32) throw new NoteFormatError('the checkpoint hash is not 32 bytes');
   return { chainId, size: checkpoint.size, hash: checkpoint.hash.toString('hex') };
 }
@@ -54,7 +65,10 @@ export type ChainCheckpointVerification =
   | { ok: false; reason: 'malformed' | 'bad-signature' | 'no-known-signature'; message: string };
 
 /** Verifies a note's signatures, then reads it as a chain checkpoint. */
-export function verifyChainCheckpoint(note: string | Uint8Array, verifiers: readonly NoteVerifier[]): ChainCheckpointVerification {
+export function verifyChainCheckpoint(
+  note: string | Uint8Array,
+  verifiers: readonly NoteVerifier[],
+): ChainCheckpointVerification {
   const verified = verifyNote(note, verifiers);
   if (!verified.ok) return verified;
   try {

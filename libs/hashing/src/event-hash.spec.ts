@@ -229,14 +229,17 @@ describe('canonicalPayloadText', () => {
 
   it('agrees with the general canonical text on many generated payloads', () => {
     let seed = 7;
-    const next = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const texts = ['', 'a', 'é€😀', '"quoted"\\', '\n\t\u0001', '\u2028', '<>&', '｡', '😀x'];
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
     const value = (depth: number): unknown => {
       const r = next();
-      if (depth > 2 || r < 0.3) return pick([pick(texts), Math.floor(next() * 1e6) - 5e5, next() * 1e-3, 1e21, -0, true, false, null]);
+      if (depth > 2 || r < 0.3)
+        return pick([pick(texts), Math.floor(next() * 1e6) - 5e5, next() * 1e-3, 1e21, -0, true, false, null]);
       if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(next() * 5) }, () => [pick(texts) + pick(texts), value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(next() * 5) }, () => [pick(texts) + pick(texts), value(depth + 1)]),
+      );
     };
     for (let i = 0; i < 500; i++) {
       const e: EventHashPayload = {

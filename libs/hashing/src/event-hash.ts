@@ -48,8 +48,14 @@ const isText = (value: unknown): value is string => typeof value === 'string';
  */
 export function canonicalPayloadText(e: EventHashPayload): string {
   const typed =
-    isText(e.id) && isText(e.chainId) && Number.isFinite(e.position) && isText(e.actor) && isText(e.action) &&
-    (e.resource === null || isText(e.resource)) && isText(e.timestamp) && isText(e.previousHash) &&
+    isText(e.id) &&
+    isText(e.chainId) &&
+    Number.isFinite(e.position) &&
+    isText(e.actor) &&
+    isText(e.action) &&
+    (e.resource === null || isText(e.resource)) &&
+    isText(e.timestamp) &&
+    isText(e.previousHash) &&
     (e.context === null || typeof e.context === 'object');
   if (!typed) return canonicalJson(hashPayloadOf(e));
   return (

@@ -30,8 +30,10 @@ const PETER_SKEY_SEED = Buffer.from('AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDF
 const PETER_VKEY = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';
 const ENOCH_VKEY = 'EnochRoot+af0cfe78+ATtqJ7zOtqQtYqOo0CpvDXNlMhV3HeJDpjrASKGLWdop';
 const TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
-const PETER_SIG = '— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n';
-const ENOCH_SIG = '— EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n';
+const PETER_SIG =
+  '— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n';
+const ENOCH_SIG =
+  '— EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n';
 const peterKey = ed25519PrivateKeyFromSeed(PETER_SKEY_SEED);
 
 describe('verifier keys', () => {
@@ -65,7 +67,8 @@ describe('verifier keys', () => {
   it('parses a key whose base64 part contains a plus', () => {
     let seed = 0;
     let vkey = '';
-    while (!vkey.split('+').slice(2).join('+').includes('+')) vkey = formatVerifierKey('k', ed25519PrivateKeyFromSeed(Buffer.alloc(32, ++seed)));
+    while (!vkey.split('+').slice(2).join('+').includes('+'))
+      vkey = formatVerifierKey('k', ed25519PrivateKeyFromSeed(Buffer.alloc(32, ++seed)));
     expect(parseVerifierKey(vkey).name).toBe('k');
   });
 
@@ -98,8 +101,15 @@ describe('verifyNote', () => {
   const sut = verifyNote;
 
   it('accepts a note verified by a known key and ignores unknown signers', () => {
-    expect(sut(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter])).toEqual({ ok: true, text: TEXT, verifiedBy: ['PeterNeumann+c74f20a3'] });
-    expect(sut(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter, enoch])).toMatchObject({ ok: true, verifiedBy: ['PeterNeumann+c74f20a3', 'EnochRoot+af0cfe78'] });
+    expect(sut(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter])).toEqual({
+      ok: true,
+      text: TEXT,
+      verifiedBy: ['PeterNeumann+c74f20a3'],
+    });
+    expect(sut(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter, enoch])).toMatchObject({
+      ok: true,
+      verifiedBy: ['PeterNeumann+c74f20a3', 'EnochRoot+af0cfe78'],
+    });
   });
 
   it('rejects a note with no signature from a known key', () => {
@@ -114,7 +124,10 @@ describe('verifyNote', () => {
   });
 
   it('rejects a changed text', () => {
-    expect(sut(`${TEXT.replace('answer', 'Answer')}\n${PETER_SIG}`, [peter])).toMatchObject({ ok: false, reason: 'bad-signature' });
+    expect(sut(`${TEXT.replace('answer', 'Answer')}\n${PETER_SIG}`, [peter])).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
   });
 
   it('rejects every single flipped byte of the text', () => {
@@ -132,7 +145,10 @@ describe('verifyNote', () => {
     ['a blank line without signatures', `${TEXT}\n`],
     ['a signature line without its newline', `${TEXT}\n${PETER_SIG.slice(0, -1)}`],
     ['a control character', `\u0001${TEXT}\n${PETER_SIG}`],
-    ['a name with a space', `${TEXT}\n— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`],
+    [
+      'a name with a space',
+      `${TEXT}\n— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`,
+    ],
     ['a line after the signatures', `${TEXT}\n${PETER_SIG}Unexpected line.\n`],
     ['more than 100 signatures', `${TEXT}\n${PETER_SIG.repeat(101)}`],
     ['a signature that is not base64', `${TEXT}\n— PeterNeumann not*base64\n`],
@@ -156,12 +172,19 @@ describe('verifyNote', () => {
 describe('checkpoints', () => {
   it('formats origin, decimal size and base64 hash, one per line', () => {
     const hash = Buffer.alloc(32, 0xab);
-    expect(formatCheckpoint({ origin: 'example.com/log', size: 20852163, hash })).toBe(`example.com/log\n20852163\n${hash.toString('base64')}\n`);
+    expect(formatCheckpoint({ origin: 'example.com/log', size: 20852163, hash })).toBe(
+      `example.com/log\n20852163\n${hash.toString('base64')}\n`,
+    );
   });
 
   it('parses what it formats, keeping extension lines', () => {
     const hash = Buffer.alloc(32, 7);
-    expect(parseCheckpoint(`o\n0\n${hash.toString('base64')}\next one\n`)).toEqual({ origin: 'o', size: 0, hash, extensions: ['ext one'] });
+    expect(parseCheckpoint(`o\n0\n${hash.toString('base64')}\next one\n`)).toEqual({
+      origin: 'o',
+      size: 0,
+      hash,
+      extensions: ['ext one'],
+    });
   });
 
   it.each([
@@ -179,7 +202,11 @@ describe('checkpoints', () => {
 describe('chain checkpoints', () => {
   const { privateKey } = generateKeyPairSync('ed25519');
   const vkey = formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey);
-  const chain = { chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', size: 42, hash: '28a03bb8e2932f87c4639cbcd76ed9ff3de51f5951aa18c24b360a53308bba19' };
+  const chain = {
+    chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X',
+    size: 42,
+    hash: '28a03bb8e2932f87c4639cbcd76ed9ff3de51f5951aa18c24b360a53308bba19',
+  };
 
   it('writes the chain head, hex-decoded, as the base64 hash', () => {
     expect(chainCheckpointText(chain)).toBe(
@@ -189,7 +216,11 @@ describe('chain checkpoints', () => {
 
   it('round-trips through signing and verification', () => {
     const note = signChainCheckpoint(chain, privateKey);
-    expect(verifyChainCheckpoint(note, [parseVerifierKey(vkey)])).toEqual({ ok: true, checkpoint: chain, verifiedBy: [vkey.split('+').slice(0, 2).join('+')] });
+    expect(verifyChainCheckpoint(note, [parseVerifierKey(vkey)])).toEqual({
+      ok: true,
+      checkpoint: chain,
+      verifiedBy: [vkey.split('+').slice(0, 2).join('+')],
+    });
   });
 
   it('signs deterministically', () => {
@@ -197,7 +228,10 @@ describe('chain checkpoints', () => {
   });
 
   it('rejects a signed note whose origin is not one of our chains', () => {
-    const note = signNote(formatCheckpoint({ origin: 'example.com/log', size: 1, hash: Buffer.alloc(32) }), { name: CHECKPOINT_KEY_NAME, privateKey });
+    const note = signNote(formatCheckpoint({ origin: 'example.com/log', size: 1, hash: Buffer.alloc(32) }), {
+      name: CHECKPOINT_KEY_NAME,
+      privateKey,
+    });
     expect(verifyChainCheckpoint(note, [parseVerifierKey(vkey)])).toMatchObject({ ok: false, reason: 'malformed' });
   });
 

@@ -44,12 +44,19 @@ export function decodeBase64(text: string): Buffer | null {
 }
 
 export function isValidKeyName(name: string): boolean {
-  return name.length > 0 && !name.includes('+') && !UNICODE_SPACE.test(name) && !FORBIDDEN_CONTROL.test(name) && !name.includes('\n');
+  return (
+    name.length > 0 &&
+    !name.includes('+') &&
+    !UNICODE_SPACE.test(name) &&
+    !FORBIDDEN_CONTROL.test(name) &&
+    !name.includes('\n')
+  );
 }
 
 export function ed25519PublicKeyBytes(key: KeyObject): Buffer {
   const der = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'der', type: 'spki' });
-  if (der.length !== 44 || !der.subarray(0, 12).equals(SPKI_ED25519_PREFIX)) throw new NoteFormatError('not an Ed25519 key');
+  if (der.length !== 44 || !der.subarray(0, 12).equals(SPKI_ED25519_PREFIX))
+    throw new NoteFormatError('not an Ed25519 key');
   return der.subarray(12);
 }
 
@@ -96,7 +103,8 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   }
   const raw = typed.subarray(1);
   const keyId = noteKeyId(name, raw);
-  if (keyId.toString('hex') !== idHex) throw new NoteFormatError('the verifier key id does not match its name and public key');
+  if (keyId.toString('hex') !== idHex)
+    throw new NoteFormatError('the verifier key id does not match its name and public key');
   return { name, keyId, publicKey: ed25519PublicKeyFromBytes(raw) };
 }
 
@@ -123,23 +131,29 @@ export interface ParsedNote {
 /** Splits a note into its text and signature lines, checking the syntax only. */
 export function parseNote(note: string | Uint8Array): ParsedNote {
   const source = typeof note === 'string' ? note : decodeUtf8(note);
-  if (Buffer.byteLength(source, 'utf8') > MAX_NOTE_BYTES) throw new NoteFormatError(`a note must be at most ${MAX_NOTE_BYTES} bytes`);
-  if (FORBIDDEN_CONTROL.test(source)) throw new NoteFormatError('a note must not contain control characters other than newline');
+  if (Buffer.byteLength(source, 'utf8') > MAX_NOTE_BYTES)
+    throw new NoteFormatError(`a note must be at most ${MAX_NOTE_BYTES} bytes`);
+  if (FORBIDDEN_CONTROL.test(source))
+    throw new NoteFormatError('a note must not contain control characters other than newline');
   const split = source.lastIndexOf('\n\n');
-  if (split < 0 || !source.endsWith('\n')) throw new NoteFormatError('a note is text, a blank line and signature lines, ending in a newline');
+  if (split < 0 || !source.endsWith('\n'))
+    throw new NoteFormatError('a note is text, a blank line and signature lines, ending in a newline');
   const text = source.slice(0, split + 1);
   const lines = source.slice(split + 2, -1).split('\n');
-  if (lines.length > MAX_NOTE_SIGNATURES) throw new NoteFormatError(`a note may carry at most ${MAX_NOTE_SIGNATURES} signatures`);
+  if (lines.length > MAX_NOTE_SIGNATURES)
+    throw new NoteFormatError(`a note may carry at most ${MAX_NOTE_SIGNATURES} signatures`);
   return { text, signatures: lines.map(parseSignatureLine) };
 }
 
 function parseSignatureLine(line: string): NoteSignature {
-  if (!line.startsWith(EM_DASH_PREFIX)) throw new NoteFormatError('a signature line starts with an em dash and a space');
+  if (!line.startsWith(EM_DASH_PREFIX))
+    throw new NoteFormatError('a signature line starts with an em dash and a space');
   const rest = line.slice(EM_DASH_PREFIX.length);
   const space = rest.lastIndexOf(' ');
   const name = rest.slice(0, space);
   const blob = space > 0 ? decodeBase64(rest.slice(space + 1)) : null;
-  if (!isValidKeyName(name) || !blob || blob.length < 5) throw new NoteFormatError('a signature line is "— <key name> <base64(key id || signature)>"');
+  if (!isValidKeyName(name) || !blob || blob.length < 5)
+    throw new NoteFormatError('a signature line is "— <key name> <base64(key id || signature)>"');
   return { name, keyId: blob.subarray(0, 4), signature: blob.subarray(4) };
 }
 
@@ -166,11 +180,16 @@ export function verifyNote(note: string | Uint8Array, verifiers: readonly NoteVe
     const verifier = verifiers.find((v) => v.name === signature.name && v.keyId.equals(signature.keyId));
     if (!verifier) continue;
     if (signature.signature.length !== 64 || !verify(null, message, verifier.publicKey, signature.signature)) {
-      return { ok: false, reason: 'bad-signature', message: `the signature by ${verifier.name}+${verifier.keyId.toString('hex')} does not verify` };
+      return {
+        ok: false,
+        reason: 'bad-signature',
+        message: `the signature by ${verifier.name}+${verifier.keyId.toString('hex')} does not verify`,
+      };
     }
     verifiedBy.push(`${verifier.name}+${verifier.keyId.toString('hex')}`);
   }
-  if (verifiedBy.length === 0) return { ok: false, reason: 'no-known-signature', message: 'the note carries no signature from a known key' };
+  if (verifiedBy.length === 0)
+    return { ok: false, reason: 'no-known-signature', message: 'the note carries no signature from a known key' };
   return { ok: true, text: parsed.text, verifiedBy };
 }
 
@@ -184,7 +203,8 @@ export interface Checkpoint {
 
 /** `<origin>\n<size>\n<base64 hash>\n`: the text of a tlog checkpoint. */
 export function formatCheckpoint({ origin, size, hash }: Omit<Checkpoint, 'extensions'>): string {
-  if (origin.length === 0 || origin.includes('\n') || FORBIDDEN_CONTROL.test(origin)) throw new NoteFormatError('invalid origin');
+  if (origin.length === 0 || origin.includes('\n') || FORBIDDEN_CONTROL.test(origin))
+    throw new NoteFormatError('invalid origin');
   if (!Number.isSafeInteger(size) || size < 0) throw new NoteFormatError('the size must be a non-negative integer');
   return `${origin}\n${size}\n${hash.toString('base64')}\n`;
 }
@@ -199,13 +219,16 @@ export function parseCheckpoint(text: string): Checkpoint {
   }
   const hash = decodeBase64(hashLine);
   if (!hash || hash.length === 0) throw new NoteFormatError('the third line of a checkpoint is its base64 hash');
-  if (extensions.some((line) => line.length === 0)) throw new NoteFormatError('checkpoint extension lines must be non-empty');
+  if (extensions.some((line) => line.length === 0))
+    throw new NoteFormatError('checkpoint extension lines must be non-empty');
   return { origin, size: Number(sizeLine), hash, extensions };
 }
 
 function assertNoteText(text: string): void {
-  if (text.length === 0 || !text.endsWith('\n')) throw new NoteFormatError('note text must be non-empty and end in a newline');
-  if (FORBIDDEN_CONTROL.test(text)) throw new NoteFormatError('note text must not contain control characters other than newline');
+  if (text.length === 0 || !text.endsWith('\n'))
+    throw new NoteFormatError('note text must be non-empty and end in a newline');
+  if (FORBIDDEN_CONTROL.test(text))
+    throw new NoteFormatError('note text must not contain control characters other than newline');
 }
 
 function decodeUtf8(bytes: Uint8Array): string {

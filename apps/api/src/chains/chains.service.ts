@@ -19,7 +19,11 @@ export class ChainsService {
       const key = decodeCursor(query.cursor);
       qb.andWhere('(c.created_at, c.id) > (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
     }
-    const rows = await qb.orderBy('c.created_at', 'ASC').addOrderBy('c.id', 'ASC').limit(query.limit + 1).getMany();
+    const rows = await qb
+      .orderBy('c.created_at', 'ASC')
+      .addOrderBy('c.id', 'ASC')
+      .limit(query.limit + 1)
+      .getMany();
     const page = toPage(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
     return { data: page.items.map(toChainView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }

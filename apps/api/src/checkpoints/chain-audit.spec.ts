@@ -1,5 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { CHECKPOINT_KEY_NAME, formatVerifierKey, GENESIS_HASH, parseVerifierKey, signChainCheckpoint } from '@app/hashing';
+import {
+  CHECKPOINT_KEY_NAME,
+  formatVerifierKey,
+  GENESIS_HASH,
+  parseVerifierKey,
+  signChainCheckpoint,
+} from '@app/hashing';
 import { AuditedEvent, ChainAudit, MAX_REPORTED_ERRORS } from './chain-audit';
 import { CHAIN, honestChain } from './chain.fixture';
 
@@ -60,20 +66,32 @@ describe('ChainAudit', () => {
     const events = honestChain(4);
     events[1] = { ...events[1]!, hash: 'a'.repeat(64) };
     const result = audit(events).result(NOW);
-    expect(result.errors).toEqual([{ position: 3, eventId: events[2]!.id, message: expect.stringMatching(/previousHash does not match the hash of the event at position 2/) }]);
+    expect(result.errors).toEqual([
+      {
+        position: 3,
+        eventId: events[2]!.id,
+        message: expect.stringMatching(/previousHash does not match the hash of the event at position 2/),
+      },
+    ]);
   });
 
   it('requires 64 zeros before the first event', () => {
     const events = honestChain(1);
     events[0] = { ...events[0]!, previousHash: 'b'.repeat(64) };
-    expect(audit(events).result(NOW).errors).toEqual([{ position: 1, eventId: events[0]!.id, message: expect.stringMatching(/64 zeros/) }]);
+    expect(audit(events).result(NOW).errors).toEqual([
+      { position: 1, eventId: events[0]!.id, message: expect.stringMatching(/64 zeros/) },
+    ]);
   });
 
   it('reports a gap once, at its first missing position', () => {
     const events = honestChain(8);
     const result = audit([...events.slice(0, 2), ...events.slice(5)]).result(NOW);
     expect(result).toMatchObject({ firstInvalidPosition: 3, checkedEvents: 5, errorCount: 1 });
-    expect(result.errors[0]).toEqual({ position: 3, eventId: null, message: expect.stringMatching(/positions 3–5 are missing/) });
+    expect(result.errors[0]).toEqual({
+      position: 3,
+      eventId: null,
+      message: expect.stringMatching(/positions 3–5 are missing/),
+    });
   });
 
   it('reports a repeated position and an event of another account', () => {
@@ -91,46 +109,73 @@ describe('ChainAudit', () => {
 
     it('reports a chain rewritten after a checkpoint', () => {
       const sut = audit(events);
-      const signed = { size: 4, hash: 'c'.repeat(64), note: signChainCheckpoint({ chainId: CHAIN.id, size: 4, hash: 'c'.repeat(64) }, privateKey) };
+      const signed = {
+        size: 4,
+        hash: 'c'.repeat(64),
+        note: signChainCheckpoint({ chainId: CHAIN.id, size: 4, hash: 'c'.repeat(64) }, privateKey),
+      };
       sut.addCheckpoint(signed, events[3]!);
-      expect(sut.result(NOW).errors).toEqual([{ position: 4, eventId: events[3]!.id, message: expect.stringMatching(/rewritten after it was signed/) }]);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 4, eventId: events[3]!.id, message: expect.stringMatching(/rewritten after it was signed/) },
+      ]);
     });
 
     it('reports a checkpoint whose event is missing', () => {
       const sut = audit(events);
       sut.addCheckpoint(checkpointAt(events, 4), null);
-      expect(sut.result(NOW).errors).toEqual([{ position: 4, eventId: null, message: expect.stringMatching(/event at position 4 is missing/) }]);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 4, eventId: null, message: expect.stringMatching(/event at position 4 is missing/) },
+      ]);
     });
 
     it('reports a stored note not signed by the service key, and a row that disagrees with its note', () => {
       const stranger = generateKeyPairSync('ed25519').privateKey;
       const sut = audit(events);
-      sut.addCheckpoint({ ...checkpointAt(events, 2), note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, stranger) }, events[1]!);
+      sut.addCheckpoint(
+        {
+          ...checkpointAt(events, 2),
+          note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, stranger),
+        },
+        events[1]!,
+      );
       sut.addCheckpoint({ ...checkpointAt(events, 3), hash: events[3]!.hash }, events[2]!);
-      sut.addCheckpoint({ ...checkpointAt(events, 5), note: checkpointAt(events, 5).note.replace(`\n5\n`, '\n6\n') }, events[4]!);
+      sut.addCheckpoint(
+        { ...checkpointAt(events, 5), note: checkpointAt(events, 5).note.replace(`\n5\n`, '\n6\n') },
+        events[4]!,
+      );
       const messages = sut.result(NOW).errors.map((e) => e.message);
       expect(messages).toEqual([
         expect.stringMatching(/size 2 is not signed by this service's checkpoint key/),
         expect.stringMatching(/row of size 3 does not match its signed note/),
-        expect.stringMatching(/size 5 is not signed by this service's checkpoint key nor a retired one \(the signature .* does not verify\)/),
+        expect.stringMatching(
+          /size 5 is not signed by this service's checkpoint key nor a retired one \(the signature .* does not verify\)/,
+        ),
       ]);
     });
 
     it('accepts a note signed by a retired key it was given, and only then', () => {
       const retired = generateKeyPairSync('ed25519').privateKey;
       const retiredVerifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, retired));
-      const checkpoint = { ...checkpointAt(events, 2), note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, retired) };
+      const checkpoint = {
+        ...checkpointAt(events, 2),
+        note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, retired),
+      };
       const withRetired = new ChainAudit(CHAIN, [verifier, retiredVerifier]);
       events.forEach((e) => withRetired.addEvent(e, e.hash));
       withRetired.addCheckpoint(checkpoint, events[1]!);
       expect(withRetired.result(NOW)).toMatchObject({ valid: true, checkpointsChecked: 1, errors: [] });
       const without = audit(events);
       without.addCheckpoint(checkpoint, events[1]!);
-      expect(without.result(NOW).errors).toEqual([expect.objectContaining({ position: 2, message: expect.stringMatching(/missing from RETIRED_VERIFIER_KEYS/) })]);
+      expect(without.result(NOW).errors).toEqual([
+        expect.objectContaining({ position: 2, message: expect.stringMatching(/missing from RETIRED_VERIFIER_KEYS/) }),
+      ]);
     });
 
     it('reports a checkpoint of another chain', () => {
-      const other = signChainCheckpoint({ chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y', size: 2, hash: events[1]!.hash }, privateKey);
+      const other = signChainCheckpoint(
+        { chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y', size: 2, hash: events[1]!.hash },
+        privateKey,
+      );
       const sut = audit(events);
       sut.addCheckpoint({ size: 2, hash: events[1]!.hash, note: other }, events[1]!);
       expect(sut.result(NOW).errors[0]!.message).toMatch(/does not match its signed note/);
@@ -140,7 +185,11 @@ describe('ChainAudit', () => {
       const sut = audit(events.slice(0, 4));
       sut.checkHead({ position: 4, hash: events[3]!.hash });
       sut.checkpointsAboveHead(2, 5, 4);
-      expect(sut.result(NOW)).toMatchObject({ firstInvalidPosition: 5, checkpointsChecked: 2, errors: [{ position: 5, eventId: null, message: expect.stringMatching(/removed/) }] });
+      expect(sut.result(NOW)).toMatchObject({
+        firstInvalidPosition: 5,
+        checkpointsChecked: 2,
+        errors: [{ position: 5, eventId: null, message: expect.stringMatching(/removed/) }],
+      });
     });
   });
 
@@ -150,19 +199,25 @@ describe('ChainAudit', () => {
     it('reports missing newest events', () => {
       const sut = audit(events.slice(0, 2));
       sut.checkHead({ position: 3, hash: events[2]!.hash });
-      expect(sut.result(NOW).errors).toEqual([{ position: 3, eventId: null, message: expect.stringMatching(/no event was found after position 2/) }]);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 3, eventId: null, message: expect.stringMatching(/no event was found after position 2/) },
+      ]);
     });
 
     it('reports a head hash that is not the last event', () => {
       const sut = audit(events);
       sut.checkHead({ position: 3, hash: 'd'.repeat(64) });
-      expect(sut.result(NOW).errors).toEqual([{ position: 3, eventId: events[2]!.id, message: expect.stringMatching(/head hash/) }]);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 3, eventId: events[2]!.id, message: expect.stringMatching(/head hash/) },
+      ]);
     });
 
     it('reports events beyond the head', () => {
       const sut = audit(events);
       sut.eventsBeyondHead(2, 7, 3);
-      expect(sut.result(NOW).errors).toEqual([{ position: 7, eventId: null, message: '2 event(s) lie beyond the chain head at position 3' }]);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 7, eventId: null, message: '2 event(s) lie beyond the chain head at position 3' },
+      ]);
     });
   });
 
@@ -170,6 +225,12 @@ describe('ChainAudit', () => {
     const events = honestChain(150);
     const result = audit(events, new Map(events.map((e) => [e.position, '0'.repeat(64)]))).result(NOW);
     expect(result.errors).toHaveLength(MAX_REPORTED_ERRORS);
-    expect(result).toMatchObject({ valid: false, errorCount: 150, errorsTruncated: true, firstInvalidPosition: 1, checkedEvents: 150 });
+    expect(result).toMatchObject({
+      valid: false,
+      errorCount: 150,
+      errorsTruncated: true,
+      firstInvalidPosition: 1,
+      checkedEvents: 150,
+    });
   });
 });

@@ -62,14 +62,25 @@ export class ChainAudit {
     const { position, id } = event;
     const gap = position > this.expectedPosition;
     if (gap) {
-      const missing = this.expectedPosition === position - 1 ? `position ${this.expectedPosition} is` : `positions ${this.expectedPosition}–${position - 1} are`;
-      this.fail(this.expectedPosition, null, `the event at ${missing} missing: the chain has a gap before position ${position}`);
+      const missing =
+        this.expectedPosition === position - 1
+          ? `position ${this.expectedPosition} is`
+          : `positions ${this.expectedPosition}–${position - 1} are`;
+      this.fail(
+        this.expectedPosition,
+        null,
+        `the event at ${missing} missing: the chain has a gap before position ${position}`,
+      );
     } else if (position < this.expectedPosition) {
       this.fail(position, id, `position ${position} occurs more than once`);
     }
     if (!event.ownAccount) this.fail(position, id, 'the event belongs to another account than its chain');
     if (computedHash !== event.hash) {
-      this.fail(position, id, `the stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`);
+      this.fail(
+        position,
+        id,
+        `the stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`,
+      );
     }
     if (!gap && event.previousHash !== this.previousHash) {
       this.fail(
@@ -103,11 +114,15 @@ export class ChainAudit {
       this.fail(size, event?.id ?? null, `the stored checkpoint row of size ${size} does not match its signed note`);
       return;
     }
-    const actual = size === 0 ? GENESIS_HASH : event?.hash ?? null;
+    const actual = size === 0 ? GENESIS_HASH : (event?.hash ?? null);
     if (actual === null) {
       this.fail(size, null, `a checkpoint was signed at size ${size}, but the event at position ${size} is missing`);
     } else if (actual !== signed.hash) {
-      this.fail(size, event?.id ?? null, `the checkpoint signed at size ${size} has head ${signed.hash}, but the event at position ${size} has hash ${actual}: the chain was rewritten after it was signed`);
+      this.fail(
+        size,
+        event?.id ?? null,
+        `the checkpoint signed at size ${size} has head ${signed.hash}, but the event at position ${size} has hash ${actual}: the chain was rewritten after it was signed`,
+      );
     }
   }
 
@@ -115,9 +130,17 @@ export class ChainAudit {
   checkHead(head: { position: number; hash: string }): void {
     const lastPosition = this.last?.position ?? 0;
     if (lastPosition < head.position) {
-      this.fail(lastPosition + 1, null, `the chain head says ${head.position} events, but no event was found after position ${lastPosition}`);
+      this.fail(
+        lastPosition + 1,
+        null,
+        `the chain head says ${head.position} events, but no event was found after position ${lastPosition}`,
+      );
     } else if ((this.last?.hash ?? GENESIS_HASH) !== head.hash) {
-      this.fail(head.position, this.last?.id ?? null, `the chain head hash ${head.hash} is not the hash of the event at position ${head.position}`);
+      this.fail(
+        head.position,
+        this.last?.id ?? null,
+        `the chain head hash ${head.hash} is not the hash of the event at position ${head.position}`,
+      );
     }
   }
 
@@ -125,11 +148,16 @@ export class ChainAudit {
   checkpointsAboveHead(count: number, smallestSize: number, headPosition: number): void {
     if (count === 0) return;
     this.checkpointsChecked += count;
-    this.fail(smallestSize, null, `${count} checkpoint(s) were signed for more events than the chain now has (${headPosition}), the smallest at size ${smallestSize}: events were removed`);
+    this.fail(
+      smallestSize,
+      null,
+      `${count} checkpoint(s) were signed for more events than the chain now has (${headPosition}), the smallest at size ${smallestSize}: events were removed`,
+    );
   }
 
   eventsBeyondHead(count: number, firstPosition: number, headPosition: number): void {
-    if (count > 0) this.fail(firstPosition, null, `${count} event(s) lie beyond the chain head at position ${headPosition}`);
+    if (count > 0)
+      this.fail(firstPosition, null, `${count} event(s) lie beyond the chain head at position ${headPosition}`);
   }
 
   result(verifiedAt: Date): ChainVerificationView {
@@ -150,7 +178,8 @@ export class ChainAudit {
 
   private fail(position: number, eventId: string | null, message: string): void {
     this.errorCount++;
-    if (this.firstInvalidPosition === null || position < this.firstInvalidPosition) this.firstInvalidPosition = position;
+    if (this.firstInvalidPosition === null || position < this.firstInvalidPosition)
+      this.firstInvalidPosition = position;
     if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push({ position, eventId, message });
   }
 }

@@ -26,7 +26,13 @@ export class ChainReader {
               (SELECT min(e.position) FROM events e WHERE e.chain_id = c.id AND e.position > c.last_position)::text AS first_beyond
          FROM chains c WHERE c.id = $1`,
       [chainId],
-    )) as { position: string; checkpoints_above: number; smallest_above: string | null; events_beyond: number; first_beyond: string | null }[];
+    )) as {
+      position: string;
+      checkpoints_above: number;
+      smallest_above: string | null;
+      events_beyond: number;
+      first_beyond: string | null;
+    }[];
     return {
       position: Number(row?.position ?? 0),
       checkpointsAbove: row?.checkpoints_above ?? 0,

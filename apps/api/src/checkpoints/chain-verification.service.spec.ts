@@ -27,9 +27,25 @@ function setup(verifyConcurrency = 2) {
       }),
   } as unknown as WindowInspector;
   const head = EVENTS[EVENTS.length - 1]!;
-  const chain = { id: CHAIN.id, accountId: CHAIN.accountId, lastPosition: head.position, lastHash: head.hash } as ChainEntity;
-  const chains = { findOneBy: ({ accountId }: { accountId: string }) => Promise.resolve({ ...chain, accountId }) } as unknown as Repository<ChainEntity>;
-  const reader = { headFacts: () => Promise.resolve({ position: head.position, checkpointsAbove: 0, smallestAbove: 0, eventsBeyond: 0, firstBeyond: 0 }) } as unknown as ChainReader;
+  const chain = {
+    id: CHAIN.id,
+    accountId: CHAIN.accountId,
+    lastPosition: head.position,
+    lastHash: head.hash,
+  } as ChainEntity;
+  const chains = {
+    findOneBy: ({ accountId }: { accountId: string }) => Promise.resolve({ ...chain, accountId }),
+  } as unknown as Repository<ChainEntity>;
+  const reader = {
+    headFacts: () =>
+      Promise.resolve({
+        position: head.position,
+        checkpointsAbove: 0,
+        smallestAbove: 0,
+        eventsBeyond: 0,
+        firstBeyond: 0,
+      }),
+  } as unknown as ChainReader;
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;
   const config = Object.assign(new AppConfig(), { verifyPageSize: 2, verifyConcurrency });
   const sut = new ChainVerificationService(chains, reader, signer, inspector, config);
@@ -81,7 +97,9 @@ describe('ChainVerificationService', () => {
     const { sut, finish } = setup(1);
     const gone = new AbortController();
     gone.abort();
-    await expect(finish(sut.verify('acc_a', CHAIN.id, gone.signal))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(finish(sut.verify('acc_a', CHAIN.id, gone.signal))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
     expect((await finish(sut.verify('acc_a', CHAIN.id))).data.valid).toBe(true);
   });
 

@@ -59,7 +59,11 @@ export class ChainVerificationService {
     }
   }
 
-  private async verifyChain(accountId: string, chainId: string, clientGone?: AbortSignal): Promise<{ data: ChainVerificationView }> {
+  private async verifyChain(
+    accountId: string,
+    chainId: string,
+    clientGone?: AbortSignal,
+  ): Promise<{ data: ChainVerificationView }> {
     const chain = CHAIN_ID.test(chainId) ? await this.chains.findOneBy({ id: chainId, accountId }) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifiers);
@@ -73,12 +77,22 @@ export class ChainVerificationService {
   }
 
   /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */
-  private async walk(audit: ChainAudit, chain: ChainEntity, headPosition: number, clientGone?: AbortSignal): Promise<void> {
+  private async walk(
+    audit: ChainAudit,
+    chain: ChainEntity,
+    headPosition: number,
+    clientGone?: AbortSignal,
+  ): Promise<void> {
     const count = Math.max(1, Math.ceil(headPosition / this.windowSize));
     const inFlight: Promise<WindowReport>[] = [];
     const start = (k: number): void => {
       if (k >= count) return;
-      const window = this.inspector.inspect({ chainId: chain.id, accountId: chain.accountId, after: k * this.windowSize, upTo: Math.min(headPosition, (k + 1) * this.windowSize) });
+      const window = this.inspector.inspect({
+        chainId: chain.id,
+        accountId: chain.accountId,
+        after: k * this.windowSize,
+        upTo: Math.min(headPosition, (k + 1) * this.windowSize),
+      });
       window.catch(() => undefined); // observed when awaited below; never unhandled if an earlier one fails first
       inFlight.push(window);
     };
@@ -87,7 +101,8 @@ export class ChainVerificationService {
       for (let k = 0; k < count; k++) {
         const window = await inFlight.shift()!;
         // No new window starts. Nobody reads this answer, and the filter does not log a 503.
-        if (clientGone?.aborted) throw AppError.unavailable('The client closed the connection; the verification was stopped.');
+        if (clientGone?.aborted)
+          throw AppError.unavailable('The client closed the connection; the verification was stopped.');
         start(k + this.inspector.windowsInFlight);
         audit.addWindow(window);
       }

@@ -63,13 +63,22 @@ function byEvents(rows: StoredEvent[]) {
 function byWindows(rows: StoredEvent[], size: number, head: number) {
   const audit = new ChainAudit(CHAIN, [verifier]);
   for (let after = 0; after < Math.max(1, head); after += size) {
-    audit.addWindow({ events: hashWindow(rows.filter((e) => e.position > after && e.position <= Math.min(head, after + size))), checkpoints: [] });
+    audit.addWindow({
+      events: hashWindow(rows.filter((e) => e.position > after && e.position <= Math.min(head, after + size))),
+      checkpoints: [],
+    });
   }
   return audit.result(NOW);
 }
 
 describe('hashWindow', () => {
-  const audited = (e: StoredEvent) => ({ id: e.id, ownAccount: e.ownAccount, position: e.position, hash: e.hash, previousHash: e.previousHash });
+  const audited = (e: StoredEvent) => ({
+    id: e.id,
+    ownAccount: e.ownAccount,
+    position: e.position,
+    hash: e.hash,
+    previousHash: e.previousHash,
+  });
 
   it('sends an intact window as one run: its two ends', () => {
     const events = honestChain(4);
@@ -77,7 +86,13 @@ describe('hashWindow', () => {
       run: {
         count: 4,
         first: { id: events[0]!.id, ownAccount: true, position: 1, hash: events[0]!.hash, previousHash: GENESIS_HASH },
-        last: { id: events[3]!.id, ownAccount: true, position: 4, hash: events[3]!.hash, previousHash: events[2]!.hash },
+        last: {
+          id: events[3]!.id,
+          ownAccount: true,
+          position: 4,
+          hash: events[3]!.hash,
+          previousHash: events[2]!.hash,
+        },
       },
       events: [],
     });
@@ -93,7 +108,9 @@ describe('hashWindow', () => {
     const rows = honestChain(5).map((e) => ({ ...e }));
     attack(rows);
     const sut = hashWindow(rows);
-    expect(sut.run).toEqual(from === 0 ? null : { count: from, first: audited(rows[0]!), last: audited(rows[from - 1]!) });
+    expect(sut.run).toEqual(
+      from === 0 ? null : { count: from, first: audited(rows[0]!), last: audited(rows[from - 1]!) },
+    );
     expect(sut.events).toEqual(rows.slice(from).map((e) => ({ ...audited(e), computedHash: computeEventHash(e) })));
   });
 
@@ -123,7 +140,10 @@ describe('inspectWindow', () => {
     const report = await inspectWindow(
       async (sql, parameters, onRow) => {
         queries.push(parameters);
-        (sql.includes('FROM checkpoints') ? [{ size: '4', hash: events[3]!.hash, note: 'note' }] : events.slice(2, 6)).forEach(onRow);
+        (sql.includes('FROM checkpoints')
+          ? [{ size: '4', hash: events[3]!.hash, note: 'note' }]
+          : events.slice(2, 6)
+        ).forEach(onRow);
       },
       { chainId: CHAIN.id, accountId: CHAIN.accountId, after: 2, upTo: 6 },
     );
@@ -132,7 +152,12 @@ describe('inspectWindow', () => {
       [CHAIN.id, 2, 6, 5, CHAIN.accountId],
     ]);
     expect(report.events).toMatchObject({ run: { count: 4 }, events: [] });
-    expect(report.checkpoints).toEqual([{ checkpoint: { size: 4, hash: events[3]!.hash, note: 'note' }, event: { id: events[3]!.id, hash: events[3]!.hash } }]);
+    expect(report.checkpoints).toEqual([
+      {
+        checkpoint: { size: 4, hash: events[3]!.hash, note: 'note' },
+        event: { id: events[3]!.id, hash: events[3]!.hash },
+      },
+    ]);
   });
 
   it('takes checkpoints of size 0 in the first window', async () => {

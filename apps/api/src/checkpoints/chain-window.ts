@@ -72,7 +72,10 @@ const EVENTS_SQL = `SELECT id, $1::varchar AS "chainId", position::float8 AS pos
 const CHECKPOINTS_SQL = `SELECT size::text AS size, hash, note FROM checkpoints
   WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`;
 
-export async function inspectWindow(stream: StreamRows, { chainId, accountId, after, upTo }: WindowRequest): Promise<WindowReport> {
+export async function inspectWindow(
+  stream: StreamRows,
+  { chainId, accountId, after, upTo }: WindowRequest,
+): Promise<WindowReport> {
   const checkpoints: WindowReport['checkpoints'] = [];
   const atSize = new Map<number, WindowReport['checkpoints'][number]>();
   await stream(CHECKPOINTS_SQL, [chainId, after === 0 ? -1 : after, upTo], (row) => {

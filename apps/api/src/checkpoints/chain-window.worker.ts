@@ -25,7 +25,11 @@ let running = 0;
 function connection(): Promise<Client> {
   if (client) return client;
   const opening = (async () => {
-    const fresh = new Client({ connectionString: url, application_name: 'audit-trail-service-verify', connectionTimeoutMillis: 5000 });
+    const fresh = new Client({
+      connectionString: url,
+      application_name: 'audit-trail-service-verify',
+      connectionTimeoutMillis: 5000,
+    });
     // A connection that breaks between windows is dropped here and opened again on the next one.
     fresh.on('error', () => drop(opening));
     await fresh.connect();

@@ -18,8 +18,13 @@ export class CheckpointSigner {
     this.key = loadSigningKey(config.signingKey, config.dataDir, (message) => this.logger.warn(message));
     const retired = parseRetiredVerifierKeys(config.retiredVerifierKeys);
     this.verifiers = [this.key.verifier, ...retired];
-    this.logger.log(`Checkpoints are signed with ${this.key.verifierKey} (from ${this.key.source === 'SIGNING_KEY' ? 'SIGNING_KEY' : 'the key file'})`);
-    if (retired.length > 0) this.logger.log(`Stored checkpoints signed by ${retired.length} retired key(s) of RETIRED_VERIFIER_KEYS are accepted`);
+    this.logger.log(
+      `Checkpoints are signed with ${this.key.verifierKey} (from ${this.key.source === 'SIGNING_KEY' ? 'SIGNING_KEY' : 'the key file'})`,
+    );
+    if (retired.length > 0)
+      this.logger.log(
+        `Stored checkpoints signed by ${retired.length} retired key(s) of RETIRED_VERIFIER_KEYS are accepted`,
+      );
   }
 
   get verifierKey(): string {

@@ -21,9 +21,15 @@ export class CheckpointsController {
   @Get('chain/:chainId/checkpoint')
   @UseInterceptors(PlainTextInterceptor)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'The chain’s latest signed checkpoint (C2SP signed note), signing a new one when the chain grew' })
+  @ApiOperation({
+    summary: 'The chain’s latest signed checkpoint (C2SP signed note), signing a new one when the chain grew',
+  })
   @ApiProduces('text/plain')
-  @ApiResponse({ status: 200, description: 'origin, size, base64 head hash, blank line, signature lines', schema: { type: 'string' } })
+  @ApiResponse({
+    status: 200,
+    description: 'origin, size, base64 head hash, blank line, signature lines',
+    schema: { type: 'string' },
+  })
   @ApiErrors(404)
   checkpoint(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.checkpoints.latest(account, chainId);
@@ -34,7 +40,12 @@ export class CheckpointsController {
   @ApiOperation({ summary: 'Walk the whole chain: every hash, every link, every stored checkpoint' })
   @ApiData(ChainVerificationView)
   @ApiErrors(404)
-  verify(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto, @ClientGone() clientGone: AbortSignal) {
+  verify(
+    @Account() account: string,
+    @Param('chainId') chainId: string,
+    @Query() _query: NoQueryDto,
+    @ClientGone() clientGone: AbortSignal,
+  ) {
     return this.verification.verify(account, chainId, clientGone);
   }
 

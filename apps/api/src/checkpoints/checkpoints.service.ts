@@ -38,7 +38,8 @@ export class CheckpointsService {
     return this.dataSource.transaction('READ COMMITTED', async (m) => {
       const head = await this.lockHead(m, accountId, chainId);
       const latest = await this.latestStored(m, chainId);
-      if (latest && Number(latest.size) === head.size && latest.hash === head.hash) return this.asCurrent(chainId, latest);
+      if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
+        return this.asCurrent(chainId, latest);
       if (latest) await this.assertExtends(m, chainId, head, latest);
       const note = this.signer.sign({ chainId, size: head.size, hash: head.hash });
       const inserted = (await m.query(
@@ -49,24 +50,26 @@ export class CheckpointsService {
       if (inserted.length === 1) return note;
       // A concurrent request stored this size first (it saw the same head: we both hold the lock).
       const stored = await this.latestStored(m, chainId);
-      if (!stored || Number(stored.size) !== head.size || stored.hash !== head.hash) throw this.refuse(chainId, head, stored);
+      if (!stored || Number(stored.size) !== head.size || stored.hash !== head.hash)
+        throw this.refuse(chainId, head, stored);
       return this.asCurrent(chainId, stored);
     });
   }
 
   private async lockHead(m: EntityManager, accountId: string, chainId: string): Promise<Head> {
-    const [row] = (await m.query(`SELECT last_position::text AS size, last_hash FROM chains WHERE id = $1 AND account_id = $2 FOR SHARE`, [
-      chainId,
-      accountId,
-    ])) as { size: string; last_hash: string }[];
+    const [row] = (await m.query(
+      `SELECT last_position::text AS size, last_hash FROM chains WHERE id = $1 AND account_id = $2 FOR SHARE`,
+      [chainId, accountId],
+    )) as { size: string; last_hash: string }[];
     if (!row) throw AppError.notFound(`Chain ${chainId}`);
     return { size: Number(row.size), hash: row.last_hash };
   }
 
   private async latestStored(m: EntityManager, chainId: string): Promise<StoredRow | undefined> {
-    const [row] = (await m.query(`SELECT size::text AS size, hash, key_id, note FROM checkpoints WHERE chain_id = $1 ORDER BY checkpoints.size DESC LIMIT 1`, [
-      chainId,
-    ])) as StoredRow[];
+    const [row] = (await m.query(
+      `SELECT size::text AS size, hash, key_id, note FROM checkpoints WHERE chain_id = $1 ORDER BY checkpoints.size DESC LIMIT 1`,
+      [chainId],
+    )) as StoredRow[];
     return row;
   }
 
@@ -75,7 +78,10 @@ export class CheckpointsService {
     const signedSize = Number(latest.size);
     if (signedSize >= head.size) throw this.refuse(chainId, head, latest);
     if (signedSize === 0) return;
-    const [through] = (await m.query(`SELECT hash FROM events WHERE chain_id = $1 AND position = $2`, [chainId, signedSize])) as { hash: string }[];
+    const [through] = (await m.query(`SELECT hash FROM events WHERE chain_id = $1 AND position = $2`, [
+      chainId,
+      signedSize,
+    ])) as { hash: string }[];
     if (through?.hash !== latest.hash) throw this.refuse(chainId, head, latest);
   }
 

@@ -14,21 +14,28 @@ describe('parseSigningKey', () => {
     // RFC 8032 §7.1 TEST 1: secret key 9d61b19d…7f60, public key d75a9801…511a.
     const seed = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
     const key = sut(seed.toString('base64'));
-    expect(Buffer.from(rawPublic(createPublicKey(key).export({ format: 'pem', type: 'spki' })), 'base64url').toString('hex')).toBe(
-      'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
-    );
+    expect(
+      Buffer.from(rawPublic(createPublicKey(key).export({ format: 'pem', type: 'spki' })), 'base64url').toString('hex'),
+    ).toBe('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
   });
 
   it('reads a PKCS#8 PEM Ed25519 key', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    expect(rawPublic(createPublicKey(sut(`\n${pem}\n`)).export({ format: 'pem', type: 'spki' }))).toBe(publicKey.export({ format: 'jwk' }).x);
+    expect(rawPublic(createPublicKey(sut(`\n${pem}\n`)).export({ format: 'pem', type: 'spki' }))).toBe(
+      publicKey.export({ format: 'jwk' }).x,
+    );
   });
 
   it.each([
     ['a 31-byte seed', randomBytes(31).toString('base64')],
     ['hex instead of base64', randomBytes(32).toString('hex')],
-    ['an RSA key', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()],
+    [
+      'an RSA key',
+      generateKeyPairSync('rsa', { modulusLength: 1024 })
+        .privateKey.export({ format: 'pem', type: 'pkcs8' })
+        .toString(),
+    ],
     ['a broken PEM', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'],
   ])('rejects %s without repeating it', (_label, text) => {
     let message = '';
@@ -93,13 +100,23 @@ describe('parseRetiredVerifierKeys', () => {
 
   it('reads verifier keys of the checkpoint key name', () => {
     const keys = [key(), key()];
-    expect(parseRetiredVerifierKeys(keys).map((v) => `${v.name}+${v.keyId.toString('hex')}`)).toEqual(keys.map((k) => k.split('+').slice(0, 2).join('+')));
+    expect(parseRetiredVerifierKeys(keys).map((v) => `${v.name}+${v.keyId.toString('hex')}`)).toEqual(
+      keys.map((k) => k.split('+').slice(0, 2).join('+')),
+    );
   });
 
   it.each([
     ['garbage', 'not-a-key', /RETIRED_VERIFIER_KEYS entry 2: a verifier key is/],
-    ['another name', formatVerifierKey('example.com', generateKeyPairSync('ed25519').privateKey), /RETIRED_VERIFIER_KEYS entry 2: the key name must be/],
-    ['a wrong key id', key().replace(/\+[0-9a-f]{8}\+/, '+00000000+'), /RETIRED_VERIFIER_KEYS entry 2: the verifier key id does not match/],
+    [
+      'another name',
+      formatVerifierKey('example.com', generateKeyPairSync('ed25519').privateKey),
+      /RETIRED_VERIFIER_KEYS entry 2: the key name must be/,
+    ],
+    [
+      'a wrong key id',
+      key().replace(/\+[0-9a-f]{8}\+/, '+00000000+'),
+      /RETIRED_VERIFIER_KEYS entry 2: the verifier key id does not match/,
+    ],
   ])('stops the start on %s, naming the entry', (_, bad, message) => {
     expect(() => parseRetiredVerifierKeys([key(), bad])).toThrow(message);
   });

@@ -1,7 +1,14 @@
 import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHECKPOINT_KEY_NAME, decodeBase64, ed25519PrivateKeyFromSeed, formatVerifierKey, NoteVerifier, parseVerifierKey } from '@app/hashing';
+import {
+  CHECKPOINT_KEY_NAME,
+  decodeBase64,
+  ed25519PrivateKeyFromSeed,
+  formatVerifierKey,
+  NoteVerifier,
+  parseVerifierKey,
+} from '@app/hashing';
 
 export const SIGNING_KEY_FILE = 'checkpoint-signing-key';
 
@@ -29,12 +36,15 @@ export function parseSigningKey(text: string): KeyObject {
     } catch {
       throw new Error('SIGNING_KEY is not a readable PKCS#8 PEM private key');
     }
-    if (key.asymmetricKeyType !== 'ed25519') throw new Error(`SIGNING_KEY must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'unknown'}`);
+    if (key.asymmetricKeyType !== 'ed25519')
+      throw new Error(`SIGNING_KEY must be an Ed25519 key, not ${key.asymmetricKeyType ?? 'unknown'}`);
     return key;
   }
   const seed = decodeBase64(trimmed);
   if (!seed || seed.length !== 32) {
-    throw new Error('SIGNING_KEY must be base64 of a 32-byte Ed25519 seed (e.g. `openssl rand -base64 32`) or a PKCS#8 PEM Ed25519 private key');
+    throw new Error(
+      'SIGNING_KEY must be base64 of a 32-byte Ed25519 seed (e.g. `openssl rand -base64 32`) or a PKCS#8 PEM Ed25519 private key',
+    );
   }
   return ed25519PrivateKeyFromSeed(seed);
 }
@@ -84,7 +94,8 @@ export function parseRetiredVerifierKeys(keys: readonly string[]): NoteVerifier[
     } catch (error) {
       throw new Error(`RETIRED_VERIFIER_KEYS entry ${index + 1}: ${(error as Error).message}`);
     }
-    if (verifier.name !== CHECKPOINT_KEY_NAME) throw new Error(`RETIRED_VERIFIER_KEYS entry ${index + 1}: the key name must be ${CHECKPOINT_KEY_NAME}`);
+    if (verifier.name !== CHECKPOINT_KEY_NAME)
+      throw new Error(`RETIRED_VERIFIER_KEYS entry ${index + 1}: the key name must be ${CHECKPOINT_KEY_NAME}`);
     return verifier;
   });
 }

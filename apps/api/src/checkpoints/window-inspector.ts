@@ -32,19 +32,28 @@ export class WindowInspector implements OnApplicationShutdown {
     this.pool = workers > 0 ? createPool(config.databaseUrl!, workers) : null;
     // In-process: one window hashed while two are read (they queue for the pool's connections).
     this.windowsInFlight = workers > 0 ? workers * WINDOWS_PER_WORKER : 3;
-    this.logger.log(workers > 0 ? `Whole-chain verification hashes on ${workers} worker thread(s)` : 'Whole-chain verification hashes in-process');
+    this.logger.log(
+      workers > 0
+        ? `Whole-chain verification hashes on ${workers} worker thread(s)`
+        : 'Whole-chain verification hashes in-process',
+    );
   }
 
   async inspect(request: WindowRequest): Promise<WindowReport> {
     if (!this.pool) {
       // TypeORM hands over whole results; a window is bounded, so that only costs memory.
-      return inspectWindow(async (sql, parameters, onRow) => ((await this.manager.query(sql, parameters)) as unknown[]).forEach(onRow), request);
+      return inspectWindow(
+        async (sql, parameters, onRow) => ((await this.manager.query(sql, parameters)) as unknown[]).forEach(onRow),
+        request,
+      );
     }
     const outcome = await this.pool.run(request);
     if ('report' in outcome) return outcome.report;
     // Rebuilt with its SQLSTATE or socket code, so that the exception filter can tell an
     // unreachable database (503) from anything else (500).
-    throw Object.assign(new Error(`whole-chain verification worker: ${outcome.failure.message}`), { code: outcome.failure.code ?? undefined });
+    throw Object.assign(new Error(`whole-chain verification worker: ${outcome.failure.message}`), {
+      code: outcome.failure.code ?? undefined,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -17,13 +17,18 @@ export function eventsQuery(
   filters: EventFiltersDto,
   { inclusive }: TimeBounds = { inclusive: false },
 ): SelectQueryBuilder<EventEntity> {
-  const qb = repository.createQueryBuilder('e').innerJoin('e.chain', 'c').where('e.account_id = :accountId', { accountId });
+  const qb = repository
+    .createQueryBuilder('e')
+    .innerJoin('e.chain', 'c')
+    .where('e.account_id = :accountId', { accountId });
   if (filters.actor !== undefined) qb.andWhere('e.actor = :actor', { actor: filters.actor });
   if (filters.action !== undefined) qb.andWhere('e.action = :action', { action: filters.action });
   if (filters.resource !== undefined) qb.andWhere('e.resource = :resource', { resource: filters.resource });
   if (filters.chain_id !== undefined) qb.andWhere('e.chain_id = :chainId', { chainId: filters.chain_id });
-  if (filters.after !== undefined) qb.andWhere(`e.timestamp ${inclusive ? '>=' : '>'} :after`, { after: new Date(filters.after) });
-  if (filters.before !== undefined) qb.andWhere(`e.timestamp ${inclusive ? '<=' : '<'} :before`, { before: new Date(filters.before) });
+  if (filters.after !== undefined)
+    qb.andWhere(`e.timestamp ${inclusive ? '>=' : '>'} :after`, { after: new Date(filters.after) });
+  if (filters.before !== undefined)
+    qb.andWhere(`e.timestamp ${inclusive ? '<=' : '<'} :before`, { before: new Date(filters.before) });
   return qb;
 }
 

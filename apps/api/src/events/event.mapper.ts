@@ -2,7 +2,10 @@ import { EventEntity } from '@app/database';
 import { EventView } from './dto/event.view';
 
 /** An event as stored, with its chain's name: an entity plus name, or a row of selectEventRows. */
-export type EventRecord = Pick<EventEntity, 'id' | 'chainId' | 'actor' | 'action' | 'resource' | 'context' | 'timestamp' | 'previousHash' | 'hash'> & {
+export type EventRecord = Pick<
+  EventEntity,
+  'id' | 'chainId' | 'actor' | 'action' | 'resource' | 'context' | 'timestamp' | 'previousHash' | 'hash'
+> & {
   chainName: string;
   /** int8 arrives as text in raw rows. */
   position: number | string;

@@ -18,8 +18,16 @@ export class EventsController {
   @Post()
   @HttpCode(201)
   @RequireScope('ingest')
-  @ApiOperation({ summary: 'Append an event to its chain', description: 'Scope ingest. A 201 means the event is committed.' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1–255 printable ASCII characters: a retry with the same key and body replays the first response (Idempotent-Replayed: true)' })
+  @ApiOperation({
+    summary: 'Append an event to its chain',
+    description: 'Scope ingest. A 201 means the event is committed.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      '1–255 printable ASCII characters: a retry with the same key and body replays the first response (Idempotent-Replayed: true)',
+  })
   @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key')
   @ApiErrors(409, 413, 415, 422)
   async append(

@@ -51,7 +51,10 @@ export class EventsService {
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. */
   async list(accountId: string, query: ListEventsQuery): Promise<{ data: EventView[]; nextCursor?: string }> {
-    const qb = selectEventRows(eventsQuery(this.events, accountId, query)).orderBy('e.timestamp', 'DESC').addOrderBy('e.id', 'DESC').limit(query.limit + 1);
+    const qb = selectEventRows(eventsQuery(this.events, accountId, query))
+      .orderBy('e.timestamp', 'DESC')
+      .addOrderBy('e.id', 'DESC')
+      .limit(query.limit + 1);
     if (query.cursor) keysetBefore(qb, query.cursor);
     const rows = await qb.getRawMany<EventRecord>();
     const page = toPage(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
@@ -65,7 +68,9 @@ export class EventsService {
 
   /** An event of this account, or 404 (also for another account's event or a malformed id). */
   private async findOwned(accountId: string, id: string): Promise<EventEntity> {
-    const event = EVENT_ID.test(id) ? await this.events.findOne({ where: { id, accountId }, relations: { chain: true } }) : null;
+    const event = EVENT_ID.test(id)
+      ? await this.events.findOne({ where: { id, accountId }, relations: { chain: true } })
+      : null;
     if (!event) throw AppError.notFound(`Event ${id}`);
     return event;
   }

@@ -26,7 +26,11 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnApplication
   onApplicationBootstrap(): void {
     const tick = () => {
       this.running ??= this.sweep()
-        .catch((error: unknown) => this.logger.warn(`Idempotency-Key sweep failed, next try in an hour: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          this.logger.warn(
+            `Idempotency-Key sweep failed, next try in an hour: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
         .finally(() => (this.running = null));
     };
     tick();
@@ -55,7 +59,10 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnApplication
       deleted += affected;
       if (affected < BATCH) break;
     }
-    if (deleted > 0) this.logger.log(`Deleted ${deleted} Idempotency-Key record(s) older than ${this.config.idempotencyRetentionHours} h`);
+    if (deleted > 0)
+      this.logger.log(
+        `Deleted ${deleted} Idempotency-Key record(s) older than ${this.config.idempotencyRetentionHours} h`,
+      );
     return deleted;
   }
 }

@@ -20,7 +20,9 @@ export class IdempotencyService {
 
   static validate(key: string): void {
     if (!KEY.test(key)) {
-      throw AppError.validation([{ field: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable ASCII characters' }]);
+      throw AppError.validation([
+        { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable ASCII characters' },
+      ]);
     }
   }
 
@@ -47,14 +49,27 @@ export class IdempotencyService {
       }
       if (row.response !== null) return { kind: 'replay', body: JSON.parse(row.response) as unknown };
       if (row.stale && (await this.takeOver(accountId, key))) return { kind: 'claimed' };
-      throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.', {}, { 'Retry-After': '1' });
+      throw new AppError(
+        'IDEMPOTENCY_IN_PROGRESS',
+        'A request with this Idempotency-Key is still being processed.',
+        {},
+        { 'Retry-After': '1' },
+      );
     }
-    throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed.', {}, { 'Retry-After': '1' });
+    throw new AppError(
+      'IDEMPOTENCY_IN_PROGRESS',
+      'A request with this Idempotency-Key is still being processed.',
+      {},
+      { 'Retry-After': '1' },
+    );
   }
 
   /** After a failed append: nothing was written, so the client may retry with the same key. */
   async release(accountId: string, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response IS NULL`, [accountId, key]);
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response IS NULL`,
+      [accountId, key],
+    );
   }
 
   private async takeOver(accountId: string, key: string): Promise<boolean> {

@@ -14,7 +14,9 @@ describe('exportPeriod', () => {
   });
 
   it('does not round zeros below the millisecond', () => {
-    expect(exportPeriod('2026-01-01T00:00:00.123000Z', '2026-01-01T00:00:00.123Z').after.toISOString()).toBe('2026-01-01T00:00:00.123Z');
+    expect(exportPeriod('2026-01-01T00:00:00.123000Z', '2026-01-01T00:00:00.123Z').after.toISOString()).toBe(
+      '2026-01-01T00:00:00.123Z',
+    );
   });
 });
 

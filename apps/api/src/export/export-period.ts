@@ -10,7 +10,10 @@ export interface ExportPeriod {
  */
 export function exportPeriod(after: string, before: string): ExportPeriod {
   const start = Date.parse(after);
-  return { after: new Date(/[1-9]/.test(subMillisecondDigits(after)) ? start + 1 : start), before: new Date(Date.parse(before)) };
+  return {
+    after: new Date(/[1-9]/.test(subMillisecondDigits(after)) ? start + 1 : start),
+    before: new Date(Date.parse(before)),
+  };
 }
 
 /** Compares two valid ISO 8601 instants exactly, digits below the millisecond included. */

@@ -33,7 +33,10 @@ export class ExportSnapshot {
 
   /** Rows of `query`, counted up to `cap` (so a huge match costs no more than cap rows). */
   async countUpTo(query: Sql, cap: number): Promise<number> {
-    const rows = (await this.runner.query(`SELECT count(*)::int AS n FROM (${query.text} LIMIT ${cap}) AS matching`, query.params)) as { n: number }[];
+    const rows = (await this.runner.query(
+      `SELECT count(*)::int AS n FROM (${query.text} LIMIT ${cap}) AS matching`,
+      query.params,
+    )) as { n: number }[];
     return rows[0]?.n ?? 0;
   }
 
@@ -56,9 +59,13 @@ export class ExportSnapshot {
       await this.runner.query('ROLLBACK');
       await this.runner.release();
     } catch (error) {
-      ExportSnapshot.logger.warn(`Discarding an export connection: ${error instanceof Error ? error.message : String(error)}`);
+      ExportSnapshot.logger.warn(
+        `Discarding an export connection: ${error instanceof Error ? error.message : String(error)}`,
+      );
       // TypeORM's postgres runner hands an error to pg-pool, which then destroys the client.
-      await (this.runner as unknown as { releasePostgresConnection(error: unknown): Promise<void> }).releasePostgresConnection(error);
+      await (
+        this.runner as unknown as { releasePostgresConnection(error: unknown): Promise<void> }
+      ).releasePostgresConnection(error);
     }
   }
 }

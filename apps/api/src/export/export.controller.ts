@@ -1,5 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiOperation, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiExtraModels,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { Account } from '@app/auth';
 import { EventView } from '../events/dto/event.view';
 import { ApiErrors } from '../openapi/openapi-responses';
@@ -14,7 +22,10 @@ export class ExportController {
   constructor(private readonly exports: ExportService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)', description: 'At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).' })
+  @ApiOperation({
+    summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
+    description: 'At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).',
+  })
   @ApiProduces('application/json', 'text/csv')
   @ApiExtraModels(EventView)
   @ApiResponse({
@@ -23,8 +34,16 @@ export class ExportController {
     schema: {
       type: 'object',
       properties: {
-        export: { type: 'object', description: 'format, generatedAt, period { after, before }, filters { actor, action, resource, chain_id }, count' },
-        data: { type: 'array', description: 'The events, oldest first, each as in GET /v1/events without createdAt', items: { $ref: getSchemaPath(EventView) } },
+        export: {
+          type: 'object',
+          description:
+            'format, generatedAt, period { after, before }, filters { actor, action, resource, chain_id }, count',
+        },
+        data: {
+          type: 'array',
+          description: 'The events, oldest first, each as in GET /v1/events without createdAt',
+          items: { $ref: getSchemaPath(EventView) },
+        },
       },
     },
   })

@@ -34,13 +34,24 @@ export class ExportService {
   async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
-    const sql = exportedEvents(this.events, accountId, { actor, action, resource, chain_id, after: period.after.toISOString(), before: period.before.toISOString() });
+    const sql = exportedEvents(this.events, accountId, {
+      actor,
+      action,
+      resource,
+      chain_id,
+      after: period.after.toISOString(),
+      before: period.before.toISOString(),
+    });
     const snapshot = await ExportSnapshot.open(this.dataSource);
     let count: number;
     try {
       count = await snapshot.countUpTo(sql.matching, EXPORT_LIMIT + 1);
       if (count > EXPORT_LIMIT) {
-        throw new AppError('EXPORT_LIMIT_EXCEEDED', `More than ${EXPORT_LIMIT} events match; narrow the period or add filters.`, { limit: EXPORT_LIMIT });
+        throw new AppError(
+          'EXPORT_LIMIT_EXCEEDED',
+          `More than ${EXPORT_LIMIT} events match; narrow the period or add filters.`,
+          { limit: EXPORT_LIMIT },
+        );
       }
       await snapshot.declareCursor(sql.rows);
     } catch (error) {
@@ -60,7 +71,12 @@ export class ExportService {
       format: query.format,
       generatedAt: new Date().toISOString(),
       period: { after: period.after.toISOString(), before: period.before.toISOString() },
-      filters: { actor: query.actor ?? null, action: query.action ?? null, resource: query.resource ?? null, chain_id: query.chain_id ?? null },
+      filters: {
+        actor: query.actor ?? null,
+        action: query.action ?? null,
+        resource: query.resource ?? null,
+        chain_id: query.chain_id ?? null,
+      },
       count,
     };
   }

@@ -8,7 +8,11 @@ import { Sql } from './export-snapshot';
  * The list endpoint's query with inclusive bounds: once bare (for counting), once as the
  * export's rows, oldest first by (timestamp, id) on the (account, timestamp, id) index.
  */
-export function exportedEvents(repository: Repository<EventEntity>, accountId: string, filters: EventFiltersDto): { matching: Sql; rows: Sql } {
+export function exportedEvents(
+  repository: Repository<EventEntity>,
+  accountId: string,
+  filters: EventFiltersDto,
+): { matching: Sql; rows: Sql } {
   const query = () => eventsQuery(repository, accountId, filters, { inclusive: true });
   const [matching, matchingParams] = query().select('e.id').getQueryAndParameters();
   const [rows, rowParams] = selectEventRows(query())

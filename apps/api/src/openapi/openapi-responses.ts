@@ -24,7 +24,11 @@ class ErrorBody {
   @ApiProperty()
   message!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'e.g. fields: [{ field, message }] for VALIDATION_ERROR' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'e.g. fields: [{ field, message }] for VALIDATION_ERROR',
+  })
   details!: Record<string, unknown>;
 }
 
@@ -52,7 +56,9 @@ export function ApiErrors(...more: (404 | 409 | 413 | 415 | 422)[]) {
   const statuses = [400, 401, 403, ...more, 429, 503].sort((a, b) => a - b);
   return applyDecorators(
     ApiExtraModels(ErrorEnvelope),
-    ...statuses.map((status) => ApiResponse({ status, description: WHEN[status], schema: { $ref: getSchemaPath(ErrorEnvelope) } })),
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: WHEN[status], schema: { $ref: getSchemaPath(ErrorEnvelope) } }),
+    ),
   );
 }
 
@@ -60,7 +66,11 @@ export function ApiErrors(...more: (404 | 409 | 413 | 415 | 422)[]) {
 export function ApiData(model: Type<unknown>, status = 200, description = 'OK') {
   return applyDecorators(
     ApiExtraModels(model),
-    ApiResponse({ status, description, schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } } }),
+    ApiResponse({
+      status,
+      description,
+      schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } },
+    }),
   );
 }
 

@@ -38,14 +38,24 @@ describe('checkIntegrity', () => {
   });
 
   it('reports a missing predecessor', () => {
-    expect(sut(second, null)).toMatchObject({ hashMatches: true, chainIntact: false, errors: ['previous event (position 1) is missing'] });
+    expect(sut(second, null)).toMatchObject({
+      hashMatches: true,
+      chainIntact: false,
+      errors: ['previous event (position 1) is missing'],
+    });
   });
 
   it('reports a link mismatch, and a genesis event that does not start from zeros', () => {
     const other = { hash: 'f'.repeat(64) };
-    expect(sut(second, other).errors).toEqual([`link mismatch: previousHash ${first.hash} does not equal the hash of position 1 (${other.hash})`]);
+    expect(sut(second, other).errors).toEqual([
+      `link mismatch: previousHash ${first.hash} does not equal the hash of position 1 (${other.hash})`,
+    ]);
     const forged = event(1, 'a'.repeat(64));
-    expect(sut(forged, null)).toMatchObject({ hashMatches: true, chainIntact: false, errors: [expect.stringContaining('genesis')] });
+    expect(sut(forged, null)).toMatchObject({
+      hashMatches: true,
+      chainIntact: false,
+      errors: [expect.stringContaining('genesis')],
+    });
   });
 
   it('names both failures when both happen', () => {

@@ -25,7 +25,8 @@ export function checkIntegrity(event: EventEntity, predecessor: Pick<EventEntity
 
 function linkFailure(event: EventEntity, predecessor: Pick<EventEntity, 'hash'> | null): string {
   const previous = event.position - 1;
-  if (event.position === 1) return `link mismatch: previousHash ${event.previousHash} does not equal the genesis hash ${GENESIS_HASH}`;
+  if (event.position === 1)
+    return `link mismatch: previousHash ${event.previousHash} does not equal the genesis hash ${GENESIS_HASH}`;
   if (!predecessor) return `previous event (position ${previous}) is missing`;
   return `link mismatch: previousHash ${event.previousHash} does not equal the hash of position ${previous} (${predecessor.hash})`;
 }

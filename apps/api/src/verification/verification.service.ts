@@ -16,7 +16,12 @@ export class VerificationService {
     const event = EVENT_ID.test(id) ? await this.events.findOneBy({ id, accountId }) : null;
     if (!event) throw AppError.notFound(`Event ${id}`);
     const predecessor =
-      event.position > 1 ? await this.events.findOne({ select: { hash: true }, where: { accountId, chainId: event.chainId, position: event.position - 1 } }) : null;
+      event.position > 1
+        ? await this.events.findOne({
+            select: { hash: true },
+            where: { accountId, chainId: event.chainId, position: event.position - 1 },
+          })
+        : null;
     return { data: toVerificationResult(event, checkIntegrity(event, predecessor), new Date()) };
   }
 }

@@ -5,7 +5,6 @@ import { ACCOUNT_NAME, parseScopes as scopesOf, Scope } from '@app/common/config
 import { ExitCode } from '../exit-code';
 import { Io } from '../io';
 
-
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
@@ -20,10 +19,18 @@ interface KeyRow {
 }
 
 /** `keys create|list|revoke`, straight on DATABASE_URL (the service's schema must be migrated). */
-export async function keysCommand(sub: string | undefined, options: { account?: string; scopes?: string; target?: string }, io: Io): Promise<ExitCode> {
+export async function keysCommand(
+  sub: string | undefined,
+  options: { account?: string; scopes?: string; target?: string },
+  io: Io,
+): Promise<ExitCode> {
   const url = io.env.DATABASE_URL;
   if (!url) throw new UsageError('set DATABASE_URL to the service database (postgres://…)');
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000, application_name: 'audit-trail-cli' });
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: 5000,
+    application_name: 'audit-trail-cli',
+  });
   await client.connect();
   try {
     switch (sub) {
@@ -43,7 +50,8 @@ export async function keysCommand(sub: string | undefined, options: { account?: 
 }
 
 function requireAccount(account: string | undefined): string {
-  if (!account || !ACCOUNT_NAME.test(account)) throw new UsageError('--account <name> is required: 1-64 characters of [A-Za-z0-9._-]');
+  if (!account || !ACCOUNT_NAME.test(account))
+    throw new UsageError('--account <name> is required: 1-64 characters of [A-Za-z0-9._-]');
   return account;
 }
 
@@ -58,7 +66,11 @@ async function create(client: Client, account: string, scopes: Scope[], io: Io):
   let id: string;
   await client.query('BEGIN');
   try {
-    ({ keyId: id } = await registerApiKey(async (sql, params) => (await client.query(sql, params)).rows, { account, key, scopes }));
+    ({ keyId: id } = await registerApiKey(async (sql, params) => (await client.query(sql, params)).rows, {
+      account,
+      key,
+      scopes,
+    }));
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
@@ -82,8 +94,14 @@ async function list(client: Client, account: string, io: Io): Promise<ExitCode> 
 }
 
 /** By exact id, or by prefix when exactly one active key has it (optionally within --account). */
-async function revoke(client: Client, target: string | undefined, account: string | undefined, io: Io): Promise<ExitCode> {
-  if (!target || target.length < 4 || target.length > 64) throw new UsageError('keys revoke <key id or prefix> [--account <name>]');
+async function revoke(
+  client: Client,
+  target: string | undefined,
+  account: string | undefined,
+  io: Io,
+): Promise<ExitCode> {
+  if (!target || target.length < 4 || target.length > 64)
+    throw new UsageError('keys revoke <key id or prefix> [--account <name>]');
   if (account !== undefined) requireAccount(account);
   const { rows } = await client.query<KeyRow>(
     `SELECT k.id, k.prefix, k.scopes, k.created_at, k.revoked_at, a.name AS account
@@ -92,12 +110,18 @@ async function revoke(client: Client, target: string | undefined, account: strin
     [target, account ?? null],
   );
   if (rows.length !== 1) {
-    io.err(rows.length === 0 ? `No active key has the id or prefix '${target}'.\n` : `'${target}' matches ${rows.length} active keys; give the key id:\n${rows.map(describeKey).join('\n')}\n`);
+    io.err(
+      rows.length === 0
+        ? `No active key has the id or prefix '${target}'.\n`
+        : `'${target}' matches ${rows.length} active keys; give the key id:\n${rows.map(describeKey).join('\n')}\n`,
+    );
     return ExitCode.Failed;
   }
   const key = rows[0]!;
   await client.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [key.id]);
-  io.out(`Revoked ${key.id} (${key.prefix}…) of account '${key.account}'. Running services stop accepting it within seconds.\n`);
+  io.out(
+    `Revoked ${key.id} (${key.prefix}…) of account '${key.account}'. Running services stop accepting it within seconds.\n`,
+  );
   return ExitCode.Ok;
 }
 

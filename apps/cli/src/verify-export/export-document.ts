@@ -28,7 +28,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** Checks the shape of a parsed export; a wrong shape is bad input, not tampering. */
 export function readExportDocument(parsed: unknown): ExportDocument {
-  if (!isObject(parsed) || !Array.isArray(parsed.data)) throw new InputError('not a JSON export: expected an object with a "data" array (GET /v1/events/export?format=json)');
+  if (!isObject(parsed) || !Array.isArray(parsed.data))
+    throw new InputError(
+      'not a JSON export: expected an object with a "data" array (GET /v1/events/export?format=json)',
+    );
   const header = isObject(parsed.export) ? parsed.export : null;
   const filters = header && isObject(header.filters) ? (header.filters as ExportDocument['filters']) : null;
   const count = header && typeof header.count === 'number' ? header.count : null;
@@ -47,9 +50,16 @@ function readEvent(item: unknown, index: number): ExportedEvent {
   if (resource !== null && typeof resource !== 'string') problems.push('resource must be a string or null');
   if (context !== null && !isObject(context)) problems.push('context must be an object or null');
   if (typeof hash !== 'string' || !HEX64.test(hash)) problems.push('hash must be 64 lowercase hex characters');
-  if (typeof previousHash !== 'string' || !HEX64.test(previousHash)) problems.push('previousHash must be 64 lowercase hex characters');
-  const chainOk = isObject(chain) && typeof chain.id === 'string' && typeof chain.name === 'string' && Number.isSafeInteger(chain.position) && (chain.position as number) >= 1;
+  if (typeof previousHash !== 'string' || !HEX64.test(previousHash))
+    problems.push('previousHash must be 64 lowercase hex characters');
+  const chainOk =
+    isObject(chain) &&
+    typeof chain.id === 'string' &&
+    typeof chain.name === 'string' &&
+    Number.isSafeInteger(chain.position) &&
+    (chain.position as number) >= 1;
   if (!chainOk) problems.push('chain must be { id, name, position } with a positive integer position');
-  if (problems.length > 0) throw new InputError(`${where}${typeof id === 'string' ? ` (${id})` : ''}: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new InputError(`${where}${typeof id === 'string' ? ` (${id})` : ''}: ${problems.join('; ')}`);
   return item as unknown as ExportedEvent;
 }

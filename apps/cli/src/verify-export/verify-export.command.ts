@@ -23,7 +23,10 @@ export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitC
     }
     const verifiers = options.keys.map(readVerifierKey);
     const doc = readExportDocument(parseJson(readBounded(options.exportPath, MAX_EXPORT_BYTES), options.exportPath));
-    const checkpoints: CheckpointInput[] = options.checkpointPaths.map((path) => ({ label: path, note: readBounded(path, MAX_CHECKPOINT_BYTES) }));
+    const checkpoints: CheckpointInput[] = options.checkpointPaths.map((path) => ({
+      label: path,
+      note: readBounded(path, MAX_CHECKPOINT_BYTES),
+    }));
     const report = verifyExport(doc, checkpoints, verifiers);
     io.out(formatReport(options.exportPath, report));
     return report.outcome === 'verified' ? ExitCode.Ok : ExitCode.Failed;

@@ -1,5 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey, signChainCheckpoint } from '@app/hashing';
+import {
+  CHECKPOINT_KEY_NAME,
+  computeEventHash,
+  formatVerifierKey,
+  GENESIS_HASH,
+  parseVerifierKey,
+  signChainCheckpoint,
+} from '@app/hashing';
 import { ExportDocument, ExportedEvent, InputError, readExportDocument } from './export-document';
 import { formatReport } from './report';
 import { verifyExport } from './verify-export';
@@ -32,8 +39,15 @@ function chain(chainId: string, n: number, name = 'default'): ExportedEvent[] {
 }
 
 const unfiltered = { actor: null, action: null, resource: null, chain_id: null };
-const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfiltered): ExportDocument => ({ filters, count: events.length, events });
-const note = (chainId: string, size: number, hash: string, key = privateKey) => ({ label: `cp-${size}`, note: signChainCheckpoint({ chainId, size, hash }, key) });
+const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfiltered): ExportDocument => ({
+  filters,
+  count: events.length,
+  events,
+});
+const note = (chainId: string, size: number, hash: string, key = privateKey) => ({
+  label: `cp-${size}`,
+  note: signChainCheckpoint({ chainId, size, hash }, key),
+});
 
 describe('verifyExport', () => {
   const a = chain(CHAIN_A, 6);
@@ -56,7 +70,9 @@ describe('verifyExport', () => {
     const edited = a.map((e) => (e.chain.position === 3 ? { ...e, actor: 'mallory' } : e));
     const sut = verifyExport(doc(edited), [], keys);
     expect(sut.outcome).toBe('tampered');
-    expect(sut.findings).toEqual([{ kind: 'tampered', chainId: CHAIN_A, position: 3, eventId: a[2]!.id, message: expect.stringMatching(/altered/) }]);
+    expect(sut.findings).toEqual([
+      { kind: 'tampered', chainId: CHAIN_A, position: 3, eventId: a[2]!.id, message: expect.stringMatching(/altered/) },
+    ]);
   });
 
   it('finds a broken link and a bad genesis link', () => {
@@ -74,7 +90,13 @@ describe('verifyExport', () => {
   it('calls a gap in an unfiltered export a removal, and leaves it alone in a filtered one', () => {
     const holed = a.filter((e) => e.chain.position !== 3 && e.chain.position !== 4);
     expect(verifyExport(doc(holed), [], keys).findings).toEqual([
-      { kind: 'tampered', chainId: CHAIN_A, position: 5, eventId: a[4]!.id, message: expect.stringMatching(/positions 3–4 are missing from an unfiltered export/) },
+      {
+        kind: 'tampered',
+        chainId: CHAIN_A,
+        position: 5,
+        eventId: a[4]!.id,
+        message: expect.stringMatching(/positions 3–4 are missing from an unfiltered export/),
+      },
     ]);
     const filtered = verifyExport(doc(holed, { ...unfiltered, actor: 'alice' }), [], keys);
     expect(filtered.outcome).toBe('verified');
@@ -86,12 +108,17 @@ describe('verifyExport', () => {
   });
 
   it('starts checking links where an export starts, whatever the first position', () => {
-    expect(verifyExport(doc(a.slice(3)), [], keys)).toMatchObject({ outcome: 'verified', chains: [{ runs: [[4, 6]], linksChecked: 2 }] });
+    expect(verifyExport(doc(a.slice(3)), [], keys)).toMatchObject({
+      outcome: 'verified',
+      chains: [{ runs: [[4, 6]], linksChecked: 2 }],
+    });
   });
 
   it('finds duplicated ids and positions, a renamed chain, time going backwards and a wrong count', () => {
     const renamed = { ...a[1]!, chain: { ...a[1]!.chain, name: 'other' } };
-    expect(verifyExport(doc([a[0]!, renamed]), [], keys).findings[0]!.message).toMatch(/named both 'default' and 'other'/);
+    expect(verifyExport(doc([a[0]!, renamed]), [], keys).findings[0]!.message).toMatch(
+      /named both 'default' and 'other'/,
+    );
     expect(verifyExport(doc([a[0]!, a[0]!]), [], keys).findings.map((f) => f.message)).toEqual([
       expect.stringMatching(/occurs more than once/),
       'position 1 occurs more than once',
@@ -100,8 +127,12 @@ describe('verifyExport', () => {
     earlier.hash = computeEventHash({ ...earlier, chainId: CHAIN_A, position: 2 });
     const third = { ...a[2]!, previousHash: earlier.hash };
     third.hash = computeEventHash({ ...third, chainId: CHAIN_A, position: 3 });
-    expect(verifyExport(doc([a[0]!, earlier, third]), [], keys).findings.map((f) => f.message)).toEqual([expect.stringMatching(/earlier than that of position 1/)]);
-    expect(verifyExport({ ...doc(a), count: 7 }, [], keys).findings[0]!.message).toMatch(/says 7 events but the file holds 6/);
+    expect(verifyExport(doc([a[0]!, earlier, third]), [], keys).findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/earlier than that of position 1/),
+    ]);
+    expect(verifyExport({ ...doc(a), count: 7 }, [], keys).findings[0]!.message).toMatch(
+      /says 7 events but the file holds 6/,
+    );
   });
 
   describe('checkpoints', () => {
@@ -119,28 +150,47 @@ describe('verifyExport', () => {
     it('cannot confirm a checkpoint beyond the export, and says why', () => {
       const sut = verifyExport(doc(a.slice(0, 4)), [note(CHAIN_A, 6, a[5]!.hash)], keys);
       expect(sut.outcome).toBe('unconfirmed');
-      expect(sut.checkpoints[0]!.message).toMatch(/ends at position 4, below the checkpoint's size 6.*export a later period.*events 5–6 were removed/);
+      expect(sut.checkpoints[0]!.message).toMatch(
+        /ends at position 4, below the checkpoint's size 6.*export a later period.*events 5–6 were removed/,
+      );
       expect(formatReport('x.json', sut)).toMatch(/NOT CONFIRMED \(1\)[\s\S]*RESULT: NOT VERIFIED/);
     });
 
     it('cannot confirm a checkpoint of a chain the export lacks, or one a filtered export skips', () => {
-      expect(verifyExport(doc(b), [note(CHAIN_A, 2, a[1]!.hash)], keys).checkpoints[0]!.message).toMatch(/no event of chain/);
+      expect(verifyExport(doc(b), [note(CHAIN_A, 2, a[1]!.hash)], keys).checkpoints[0]!.message).toMatch(
+        /no event of chain/,
+      );
       const sparse = [a[0]!, a[5]!];
-      expect(verifyExport(doc(sparse, { ...unfiltered, action: 'x' }), [note(CHAIN_A, 3, a[2]!.hash)], keys).checkpoints[0]!.message).toMatch(/neither position 3 nor 4/);
+      expect(
+        verifyExport(doc(sparse, { ...unfiltered, action: 'x' }), [note(CHAIN_A, 3, a[2]!.hash)], keys).checkpoints[0]!
+          .message,
+      ).toMatch(/neither position 3 nor 4/);
     });
 
     it('rejects a checkpoint not signed by the given key, and one with a bad signature', () => {
       const stranger = generateKeyPairSync('ed25519').privateKey;
       const unknown = verifyExport(doc(a), [note(CHAIN_A, 2, a[1]!.hash, stranger)], keys);
-      expect(unknown).toMatchObject({ outcome: 'unconfirmed', checkpoints: [{ status: 'unconfirmed', message: expect.stringMatching(/not signed by the given key/) }] });
+      expect(unknown).toMatchObject({
+        outcome: 'unconfirmed',
+        checkpoints: [{ status: 'unconfirmed', message: expect.stringMatching(/not signed by the given key/) }],
+      });
       const good = note(CHAIN_A, 2, a[1]!.hash);
       const altered = { ...good, note: (good.note as string).replace('\n2\n', '\n3\n') };
-      expect(verifyExport(doc(a), [altered], keys)).toMatchObject({ outcome: 'tampered', checkpoints: [{ status: 'tampered' }] });
+      expect(verifyExport(doc(a), [altered], keys)).toMatchObject({
+        outcome: 'tampered',
+        checkpoints: [{ status: 'tampered' }],
+      });
     });
 
     it('finds two signed heads for one size (a forked history)', () => {
-      const sut = verifyExport(doc(a.slice(0, 2)), [note(CHAIN_A, 5, 'c'.repeat(64)), note(CHAIN_A, 5, 'd'.repeat(64))], keys);
-      expect(sut.findings.map((f) => f.message)).toContainEqual(expect.stringMatching(/two signed checkpoints of size 5 name different heads/));
+      const sut = verifyExport(
+        doc(a.slice(0, 2)),
+        [note(CHAIN_A, 5, 'c'.repeat(64)), note(CHAIN_A, 5, 'd'.repeat(64))],
+        keys,
+      );
+      expect(sut.findings.map((f) => f.message)).toContainEqual(
+        expect.stringMatching(/two signed checkpoints of size 5 name different heads/),
+      );
     });
 
     it('treats a note that is not a checkpoint as bad input', () => {
@@ -154,7 +204,11 @@ describe('readExportDocument', () => {
   const good = chain(CHAIN_A, 1)[0]!;
 
   it('reads the export header and items', () => {
-    expect(sut({ export: { format: 'json', filters: unfiltered, count: 1 }, data: [good] })).toEqual({ filters: unfiltered, count: 1, events: [good] });
+    expect(sut({ export: { format: 'json', filters: unfiltered, count: 1 }, data: [good] })).toEqual({
+      filters: unfiltered,
+      count: 1,
+      events: [good],
+    });
     expect(sut({ data: [] })).toEqual({ filters: null, count: null, events: [] });
   });
 

@@ -49,18 +49,34 @@ export interface CheckpointInput {
  * export against each checkpoint (after checking its signature). No network, no service code
  * besides the hashing library.
  */
-export function verifyExport(doc: ExportDocument, checkpoints: readonly CheckpointInput[], verifiers: readonly NoteVerifier[]): ExportReport {
+export function verifyExport(
+  doc: ExportDocument,
+  checkpoints: readonly CheckpointInput[],
+  verifiers: readonly NoteVerifier[],
+): ExportReport {
   const findings: Finding[] = [];
   const complete = isComplete(doc);
   if (doc.count !== null && doc.count !== doc.events.length) {
-    findings.push(finding('tampered', null, null, null, `the export header says ${doc.count} events but the file holds ${doc.events.length}`));
+    findings.push(
+      finding(
+        'tampered',
+        null,
+        null,
+        null,
+        `the export header says ${doc.count} events but the file holds ${doc.events.length}`,
+      ),
+    );
   }
   findDuplicateIds(doc.events, findings);
   const chains = groupByChain(doc.events);
   const summaries = [...chains.entries()].map(([chainId, events]) => verifyChain(chainId, events, complete, findings));
   const checked = checkpoints.map((input) => checkCheckpoint(input, verifiers, chains, findings));
   findForks(checked, findings);
-  const outcome = findings.some((f) => f.kind === 'tampered') ? 'tampered' : findings.length > 0 ? 'unconfirmed' : 'verified';
+  const outcome = findings.some((f) => f.kind === 'tampered')
+    ? 'tampered'
+    : findings.length > 0
+      ? 'unconfirmed'
+      : 'verified';
   return { outcome, events: doc.events.length, complete, chains: summaries, checkpoints: checked, findings };
 }
 
@@ -70,14 +86,21 @@ function isComplete(doc: ExportDocument): boolean {
   return f !== null && f.actor == null && f.action == null && f.resource == null;
 }
 
-function finding(kind: FindingKind, chainId: string | null, position: number | null, eventId: string | null, message: string): Finding {
+function finding(
+  kind: FindingKind,
+  chainId: string | null,
+  position: number | null,
+  eventId: string | null,
+  message: string,
+): Finding {
   return { kind, chainId, position, eventId, message };
 }
 
 function findDuplicateIds(events: readonly ExportedEvent[], findings: Finding[]): void {
   const seen = new Set<string>();
   for (const e of events) {
-    if (seen.has(e.id)) findings.push(finding('tampered', e.chain.id, e.chain.position, e.id, `event id ${e.id} occurs more than once`));
+    if (seen.has(e.id))
+      findings.push(finding('tampered', e.chain.id, e.chain.position, e.id, `event id ${e.id} occurs more than once`));
     seen.add(e.id);
   }
 }
@@ -94,21 +117,33 @@ function groupByChain(events: readonly ExportedEvent[]): Map<string, ExportedEve
 }
 
 function verifyChain(chainId: string, events: ExportedEvent[], complete: boolean, findings: Finding[]): ChainSummary {
-  const summary: ChainSummary = { chainId, name: events[0]?.chain.name ?? '', events: events.length, runs: [], hashesRecomputed: 0, linksChecked: 0 };
-  const fail = (e: ExportedEvent, message: string): void => void findings.push(finding('tampered', chainId, e.chain.position, e.id, message));
+  const summary: ChainSummary = {
+    chainId,
+    name: events[0]?.chain.name ?? '',
+    events: events.length,
+    runs: [],
+    hashesRecomputed: 0,
+    linksChecked: 0,
+  };
+  const fail = (e: ExportedEvent, message: string): void =>
+    void findings.push(finding('tampered', chainId, e.chain.position, e.id, message));
   let previous: ExportedEvent | null = null;
   for (const e of events) {
     const position = e.chain.position;
     const computed = computeEventHash({ ...e, chainId, position });
     summary.hashesRecomputed++;
-    if (computed !== e.hash) fail(e, `stored hash ${e.hash} does not match the recomputed ${computed}: the event was altered`);
-    if (e.chain.name !== summary.name) fail(e, `chain ${chainId} is named both '${summary.name}' and '${e.chain.name}'`);
+    if (computed !== e.hash)
+      fail(e, `stored hash ${e.hash} does not match the recomputed ${computed}: the event was altered`);
+    if (e.chain.name !== summary.name)
+      fail(e, `chain ${chainId} is named both '${summary.name}' and '${e.chain.name}'`);
     if (previous && previous.chain.position === position) {
       fail(e, `position ${position} occurs more than once`);
     } else if (previous && previous.chain.position === position - 1) {
       summary.linksChecked++;
-      if (e.previousHash !== previous.hash) fail(e, `previousHash does not match the hash of position ${position - 1}: the chain is broken here`);
-      if (e.timestamp < previous.timestamp) fail(e, `timestamp ${e.timestamp} is earlier than that of position ${position - 1}`);
+      if (e.previousHash !== previous.hash)
+        fail(e, `previousHash does not match the hash of position ${position - 1}: the chain is broken here`);
+      if (e.timestamp < previous.timestamp)
+        fail(e, `timestamp ${e.timestamp} is earlier than that of position ${position - 1}`);
       summary.runs[summary.runs.length - 1]![1] = position;
     } else {
       summary.runs.push([position, position]);
@@ -118,7 +153,10 @@ function verifyChain(chainId: string, events: ExportedEvent[], complete: boolean
       }
       if (previous && complete) {
         const from = previous.chain.position + 1;
-        fail(e, `${from === position - 1 ? `position ${from} is` : `positions ${from}–${position - 1} are`} missing from an unfiltered export that holds the events around them: removed`);
+        fail(
+          e,
+          `${from === position - 1 ? `position ${from} is` : `positions ${from}–${position - 1} are`} missing from an unfiltered export that holds the events around them: removed`,
+        );
       }
     }
     previous = e;
@@ -126,10 +164,16 @@ function verifyChain(chainId: string, events: ExportedEvent[], complete: boolean
   return summary;
 }
 
-function checkCheckpoint(input: CheckpointInput, verifiers: readonly NoteVerifier[], chains: Map<string, ExportedEvent[]>, findings: Finding[]): CheckpointSummary {
+function checkCheckpoint(
+  input: CheckpointInput,
+  verifiers: readonly NoteVerifier[],
+  chains: Map<string, ExportedEvent[]>,
+  findings: Finding[],
+): CheckpointSummary {
   const opened = verifyChainCheckpoint(input.note, verifiers);
   if (!opened.ok) {
-    if (opened.reason === 'malformed') throw new InputError(`${input.label}: not a checkpoint of this service: ${opened.message}`);
+    if (opened.reason === 'malformed')
+      throw new InputError(`${input.label}: not a checkpoint of this service: ${opened.message}`);
     const kind: FindingKind = opened.reason === 'bad-signature' ? 'tampered' : 'unconfirmed';
     const message =
       opened.reason === 'bad-signature'
@@ -140,25 +184,39 @@ function checkCheckpoint(input: CheckpointInput, verifiers: readonly NoteVerifie
   }
   const { checkpoint, verifiedBy } = opened;
   const [status, message] = holdAgainst(checkpoint, chains.get(checkpoint.chainId) ?? []);
-  if (status !== 'confirmed') findings.push(finding(status, checkpoint.chainId, checkpoint.size, null, `checkpoint ${input.label}: ${message}`));
+  if (status !== 'confirmed')
+    findings.push(finding(status, checkpoint.chainId, checkpoint.size, null, `checkpoint ${input.label}: ${message}`));
   return { label: input.label, status, checkpoint, signedBy: verifiedBy, message };
 }
 
 /** Does the export agree with "the chain had `size` events, the last with hash `hash`"? */
 function holdAgainst(cp: ChainCheckpoint, events: readonly ExportedEvent[]): ['confirmed' | FindingKind, string] {
   if (cp.size === 0) return ['confirmed', 'an empty chain: nothing to compare'];
-  if (events.length === 0) return ['unconfirmed', `the export holds no event of chain ${cp.chainId}, so it cannot confirm this checkpoint`];
+  if (events.length === 0)
+    return ['unconfirmed', `the export holds no event of chain ${cp.chainId}, so it cannot confirm this checkpoint`];
   const at = events.find((e) => e.chain.position === cp.size);
   if (at) {
     return at.hash === cp.hash
-      ? ['confirmed', `the event at position ${cp.size} has the signed hash: the export's run up to it is exactly what was signed`]
-      : ['tampered', `the event at position ${cp.size} has hash ${at.hash}, but the checkpoint signed ${cp.hash}: the chain was rewritten after the checkpoint`];
+      ? [
+          'confirmed',
+          `the event at position ${cp.size} has the signed hash: the export's run up to it is exactly what was signed`,
+        ]
+      : [
+          'tampered',
+          `the event at position ${cp.size} has hash ${at.hash}, but the checkpoint signed ${cp.hash}: the chain was rewritten after the checkpoint`,
+        ];
   }
   const after = events.find((e) => e.chain.position === cp.size + 1);
   if (after) {
     return after.previousHash === cp.hash
-      ? ['confirmed', `the event at position ${cp.size + 1} links to the signed hash: the chain passes through the checkpoint`]
-      : ['tampered', `the event at position ${cp.size + 1} links to ${after.previousHash}, but the checkpoint signed ${cp.hash} at size ${cp.size}: the chain was rewritten after the checkpoint`];
+      ? [
+          'confirmed',
+          `the event at position ${cp.size + 1} links to the signed hash: the chain passes through the checkpoint`,
+        ]
+      : [
+          'tampered',
+          `the event at position ${cp.size + 1} links to ${after.previousHash}, but the checkpoint signed ${cp.hash} at size ${cp.size}: the chain was rewritten after the checkpoint`,
+        ];
   }
   const last = events[events.length - 1]!.chain.position;
   if (last < cp.size) {
@@ -168,7 +226,10 @@ function holdAgainst(cp: ChainCheckpoint, events: readonly ExportedEvent[]): ['c
         `event ${cp.size} was appended (export a later period), or events ${last + 1}–${cp.size} were removed after the checkpoint was signed`,
     ];
   }
-  return ['unconfirmed', `the export holds neither position ${cp.size} nor ${cp.size + 1} of the chain (a filtered export?), so it cannot confirm this checkpoint`];
+  return [
+    'unconfirmed',
+    `the export holds neither position ${cp.size} nor ${cp.size + 1} of the chain (a filtered export?), so it cannot confirm this checkpoint`,
+  ];
 }
 
 /** Two valid checkpoints of one chain and size with different hashes: the service forked the chain. */
@@ -179,7 +240,15 @@ function findForks(checked: readonly CheckpointSummary[], findings: Finding[]): 
     const key = `${checkpoint.chainId}/${checkpoint.size}`;
     const hash = seen.get(key);
     if (hash !== undefined && hash !== checkpoint.hash) {
-      findings.push(finding('tampered', checkpoint.chainId, checkpoint.size, null, `two signed checkpoints of size ${checkpoint.size} name different heads (${hash}, ${checkpoint.hash}): the service showed two histories`));
+      findings.push(
+        finding(
+          'tampered',
+          checkpoint.chainId,
+          checkpoint.size,
+          null,
+          `two signed checkpoints of size ${checkpoint.size} name different heads (${hash}, ${checkpoint.hash}): the service showed two histories`,
+        ),
+      );
     }
     seen.set(key, checkpoint.hash);
   }

@@ -3,17 +3,26 @@ import { loadAppConfig } from './app-config';
 describe('loadAppConfig', () => {
   it('has the contract defaults', () => {
     const sut = loadAppConfig({});
-    expect(sut).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: null, rateLimitPerSecond: 1000, bootstrapKeys: [], verifyPageSize: 2000, idempotencyRetentionHours: 24 });
+    expect(sut).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: null,
+      rateLimitPerSecond: 1000,
+      bootstrapKeys: [],
+      verifyPageSize: 2000,
+      idempotencyRetentionHours: 24,
+    });
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
-    expect(loadAppConfig({ RETIRED_VERIFIER_KEYS: ' audit-trail+aa+AQ==, audit-trail+bb+AQ==\naudit-trail+cc+AQ==' }).retiredVerifierKeys).toEqual([
-      'audit-trail+aa+AQ==',
-      'audit-trail+bb+AQ==',
-      'audit-trail+cc+AQ==',
-    ]);
+    expect(
+      loadAppConfig({ RETIRED_VERIFIER_KEYS: ' audit-trail+aa+AQ==, audit-trail+bb+AQ==\naudit-trail+cc+AQ==' })
+        .retiredVerifierKeys,
+    ).toEqual(['audit-trail+aa+AQ==', 'audit-trail+bb+AQ==', 'audit-trail+cc+AQ==']);
   });
 
   it('parses API_KEYS with default and explicit scopes', () => {
-    const sut = loadAppConfig({ API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read' });
+    const sut = loadAppConfig({
+      API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read',
+    });
     expect(sut.bootstrapKeys).toEqual([
       { account: 'acme', key: 'acme-key-0123456789ab', scopes: ['ingest', 'read'] },
       { account: 'globex', key: 'globex-key-0123456789', scopes: ['read'] },

@@ -80,9 +80,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
   config.signingKey = env.SIGNING_KEY || null;
-  config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '')
-    .split(/[\s,]+/)
-    .filter((key) => key.length > 0);
+  config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '').split(/[\s,]+/).filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
 }

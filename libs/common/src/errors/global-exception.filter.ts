@@ -4,7 +4,18 @@ import { AppError } from './app-error';
 import { ErrorCode, statusOf } from './error-code';
 
 /** Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions. */
-const DB_UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '3D000']);
+const DB_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '3D000',
+]);
 
 /**
  * The only place failures become HTTP responses: every error leaves as
@@ -22,7 +33,10 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const status = statusOf(error.code);
     const requestId = request.headers['x-request-id'];
     if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
-      this.logger.error(`[${String(requestId)}] ${request.method} ${request.originalUrl} failed`, exception instanceof Error ? exception.stack : String(exception));
+      this.logger.error(
+        `[${String(requestId)}] ${request.method} ${request.originalUrl} failed`,
+        exception instanceof Error ? exception.stack : String(exception),
+      );
     }
     if (response.headersSent) {
       response.destroy();
@@ -30,7 +44,10 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     // A 500 names the request id under which it was logged, so an operator can find it.
-    const details = error.code === 'INTERNAL_ERROR' && typeof requestId === 'string' ? { ...error.details, requestId } : error.details;
+    const details =
+      error.code === 'INTERNAL_ERROR' && typeof requestId === 'string'
+        ? { ...error.details, requestId }
+        : error.details;
     response.status(status).json({ error: { code: error.code, message: error.message, details } });
   }
 
@@ -75,9 +92,13 @@ function codeForStatus(status: number): ErrorCode {
 }
 
 function isDatabaseUnreachable(e: unknown): boolean {
-  const code = (e as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ?? (e as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  const code =
+    (e as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
+    (e as { driverError?: { code?: unknown } } | null)?.driverError?.code;
   // Class 08: connection exceptions (includes "database does not allow connections", 08006 etc.).
   if (typeof code === 'string' && (DB_UNREACHABLE.has(code) || code.startsWith('08'))) return true;
   const message = e instanceof Error ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections/i.test(
+    message,
+  );
 }

@@ -28,11 +28,17 @@ describe('cursor codec', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'cursor', message: expect.any(String) }] } });
+    expect(error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { fields: [{ field: 'cursor', message: expect.any(String) }] },
+    });
   });
 
   it('toPage keeps limit rows and points the cursor at the last one only when more exist', () => {
-    const rows = [1, 2, 3].map((n) => ({ time: `2026-11-22T07:24:5${n}.000Z`, id: `evt_01KAR000000000000000000${n}AB` }));
+    const rows = [1, 2, 3].map((n) => ({
+      time: `2026-11-22T07:24:5${n}.000Z`,
+      id: `evt_01KAR000000000000000000${n}AB`,
+    }));
     const full = toPage(rows, 2, (r) => r);
     expect(full.items).toEqual(rows.slice(0, 2));
     expect(decodeCursor(full.nextCursor!)).toEqual(rows[1]);

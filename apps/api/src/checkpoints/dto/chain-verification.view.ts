@@ -26,7 +26,10 @@ export class ChainVerificationView {
   @ApiProperty({ description: 'Position of the last event walked (0 when there was none)' })
   lastPosition!: number;
 
-  @ApiProperty({ pattern: HEX_HASH.source, description: 'Hash of the last event walked (64 zeros when there was none)' })
+  @ApiProperty({
+    pattern: HEX_HASH.source,
+    description: 'Hash of the last event walked (64 zeros when there was none)',
+  })
   lastHash!: string;
 
   @ApiProperty({ type: Number, nullable: true })

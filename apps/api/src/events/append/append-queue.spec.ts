@@ -18,7 +18,15 @@ class RecordingLedger {
     return new Promise((resolve, reject) => {
       this.pending.push({
         requests,
-        settle: (error) => (error ? reject(error) : resolve(requests.map((r) => ({ event: Object.assign(new EventEntity(), { actor: r.actor }), chainName: r.chainName })))),
+        settle: (error) =>
+          error
+            ? reject(error)
+            : resolve(
+                requests.map((r) => ({
+                  event: Object.assign(new EventEntity(), { actor: r.actor }),
+                  chainName: r.chainName,
+                })),
+              ),
       });
       const failure = this.failWith?.(requests);
       if (failure) this.pending.pop()!.settle(failure);
@@ -34,7 +42,15 @@ class RecordingLedger {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-const request = (chainName: string, actor: string): AppendRequest => ({ accountId: 'acc_1', chainName, actor, action: 'a', resource: null, context: null, idempotencyKey: null });
+const request = (chainName: string, actor: string): AppendRequest => ({
+  accountId: 'acc_1',
+  chainName,
+  actor,
+  action: 'a',
+  resource: null,
+  context: null,
+  idempotencyKey: null,
+});
 
 function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
@@ -79,7 +95,12 @@ describe('AppendQueue', () => {
     await tick();
     const next = ledger.batches.slice(2);
     expect(next).toHaveLength(2);
-    expect(next.flat().map((r) => r.actor).sort()).toEqual(['x3', 'y4', 'z2']);
+    expect(
+      next
+        .flat()
+        .map((r) => r.actor)
+        .sort(),
+    ).toEqual(['x3', 'y4', 'z2']);
     next.forEach((b) => expect(new Set(b.map((r) => r.chainName)).size).toBe(b.length));
     ledger.commitAll();
     await Promise.all(all);
@@ -139,7 +160,13 @@ describe('AppendQueue', () => {
     }
     const results = await settled;
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['blocker'], ['ok1', 'poison', 'ok2'], ['ok1'], ['poison'], ['ok2']]);
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([
+      ['blocker'],
+      ['ok1', 'poison', 'ok2'],
+      ['ok1'],
+      ['poison'],
+      ['ok2'],
+    ]);
     expect((results[1] as PromiseRejectedResult).reason).toBe(refusal);
   });
 

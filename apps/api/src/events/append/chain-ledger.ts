@@ -43,7 +43,10 @@ export class ChainLedger {
     const { written, heads } = await this.dataSource.transaction('READ COMMITTED', async (manager) => {
       const heads = await this.lockHeads(manager, requests);
       const written = requests.map((request) => this.nextEvent(request, heads));
-      await this.insertEvents(manager, written.map((w) => w.event));
+      await this.insertEvents(
+        manager,
+        written.map((w) => w.event),
+      );
       await this.moveHeads(manager, [...heads.values()]);
       await this.storeResponses(manager, requests, written);
       return { written, heads };
@@ -55,8 +58,11 @@ export class ChainLedger {
 
   private async lockHeads(manager: EntityManager, requests: readonly AppendRequest[]): Promise<Map<string, ChainHead>> {
     const wanted = new Map<string, { accountId: string; name: string }>();
-    for (const r of requests) wanted.set(chainKey(r.accountId, r.chainName), { accountId: r.accountId, name: r.chainName });
-    const chains = [...wanted.values()].sort((a, b) => (chainKey(a.accountId, a.name) < chainKey(b.accountId, b.name) ? -1 : 1));
+    for (const r of requests)
+      wanted.set(chainKey(r.accountId, r.chainName), { accountId: r.accountId, name: r.chainName });
+    const chains = [...wanted.values()].sort((a, b) =>
+      chainKey(a.accountId, a.name) < chainKey(b.accountId, b.name) ? -1 : 1,
+    );
     const accounts = chains.map((c) => c.accountId);
     const names = chains.map((c) => c.name);
     const unknown = chains.filter((c) => !this.committedChains.has(chainKey(c.accountId, c.name)));
@@ -68,7 +74,14 @@ export class ChainLedger {
         ORDER BY c.id
           FOR UPDATE OF c`,
       [accounts, names],
-    )) as { id: string; account_id: string; name: string; last_position: string; last_hash: string; last_timestamp: Date | null }[];
+    )) as {
+      id: string;
+      account_id: string;
+      name: string;
+      last_position: string;
+      last_hash: string;
+      last_timestamp: Date | null;
+    }[];
     return new Map(
       rows.map((row) => [
         chainKey(row.account_id, row.name),
@@ -141,14 +154,22 @@ export class ChainLedger {
     );
   }
 
-  private async storeResponses(manager: EntityManager, requests: readonly AppendRequest[], written: { event: EventEntity; chainName: string }[]): Promise<void> {
+  private async storeResponses(
+    manager: EntityManager,
+    requests: readonly AppendRequest[],
+    written: { event: EventEntity; chainName: string }[],
+  ): Promise<void> {
     const keyed = requests.flatMap((r, i) => (r.idempotencyKey === null ? [] : [{ r, w: written[i]! }]));
     if (keyed.length === 0) return;
     await manager.query(
       `UPDATE idempotency_keys SET response = k.response
          FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS k(account_id, key, response)
         WHERE idempotency_keys.account_id = k.account_id AND idempotency_keys.key = k.key`,
-      [keyed.map(({ r }) => r.accountId), keyed.map(({ r }) => r.idempotencyKey), keyed.map(({ w }) => JSON.stringify({ data: toEventView({ ...w.event, chainName: w.chainName }) }))],
+      [
+        keyed.map(({ r }) => r.accountId),
+        keyed.map(({ r }) => r.idempotencyKey),
+        keyed.map(({ w }) => JSON.stringify({ data: toEventView({ ...w.event, chainName: w.chainName }) })),
+      ],
     );
   }
 
@@ -157,7 +178,12 @@ export class ChainLedger {
       `UPDATE chains SET last_position = h.position, last_hash = h.hash, last_timestamp = h.ts
          FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
-      [heads.map((h) => h.id), heads.map((h) => h.lastPosition), heads.map((h) => h.lastHash), heads.map((h) => new Date(h.lastTimestamp).toISOString())],
+      [
+        heads.map((h) => h.id),
+        heads.map((h) => h.lastPosition),
+        heads.map((h) => h.lastHash),
+        heads.map((h) => new Date(h.lastTimestamp).toISOString()),
+      ],
     );
   }
 }

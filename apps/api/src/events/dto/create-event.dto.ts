@@ -23,7 +23,14 @@ export class CreateEventDto {
   @IsStorable()
   action!: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'What it was done to', minLength: 1, maxLength: 512, example: 'invoice:42' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'What it was done to',
+    minLength: 1,
+    maxLength: 512,
+    example: 'invoice:42',
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -44,7 +51,13 @@ export class CreateEventDto {
   @IsStorable({ maxDepth: MAX_CONTEXT_DEPTH, maxBytes: MAX_CONTEXT_BYTES })
   context?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Name of the chain to append to (created on first use)', pattern: '^[A-Za-z0-9._:-]{1,128}$', default: DEFAULT_CHAIN })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Name of the chain to append to (created on first use)',
+    pattern: '^[A-Za-z0-9._:-]{1,128}$',
+    default: DEFAULT_CHAIN,
+  })
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'chain must be 1-128 characters of A-Z a-z 0-9 . _ : -' })

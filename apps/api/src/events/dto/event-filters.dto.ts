@@ -10,26 +10,52 @@ const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
   @ApiPropertyOptional({ description: 'Exact actor', maxLength: 256 })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) @IsStorable()
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  @IsStorable()
   actor?: string;
 
   @ApiPropertyOptional({ description: 'Exact action', maxLength: 256 })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) @IsStorable()
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(256)
+  @IsStorable()
   action?: string;
 
   @ApiPropertyOptional({ description: 'Exact resource', maxLength: 512 })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(512) @IsStorable()
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  @IsStorable()
   resource?: string;
 
   @ApiPropertyOptional({ description: 'A chain id', pattern: CHAIN_ID.source })
-  @IsOptional() @IsString() @Matches(CHAIN_ID, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
+  @IsOptional()
+  @IsString()
+  @Matches(CHAIN_ID, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
   chain_id?: string;
 
-  @ApiPropertyOptional({ description: 'Only events after this instant, exclusive (ISO 8601 with an offset)', example: '2026-11-01T00:00:00Z' })
-  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` }) @IsISO8601({ strict: true }, { message: `after ${ISO_MESSAGE}` })
+  @ApiPropertyOptional({
+    description: 'Only events after this instant, exclusive (ISO 8601 with an offset)',
+    example: '2026-11-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` })
+  @IsISO8601({ strict: true }, { message: `after ${ISO_MESSAGE}` })
   after?: string;
 
-  @ApiPropertyOptional({ description: 'Only events before this instant, exclusive (ISO 8601 with an offset)', example: '2026-12-01T00:00:00Z' })
-  @IsOptional() @IsString() @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` }) @IsISO8601({ strict: true }, { message: `before ${ISO_MESSAGE}` })
+  @ApiPropertyOptional({
+    description: 'Only events before this instant, exclusive (ISO 8601 with an offset)',
+    example: '2026-12-01T00:00:00Z',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` })
+  @IsISO8601({ strict: true }, { message: `before ${ISO_MESSAGE}` })
   before?: string;
 }

@@ -27,7 +27,12 @@ export class EventView {
   @ApiProperty({ type: String, nullable: true, example: 'invoice:42' })
   resource!: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Stored and returned exactly as sent' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Stored and returned exactly as sent',
+  })
   context!: Record<string, unknown> | null;
 
   @ApiProperty({ type: EventChainRef })
@@ -36,7 +41,10 @@ export class EventView {
   @ApiProperty({ description: 'hex(SHA-256(JCS(payload))), see docs/hashing.md', pattern: HEX_HASH.source })
   hash!: string;
 
-  @ApiProperty({ description: 'The previous event’s hash; 64 zeros for the first event of a chain', pattern: HEX_HASH.source })
+  @ApiProperty({
+    description: 'The previous event’s hash; 64 zeros for the first event of a chain',
+    pattern: HEX_HASH.source,
+  })
   previousHash!: string;
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T07:24:53.449Z' })

@@ -11,13 +11,18 @@ export function IsStorable(options: { maxDepth?: number; maxBytes?: number } = {
       options: validation,
       validator: {
         validate: (value: unknown, args: ValidationArguments) => problemWith(value, options, args) === null,
-        defaultMessage: (args: ValidationArguments) => `${args.property} ${problemWith(args.value, options, args) ?? 'is not valid'}`,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} ${problemWith(args.value, options, args) ?? 'is not valid'}`,
       },
     });
   };
 }
 
-function problemWith(value: unknown, { maxDepth, maxBytes }: { maxDepth?: number; maxBytes?: number }, _args: ValidationArguments): string | null {
+function problemWith(
+  value: unknown,
+  { maxDepth, maxBytes }: { maxDepth?: number; maxBytes?: number },
+  _args: ValidationArguments,
+): string | null {
   if (value === null || value === undefined) return null;
   const reason = unstorableReason(value, 0, maxDepth ?? Infinity);
   if (reason) return `is not storable: ${reason}`;

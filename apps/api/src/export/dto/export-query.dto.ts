@@ -6,7 +6,8 @@ import { compareInstants } from '../export-period';
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
-const isInstant = (value: unknown): value is string => typeof value === 'string' && ISO_DATETIME.test(value) && isISO8601(value, { strict: true });
+const isInstant = (value: unknown): value is string =>
+  typeof value === 'string' && ISO_DATETIME.test(value) && isISO8601(value, { strict: true });
 
 /** Required; the same ISO 8601 rules as the list filters, in one message per field. */
 function IsIsoInstant() {

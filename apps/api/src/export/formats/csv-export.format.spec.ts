@@ -28,6 +28,18 @@ describe('toCsvRecord', () => {
       timestamp: '2026-01-01T00:00:00.000Z',
       createdAt: '2026-01-01T00:00:00.000Z',
     });
-    expect(sut).toEqual(['evt_1', '2026-01-01T00:00:00.000Z', "'-alice", 'a.b', null, 'chn_1', 'default', '7', 'h', 'p', '{"a":{"c":2,"d":1},"b":[1,"x"]}']);
+    expect(sut).toEqual([
+      'evt_1',
+      '2026-01-01T00:00:00.000Z',
+      "'-alice",
+      'a.b',
+      null,
+      'chn_1',
+      'default',
+      '7',
+      'h',
+      'p',
+      '{"a":{"c":2,"d":1},"b":[1,"x"]}',
+    ]);
   });
 });

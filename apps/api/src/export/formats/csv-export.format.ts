@@ -3,7 +3,19 @@ import { canonicalJson } from '@app/hashing';
 import { EventView } from '../../events/dto/event.view';
 import { ExportFormat } from './export-format';
 
-export const CSV_COLUMNS = ['id', 'timestamp', 'actor', 'action', 'resource', 'chain_id', 'chain_name', 'chain_position', 'hash', 'previous_hash', 'context'];
+export const CSV_COLUMNS = [
+  'id',
+  'timestamp',
+  'actor',
+  'action',
+  'resource',
+  'chain_id',
+  'chain_name',
+  'chain_position',
+  'hash',
+  'previous_hash',
+  'context',
+];
 
 /** Cells a spreadsheet would run as a formula (OWASP CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -37,5 +49,13 @@ export const csvExport: ExportFormat<(string | null)[]> = {
   contentType: 'text/csv; charset=utf-8',
   extension: 'csv',
   toRecord: toCsvRecord,
-  encoder: () => stringify({ header: true, columns: CSV_COLUMNS, record_delimiter: '\r\n', quote_record_delimiter: true, bom: false, eof: true }),
+  encoder: () =>
+    stringify({
+      header: true,
+      columns: CSV_COLUMNS,
+      record_delimiter: '\r\n',
+      quote_record_delimiter: true,
+      bom: false,
+      eof: true,
+    }),
 };

@@ -15,7 +15,17 @@ export interface ExportItem {
   context: Record<string, unknown> | null;
 }
 
-export function toExportItem({ id, timestamp, actor, action, resource, chain, hash, previousHash, context }: EventView): ExportItem {
+export function toExportItem({
+  id,
+  timestamp,
+  actor,
+  action,
+  resource,
+  chain,
+  hash,
+  previousHash,
+  context,
+}: EventView): ExportItem {
   return { id, timestamp, actor, action, resource, chain, hash, previousHash, context };
 }
 
