@@ -4,10 +4,16 @@ import { DataSource } from 'typeorm';
 import { DatabaseEndpoint } from './database-endpoint';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrations } from './migrate';
+import { REPOSITORIES } from './repositories';
 
 @Global()
 @Module({ providers: [DatabaseEndpoint], exports: [DatabaseEndpoint] })
 class DatabaseEndpointModule {}
+
+/** Every repository and the TransactionRunner, injectable anywhere. */
+@Global()
+@Module({ providers: REPOSITORIES, exports: REPOSITORIES })
+class RepositoriesModule {}
 
 /** TypeORM on PostgreSQL (DATABASE_URL) or the embedded default; migrations run at start. */
 @Module({
@@ -22,6 +28,7 @@ class DatabaseEndpointModule {}
         return dataSource;
       },
     }),
+    RepositoriesModule,
   ],
 })
 export class DatabaseModule {}

@@ -5,3 +5,5 @@ export * from './embedded-postgres';
 export * from './entities';
 export * from './migrate';
 export * from './migrations';
+export * from './repositories';
+export * from './transaction-runner';

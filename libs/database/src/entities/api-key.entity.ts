@@ -1,7 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Scope } from '@app/common';
 
-
 /** A key is stored only as its SHA-256 digest plus a short prefix that people can recognise. */
 @Entity({ name: 'api_keys' })
 export class ApiKeyEntity {

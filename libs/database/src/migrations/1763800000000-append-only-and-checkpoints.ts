@@ -43,11 +43,15 @@ export class AppendOnlyAndCheckpoints1763800000000 implements MigrationInterface
       END $$`);
     for (const table of ['events', 'checkpoints']) {
       for (const op of ['UPDATE', 'DELETE', 'TRUNCATE']) {
-        await q.query(`CREATE TRIGGER trg_${table}_reject_${op.toLowerCase()} BEFORE ${op} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`);
+        await q.query(
+          `CREATE TRIGGER trg_${table}_reject_${op.toLowerCase()} BEFORE ${op} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
+        );
       }
     }
     for (const op of ['DELETE', 'TRUNCATE']) {
-      await q.query(`CREATE TRIGGER trg_chains_reject_${op.toLowerCase()} BEFORE ${op} ON chains FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`);
+      await q.query(
+        `CREATE TRIGGER trg_chains_reject_${op.toLowerCase()} BEFORE ${op} ON chains FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
+      );
     }
 
     await q.query(`
@@ -59,7 +63,9 @@ export class AppendOnlyAndCheckpoints1763800000000 implements MigrationInterface
         END IF;
         RETURN NEW;
       END $$`);
-    await q.query(`CREATE TRIGGER trg_chains_start_empty BEFORE INSERT ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_starts_empty()`);
+    await q.query(
+      `CREATE TRIGGER trg_chains_start_empty BEFORE INSERT ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_starts_empty()`,
+    );
 
     await q.query(`
       CREATE FUNCTION audit_chain_head_forward() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -96,7 +102,9 @@ export class AppendOnlyAndCheckpoints1763800000000 implements MigrationInterface
         END IF;
         RETURN NEW;
       END $$`);
-    await q.query(`CREATE TRIGGER trg_chains_head_forward BEFORE UPDATE ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_head_forward()`);
+    await q.query(
+      `CREATE TRIGGER trg_chains_head_forward BEFORE UPDATE ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_head_forward()`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -104,7 +112,8 @@ export class AppendOnlyAndCheckpoints1763800000000 implements MigrationInterface
     await q.query(`DROP TRIGGER trg_chains_start_empty ON chains`);
     for (const op of ['delete', 'truncate']) await q.query(`DROP TRIGGER trg_chains_reject_${op} ON chains`);
     for (const table of ['events', 'checkpoints']) {
-      for (const op of ['update', 'delete', 'truncate']) await q.query(`DROP TRIGGER trg_${table}_reject_${op} ON ${table}`);
+      for (const op of ['update', 'delete', 'truncate'])
+        await q.query(`DROP TRIGGER trg_${table}_reject_${op} ON ${table}`);
     }
     await q.query(`DROP FUNCTION audit_chain_head_forward()`);
     await q.query(`DROP FUNCTION audit_chain_starts_empty()`);

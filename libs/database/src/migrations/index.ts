@@ -3,4 +3,8 @@ import { InitialSchema1763798400000 } from './1763798400000-initial-schema';
 import { AppendOnlyAndCheckpoints1763800000000 } from './1763800000000-append-only-and-checkpoints';
 
 /** Every migration, in order. New ones are appended here after review. */
-export const MIGRATIONS = [InitialSchema1763798400000, AppendOnlyAndCheckpoints1763800000000, IdempotencyKeys1763900000000];
+export const MIGRATIONS = [
+  InitialSchema1763798400000,
+  AppendOnlyAndCheckpoints1763800000000,
+  IdempotencyKeys1763900000000,
+];

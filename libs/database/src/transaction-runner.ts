@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+
+/**
+ * What repositories run their SQL on: the pool (outside a transaction) or the manager of the
+ * transaction a use case opened with `TransactionRunner.run`. Repositories take it as their last
+ * parameter and default to the pool, so a service never holds a DataSource or EntityManager.
+ */
+export type Db = EntityManager;
+
+export type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
+
+/** Serialization failures and deadlocks: the transaction wrote nothing and may simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+/** The SQLSTATE of a database error, or '' for anything else. */
+export function sqlState(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): about the rows, not the database. */
+export function isDataError(error: unknown): boolean {
+  return /^2[23]/.test(sqlState(error));
+}
+
+/**
+ * Transactions belong to the use case (Vendure's TransactionWrapper): a service says what runs
+ * together, the repositories it calls say how. The one place that retries a transaction the
+ * database aborted for a serialization failure or a deadlock, a bounded number of times.
+ */
+@Injectable()
+export class TransactionRunner {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The pool, for repositories called outside a transaction. */
+  get pool(): Db {
+    return this.dataSource.manager;
+  }
+
+  async run<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(isolation, work);
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(error))) throw error;
+      }
+    }
+  }
+}
