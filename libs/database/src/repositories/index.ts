@@ -1,8 +1,30 @@
 import { Provider } from '@nestjs/common';
 import { TransactionRunner } from '../transaction-runner';
+import { AccountsRepository } from './accounts.repository';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ChainsRepository } from './chains.repository';
+import { CheckpointsRepository } from './checkpoints.repository';
+import { EventsRepository } from './events.repository';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+
+export * from './accounts.repository';
+export * from './api-keys.repository';
+export * from './chains.repository';
+export * from './checkpoints.repository';
+export * from './events.repository';
+export * from './idempotency-keys.repository';
 
 /**
- * One repository per table (Immich's `*.repository.ts`): each owns every query of its table.
- * Services call repositories; only repositories and the TransactionRunner touch TypeORM.
+ * One repository per table (Immich's `*.repository.ts`): each owns every query of its table,
+ * raw SQL where it is faster, typed rows out. Services call repositories; only repositories and
+ * the TransactionRunner touch TypeORM's DataSource, EntityManager or query builders.
  */
-export const REPOSITORIES: Provider[] = [TransactionRunner];
+export const REPOSITORIES: Provider[] = [
+  TransactionRunner,
+  AccountsRepository,
+  ApiKeysRepository,
+  ChainsRepository,
+  CheckpointsRepository,
+  EventsRepository,
+  IdempotencyKeysRepository,
+];
