@@ -3,11 +3,14 @@ import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
 import { EventEntity } from './event.entity';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
 
 export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
 export * from './event.entity';
+export * from './idempotency-key.entity';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity, CheckpointEntity];
+/** Every table, described exactly as the migrations create it (`npm run migration:check` holds them to it). */
+export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity, CheckpointEntity, IdempotencyKeyEntity];
