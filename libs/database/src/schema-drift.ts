@@ -110,12 +110,14 @@ async function parsedCheck(runner: QueryRunner, table: string, expression: strin
   }
 }
 
-/** The table's named constraints (pg_get_constraintdef) and the indexes that back none of them. */
+/**
+ * The table's primary key, uniques, foreign keys and checks (pg_get_constraintdef) and the indexes
+ * that back none of them. Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
+ */
 async function databaseConstraints(runner: QueryRunner, table: string): Promise<Map<string, string>> {
   const rows = (await runner.query(
-    `SELECT c.conname AS name,
-pg_get_constraintdef(c.oid) AS definition
-       FROM pg_constraint c WHERE c.conrelid = $1::regclass
+    `SELECT c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+       FROM pg_constraint c WHERE c.conrelid = $1::regclass AND c.contype IN ('p', 'u', 'f', 'c')
      UNION ALL
      SELECT i.relname,
             CASE WHEN x.indisunique THEN 'UNIQUE ' ELSE '' END || 'INDEX (' ||
