@@ -1,4 +1,4 @@
-import { computeEventHash, EventHashPayload, GENESIS_HASH } from '@app/hashing';
+import { computeEventHash, EventHashPayload, isLinked } from '@app/hashing';
 
 /**
  * How one event is judged against the event before it: the single place that says what is
@@ -33,11 +33,11 @@ export function hashFailure(event: Pick<CheckedEvent, 'hash'>, computedHash: str
  */
 export function linkFailure(event: CheckedEvent, predecessor: Pick<PredecessorFacts, 'hash'> | null): string | null {
   if (event.position === 1) {
-    return event.previousHash === GENESIS_HASH
+    return isLinked(event, null)
       ? null
       : `the first event of a chain must have a previousHash of 64 zeros (the genesis hash), not ${event.previousHash}`;
   }
-  if (predecessor === null || event.previousHash === predecessor.hash) return null;
+  if (predecessor === null || isLinked(event, predecessor)) return null;
   return `previousHash ${event.previousHash} does not match the hash of the event at position ${event.position - 1}, ${predecessor.hash}: an event before it was altered, removed or renumbered`;
 }
 
