@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HEX_HASH } from '@app/hashing';
+import type { ChainVerificationError as Finding, ChainVerificationResult } from '@app/verification';
 
-export class ChainVerificationError {
+export class ChainVerificationError implements Finding {
   @ApiProperty({ description: 'The position the error is about (for a gap: the first missing position)' })
   position!: number;
 
@@ -13,7 +14,7 @@ export class ChainVerificationError {
 }
 
 /** GET /v1/chain/:chainId/verify */
-export class ChainVerificationView {
+export class ChainVerificationView implements ChainVerificationResult {
   @ApiProperty({ description: 'True exactly when errorCount is 0' })
   valid!: boolean;
 
