@@ -1,8 +1,10 @@
 import { workerData } from 'node:worker_threads';
 import { Client, Query } from 'pg';
 // The files themselves, not the barrels: a worker needs their SQL, not Nest's modules.
-import { verificationWindowCheckpointsQuery } from '@app/database/repositories/checkpoints.repository';
-import { verificationWindowEventsQuery } from '@app/database/repositories/events.repository';
+import {
+  verificationWindowCheckpointsQuery,
+  verificationWindowEventsQuery,
+} from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
 /**

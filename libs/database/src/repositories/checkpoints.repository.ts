@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
-import type { VerificationWindow } from './events.repository';
+import { VerificationWindow, verificationWindowCheckpointsQuery } from './verification-window.queries';
 
 /** A stored checkpoint: the size as text (bigint). */
 export interface CheckpointRow {
@@ -10,22 +10,6 @@ export interface CheckpointRow {
   hash: string;
   key_id: string;
   note: string;
-}
-
-/**
- * The checkpoints of a whole-chain verification window (sizes after < size <= upTo; the first
- * window, after = 0, also takes those of size 0), used by CheckpointsRepository and by the worker
- * threads outside Nest.
- */
-export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: VerificationWindow): {
-  text: string;
-  values: unknown[];
-} {
-  return {
-    text: `SELECT size::text AS size, hash, note FROM checkpoints
-  WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`,
-    values: [chainId, after === 0 ? -1 : after, upTo],
-  };
 }
 
 /** Every query of the `checkpoints` table. Methods take the transaction's `db` last, defaulting to the pool. */

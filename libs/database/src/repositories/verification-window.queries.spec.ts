@@ -1,5 +1,4 @@
-import { verificationWindowCheckpointsQuery } from './checkpoints.repository';
-import { verificationWindowEventsQuery } from './events.repository';
+import { verificationWindowCheckpointsQuery, verificationWindowEventsQuery } from './verification-window.queries';
 
 /** The window SQL that EventsRepository/CheckpointsRepository and the worker threads share. */
 describe('whole-chain verification window queries', () => {
