@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json, NextFunction, Request, Response } from 'express';
+import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
 import { AppError } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
@@ -10,6 +11,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`.
+ * The key is resolved from the Authorization header first; the body is read and parsed only
+ * for a request with a valid key (contract §8), and ApiKeyGuard refuses the others.
  */
 export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;
@@ -17,8 +20,9 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
-  express.use(requireJsonBody);
-  express.use(parseJsonBody);
+  express.use(authenticateRequests(app.get(KeyAuthenticator)));
+  express.use(forAuthenticated(requireJsonBody));
+  express.use(forAuthenticated(parseJsonBody)); // the JSON body parser
   serveOpenApi(app);
 }
 

@@ -1,14 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 import { AppError } from '@app/common';
+import { TransactionRunner } from '@app/database';
 
 @ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: TransactionRunner) {}
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
@@ -20,7 +20,7 @@ export class HealthController {
   @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
   async ready() {
     try {
-      await this.dataSource.query('SELECT 1');
+      await this.database.ping();
     } catch {
       throw AppError.unavailable('The database is not answering.', 5);
     }
