@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
@@ -8,7 +8,6 @@ import { VerificationService } from './verification.service';
 
 /** Read-only: the default `read` scope. */
 @ApiTags('verification')
-@ApiBearerAuth()
 @Controller('v1/events')
 export class VerificationController {
   constructor(private readonly verification: VerificationService) {}
