@@ -39,7 +39,10 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Deny by default: only @Public() handlers (the guard's own metadata) need no key. */
+/**
+ * Deny by default: only @Public() handlers (the guard's own metadata) need no key. Answered as
+ * operation ids, which @nestjs/swagger makes `<Controller>_<method>` by default.
+ */
 function publicOperations(app: INestApplication): Set<string> {
   const reflector = app.get(Reflector);
   const ids = new Set<string>();
