@@ -3,7 +3,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json, NextFunction, Request, Response } from 'express';
 import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
-import { AppError } from '@app/common';
+import { AppError, REQUEST_ID } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -26,12 +26,10 @@ export function configureApp(app: INestApplication): void {
   serveOpenApi(app);
 }
 
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
 function assignRequestId(req: Request, res: Response, next: NextFunction): void {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   next();

@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account, Public } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiErrors } from '../openapi/openapi-responses';
+import { ApiErrors, ApiText } from '../openapi/openapi-responses';
 import { CheckpointsService } from './checkpoints.service';
 import { PlainTextInterceptor } from './plain-text.interceptor';
 
@@ -14,16 +14,10 @@ export class CheckpointsController {
 
   @Get('chain/:chainId/checkpoint')
   @UseInterceptors(PlainTextInterceptor)
-  @ApiBearerAuth()
   @ApiOperation({
     summary: 'The chain’s latest signed checkpoint (C2SP signed note), signing a new one when the chain grew',
   })
-  @ApiProduces('text/plain')
-  @ApiResponse({
-    status: 200,
-    description: 'origin, size, base64 head hash, blank line, signature lines',
-    schema: { type: 'string' },
-  })
+  @ApiText('origin, size, base64 head hash, blank line, signature lines')
   @ApiErrors(404)
   checkpoint(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.checkpoints.latest(account, chainId);
@@ -34,8 +28,7 @@ export class CheckpointsController {
   @Get('checkpoint-key')
   @UseInterceptors(PlainTextInterceptor)
   @ApiOperation({ summary: 'The verifier key of checkpoints (signed-note format); no key needed' })
-  @ApiProduces('text/plain')
-  @ApiResponse({ status: 200, description: '<name>+<hex key id>+<base64 key>', schema: { type: 'string' } })
+  @ApiText('<name>+<hex key id>+<base64 key>')
   checkpointKey(@Query() _query: NoQueryDto) {
     return this.checkpoints.verifierKey();
   }

@@ -3,6 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { AppError } from '@app/common';
 import { TransactionRunner } from '@app/database';
+import { ApiData, ApiErrors } from '../openapi/openapi-responses';
+import { HealthView } from './dto/health.view';
 
 @ApiTags('health')
 @Controller('health')
@@ -12,12 +14,15 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
+  @ApiData(HealthView)
   live() {
     return { data: { status: 'ok' } };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
+  @ApiData(HealthView)
+  @ApiErrors(503)
   async ready() {
     try {
       await this.database.ping();

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
 import { ClientGone } from '../common/client-gone.decorator';
 import { NoQueryDto } from '../common/no-query.dto';
@@ -11,7 +11,6 @@ import { EventVerificationService } from './event-verification.service';
 
 /** Read-only: the default `read` scope. */
 @ApiTags('verification')
-@ApiBearerAuth()
 @Controller('v1')
 export class VerificationController {
   constructor(
