@@ -3,6 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
 
+/** A key's record as a later request with the same key sees it. */
+export interface IdempotencyKeyRecord {
+  requestDigest: string;
+  /** The stored response (JSON text), or null while the first request has not committed. */
+  response: string | null;
+  /** Claimed longer ago than the stale threshold the caller gave. */
+  stale: boolean;
+}
+
 /** Every query of the `idempotency_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
 export class IdempotencyKeysRepository {
@@ -10,5 +19,76 @@ export class IdempotencyKeysRepository {
 
   private get pool(): Db {
     return this.dataSource.manager;
+  }
+
+  /** Claims a free key; false when someone holds it already. */
+  async claim(accountId: string, key: string, requestDigest: string, db: Db = this.pool): Promise<boolean> {
+    const inserted = (await db.query(
+      `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1`,
+      [accountId, key, requestDigest],
+    )) as unknown[];
+    return inserted.length > 0;
+  }
+
+  async find(
+    accountId: string,
+    key: string,
+    staleAfterSeconds: number,
+    db: Db = this.pool,
+  ): Promise<IdempotencyKeyRecord | null> {
+    const [row] = (await db.query(
+      `SELECT request_digest, response, claimed_at < now() - make_interval(secs => $3) AS stale
+         FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
+      [accountId, key, staleAfterSeconds],
+    )) as { request_digest: string; response: string | null; stale: boolean }[];
+    return row ? { requestDigest: row.request_digest, response: row.response, stale: row.stale } : null;
+  }
+
+  /** Claims again a key whose claim is older than `staleAfterSeconds` and has no response; false if not. */
+  async takeOverStale(accountId: string, key: string, staleAfterSeconds: number, db: Db = this.pool): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [taken] = (await db.query(
+      `UPDATE idempotency_keys SET claimed_at = now()
+        WHERE account_id = $1 AND key = $2 AND response IS NULL AND claimed_at < now() - make_interval(secs => $3)
+       RETURNING 1`,
+      [accountId, key, staleAfterSeconds],
+    )) as [unknown[], number];
+    return taken.length > 0;
+  }
+
+  /** Frees a claim whose append wrote nothing. */
+  async release(accountId: string, key: string, db: Db = this.pool): Promise<void> {
+    await db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response IS NULL`, [
+      accountId,
+      key,
+    ]);
+  }
+
+  /** Stores the responses of claimed keys, in one statement (in the append's transaction). */
+  async storeResponses(
+    responses: readonly { accountId: string; key: string; response: string }[],
+    db: Db = this.pool,
+  ): Promise<void> {
+    if (responses.length === 0) return;
+    await db.query(
+      `UPDATE idempotency_keys SET response = k.response
+         FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS k(account_id, key, response)
+        WHERE idempotency_keys.account_id = k.account_id AND idempotency_keys.key = k.key`,
+      [responses.map((r) => r.accountId), responses.map((r) => r.key), responses.map((r) => r.response)],
+    );
+  }
+
+  /** Deletes up to `limit` records claimed more than `hours` ago; resolves to how many. */
+  async deleteClaimedBefore(hours: number, limit: number, db: Db = this.pool): Promise<number> {
+    // TypeORM answers a DELETE with [rows, affected].
+    const [, affected] = (await db.query(
+      `DELETE FROM idempotency_keys
+        WHERE (account_id, key) IN (
+          SELECT account_id, key FROM idempotency_keys
+           WHERE claimed_at < now() - make_interval(hours => $1)
+           LIMIT $2)`,
+      [hours, limit],
+    )) as [unknown[], number];
+    return affected;
   }
 }

@@ -1,20 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, EventEntity } from '@app/database';
-import { AppendRequest } from './append-request';
+import { DatabaseEndpoint, isDataError, sqlState } from '@app/database';
+import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
-
-type Appended = { event: EventEntity; chainName: string };
 
 interface Waiting {
   request: AppendRequest;
   resolve: (appended: Appended) => void;
   reject: (error: unknown) => void;
 }
-
-/** Serialization failures and deadlocks: the transaction wrote nothing and may simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
-const MAX_ATTEMPTS = 4;
 
 /**
  * Group commit. Up to APPEND_CONCURRENCY transactions are in flight at once, each carrying every
@@ -23,7 +17,8 @@ const MAX_ATTEMPTS = 4;
  * one insert and one commit for many events, quiet chains share transactions, and no two of our
  * transactions ever queue on the same chain lock. Per chain, events are written in arrival
  * order. A request settles only after its transaction committed (or failed), so a 2xx means
- * committed. The queue is bounded: when full, callers get 503 + Retry-After.
+ * committed. The queue is bounded: when full, callers get 503 + Retry-After. The ledger's
+ * transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown {
@@ -88,7 +83,7 @@ export class AppendQueue implements BeforeApplicationShutdown {
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      const appended = await this.appendWithRetry(batch.map((w) => w.request));
+      const appended = await this.ledger.append(batch.map((w) => w.request));
       batch.forEach((w, i) => w.resolve(appended[i]!));
     } catch (error) {
       if (batch.length > 1 && isDataError(error)) {
@@ -96,18 +91,8 @@ export class AppendQueue implements BeforeApplicationShutdown {
         for (const single of batch) await this.write([single]);
         return;
       }
-      this.logger.warn(`A batch of ${batch.length} event(s) was not written: ${describe(error)}`);
+      this.logger.warn(`A batch of ${batch.length} event(s) was not written: ${errorSummary(error)}`);
       batch.forEach((w) => w.reject(error));
-    }
-  }
-
-  private async appendWithRetry(requests: AppendRequest[]): Promise<Appended[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.ledger.append(requests);
-      } catch (error) {
-        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(error))) throw error;
-      }
     }
   }
 }
@@ -116,16 +101,6 @@ function chainOf(request: AppendRequest): string {
   return `${request.accountId}/${request.chainName}`;
 }
 
-function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): about the rows, not the database. */
-function isDataError(error: unknown): boolean {
-  return /^2[23]/.test(sqlState(error));
-}
-
-function describe(error: unknown): string {
+function errorSummary(error: unknown): string {
   return error instanceof Error ? `${sqlState(error) || error.name}: ${error.message}` : String(error);
 }
