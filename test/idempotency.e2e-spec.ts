@@ -1,6 +1,6 @@
 import { IdempotencySweeper } from '../apps/api/src/events/idempotency-sweeper';
 import { IdempotencyService } from '../apps/api/src/events/idempotency.service';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 describe('Idempotency-Key on POST /v1/events', () => {
   let t: TestApp;
@@ -114,3 +114,87 @@ describe('Idempotency-Key on POST /v1/events', () => {
     expect(await countIn('idem-retention')).toBe(3);
   });
 });
+
+// A chain lock held by another connection needs a second connection to the database; the
+// embedded PGlite is one process's single session, so this runs where PostgreSQL is (CI).
+(usingPostgres() ? describe : describe.skip)(
+  'Idempotency-Key: a stale claim taken over while its first request is still committing',
+  () => {
+    // Every claim is stale at once (60 s in production, as in the report: a chain lock held 75 s,
+    // the same request sent again at 63 s), so the retry may take the claim over immediately.
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ idempotencyStaleClaimSeconds: 0 });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const body = { actor: 'a', action: 'takeover', chain: 'idem-stale' };
+    const post = () =>
+      t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .set('Idempotency-Key', 'stale-key')
+        .send(body);
+    const one = async <T>(sql: string): Promise<T> => ((await t.dataSource.query(sql)) as T[])[0]!;
+    /** Polls the database until `done` (no clock involved: the test's own timeout bounds it). */
+    const until = async (done: () => Promise<boolean>) => {
+      while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const lockWaiters = async () =>
+      (
+        await one<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      ).n;
+
+    it('never appends twice for one key, whatever the order of takeover and commit', async () => {
+      await t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: 'a', action: 'x', chain: 'idem-stale' })
+        .expect(201);
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM chains WHERE name = 'idem-stale' FOR UPDATE`);
+      try {
+        // The first request claims the key, and its append waits for the chain lock.
+        const first = post().then((r) => r);
+        await until(async () => (await lockWaiters()) >= 1);
+        const { token } = await one<{ token: string }>(
+          `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
+        );
+        // The retry finds the claim stale: it takes it over, or waits for the first to commit.
+        const retry = post().then((r) => r);
+        await until(
+          async () =>
+            (await lockWaiters()) >= 2 ||
+            (
+              await one<{ token: string }>(
+                `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
+              )
+            ).token !== token,
+        );
+        await holder.query('COMMIT');
+        const results = await Promise.all([first, retry]);
+        const [{ n }] = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = 'idem-stale'`,
+        )) as [{ n: number }];
+        expect(n).toBe(2);
+        const created = results.filter((r) => r.status === 201);
+        expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+        results
+          .filter((r) => r.status !== 201)
+          .forEach((r) => expect(r.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS'));
+        expect((await post().expect(201)).headers['idempotent-replayed']).toBe('true');
+      } finally {
+        if (holder.isTransactionActive || !holder.isReleased) await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.release();
+      }
+    });
+  },
+);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, decodeCursor, EVENT_ID, toPage } from '@app/common';
 import { EventRecord, EventsRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
+import { AppendRequest } from './append/append-request';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
@@ -32,14 +33,15 @@ export class EventsService {
       resource: dto.resource ?? null,
       context: dto.context ?? null,
     };
+    let idempotency: AppendRequest['idempotency'] = null;
     if (idempotencyKey !== undefined) {
       IdempotencyService.validate(idempotencyKey);
       const { accountId: _, ...body } = event;
       const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(body));
       if (claim.kind === 'replay') return { body: claim.body as { data: EventView }, replayed: true };
+      idempotency = { key: idempotencyKey, token: claim.token, respond: toBody };
     }
     try {
-      const idempotency = idempotencyKey === undefined ? null : { key: idempotencyKey, respond: toBody };
       const appended = await this.queue.append({ ...event, idempotency });
       // A keyed append's response was built once, in its transaction, to be stored: it answers too.
       return {
@@ -47,7 +49,7 @@ export class EventsService {
         replayed: false,
       };
     } catch (error) {
-      if (idempotencyKey !== undefined) await this.idempotency.release(accountId, idempotencyKey);
+      if (idempotency) await this.idempotency.release(accountId, idempotency.key, idempotency.token);
       throw error;
     }
   }

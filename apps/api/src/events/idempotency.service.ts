@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AppError } from '@app/common';
+import { AppConfig, AppError } from '@app/common';
 import { IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
-/** A claim older than this whose append never committed belongs to a request that died. */
-const STALE_CLAIM_SECONDS = 60;
 const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; body: unknown };
+/** A claim's token tells the append's transaction whether the claim is still this request's. */
+export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; body: unknown };
 
 /**
  * Idempotency-Key for POST /v1/events (contract §7). The first request claims the key; the
@@ -16,7 +15,10 @@ export type Claim = { kind: 'claimed' } | { kind: 'replay'; body: unknown };
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly keys: IdempotencyKeysRepository) {}
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   static validate(key: string): void {
     if (!KEY.test(key)) {
@@ -31,24 +33,28 @@ export class IdempotencyService {
   }
 
   async claim(accountId: string, key: string, digest: string): Promise<Claim> {
-    // Twice at most: a claim released between our insert and our read is simply claimed again.
+    const staleAfter = this.config.idempotencyStaleClaimSeconds;
+    // Twice at most: a claim released between our insert and our read is simply claimed again, a
+    // stale claim whose request committed while we tried to take it over is read again (replay).
     for (let attempt = 0; attempt < 2; attempt++) {
-      if (await this.keys.claim(accountId, key, digest)) return { kind: 'claimed' };
-      const row = await this.keys.find(accountId, key, STALE_CLAIM_SECONDS);
+      const token = await this.keys.claim(accountId, key, digest);
+      if (token !== null) return { kind: 'claimed', token };
+      const row = await this.keys.find(accountId, key, staleAfter);
       if (!row) continue;
       if (row.requestDigest !== digest) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
       }
       if (row.response !== null) return { kind: 'replay', body: JSON.parse(row.response) as unknown };
-      if (row.stale && (await this.keys.takeOverStale(accountId, key, STALE_CLAIM_SECONDS))) return { kind: 'claimed' };
-      throw new AppError(
-        'IDEMPOTENCY_IN_PROGRESS',
-        'A request with this Idempotency-Key is still being processed.',
-        {},
-        { 'Retry-After': '1' },
-      );
+      if (!row.stale) throw IdempotencyService.inProgress();
+      const taken = await this.keys.takeOverStale(accountId, key, staleAfter);
+      if (taken !== null) return { kind: 'claimed', token: taken };
     }
-    throw new AppError(
+    throw IdempotencyService.inProgress();
+  }
+
+  /** 409: the key's first request has not committed (or its claim was taken over). */
+  static inProgress(): AppError {
+    return new AppError(
       'IDEMPOTENCY_IN_PROGRESS',
       'A request with this Idempotency-Key is still being processed.',
       {},
@@ -57,7 +63,7 @@ export class IdempotencyService {
   }
 
   /** After a failed append: nothing was written, so the client may retry with the same key. */
-  async release(accountId: string, key: string): Promise<void> {
-    await this.keys.release(accountId, key);
+  async release(accountId: string, key: string, token: string): Promise<void> {
+    await this.keys.release(accountId, key, token);
   }
 }

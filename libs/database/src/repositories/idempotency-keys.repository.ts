@@ -21,13 +21,41 @@ export class IdempotencyKeysRepository {
     return this.dataSource.manager;
   }
 
-  /** Claims a free key; false when someone holds it already. */
-  async claim(accountId: string, key: string, requestDigest: string, db: Db = this.pool): Promise<boolean> {
-    const inserted = (await db.query(
-      `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1`,
+  /**
+   * Claims a free key: resolves to the claim's token, or null when someone holds the key. The
+   * token is the claim's `claimed_at` as text (microseconds): a takeover moves it, so a request
+   * whose claim was taken over can tell (see lockClaims).
+   */
+  async claim(accountId: string, key: string, requestDigest: string, db: Db = this.pool): Promise<string | null> {
+    const [row] = (await db.query(
+      `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
+       RETURNING claimed_at::text AS token`,
       [accountId, key, requestDigest],
-    )) as unknown[];
-    return inserted.length > 0;
+    )) as { token: string }[];
+    return row?.token ?? null;
+  }
+
+  /**
+   * In the append's transaction, before anything is written: locks the claims that are still
+   * held by these tokens and have no response, in (account, key) order, and answers which ones
+   * ("account\0key"). A claim taken over meanwhile is not among them; a takeover tried while
+   * the lock is held waits for the commit and then finds the response.
+   */
+  async lockClaims(
+    claims: readonly { accountId: string; key: string; token: string }[],
+    db: Db = this.pool,
+  ): Promise<Set<string>> {
+    if (claims.length === 0) return new Set();
+    const rows = (await db.query(
+      `SELECT k.account_id, k.key
+         FROM idempotency_keys k JOIN unnest($1::varchar[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
+           ON k.account_id = w.account_id AND k.key = w.key AND k.claimed_at = w.token::timestamptz
+        WHERE k.response IS NULL
+        ORDER BY k.account_id, k.key
+          FOR UPDATE OF k`,
+      [claims.map((c) => c.accountId), claims.map((c) => c.key), claims.map((c) => c.token)],
+    )) as { account_id: string; key: string }[];
+    return new Set(rows.map((r) => `${r.account_id}\u0000${r.key}`));
   }
 
   async find(
@@ -44,24 +72,33 @@ export class IdempotencyKeysRepository {
     return row ? { requestDigest: row.request_digest, response: row.response, stale: row.stale } : null;
   }
 
-  /** Claims again a key whose claim is older than `staleAfterSeconds` and has no response; false if not. */
-  async takeOverStale(accountId: string, key: string, staleAfterSeconds: number, db: Db = this.pool): Promise<boolean> {
+  /**
+   * Claims again a key whose claim is older than `staleAfterSeconds` and has no response:
+   * resolves to the new claim's token, or null if it is not (or no longer) stale.
+   */
+  async takeOverStale(
+    accountId: string,
+    key: string,
+    staleAfterSeconds: number,
+    db: Db = this.pool,
+  ): Promise<string | null> {
     // TypeORM answers an UPDATE with [rows, affected].
     const [taken] = (await db.query(
       `UPDATE idempotency_keys SET claimed_at = now()
         WHERE account_id = $1 AND key = $2 AND response IS NULL AND claimed_at < now() - make_interval(secs => $3)
-       RETURNING 1`,
+       RETURNING claimed_at::text AS token`,
       [accountId, key, staleAfterSeconds],
-    )) as [unknown[], number];
-    return taken.length > 0;
+    )) as [{ token: string }[], number];
+    return taken[0]?.token ?? null;
   }
 
-  /** Frees a claim whose append wrote nothing. */
-  async release(accountId: string, key: string, db: Db = this.pool): Promise<void> {
-    await db.query(`DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response IS NULL`, [
-      accountId,
-      key,
-    ]);
+  /** Frees a claim, still held by `token`, whose append wrote nothing. */
+  async release(accountId: string, key: string, token: string, db: Db = this.pool): Promise<void> {
+    await db.query(
+      `DELETE FROM idempotency_keys
+        WHERE account_id = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response IS NULL`,
+      [accountId, key, token],
+    );
   }
 
   /** Stores the responses of claimed keys, in one statement (in the append's transaction). */

@@ -1,6 +1,6 @@
 import { AppConfig, AppError } from '@app/common';
 import { DatabaseEndpoint, EventRecord } from '@app/database';
-import { AppendQueue } from './append-queue';
+import { AppendQueue, appendRequestBytes } from './append-queue';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
@@ -126,6 +126,29 @@ describe('AppendQueue', () => {
       ledger.commitAll();
     }
     await Promise.all(accepted);
+  });
+
+  it('answers 503 with Retry-After when APPEND_QUEUE_LIMIT_BYTES are already waiting, whatever the count', async () => {
+    const big = (actor: string): AppendRequest => ({ ...request('c', actor), context: { blob: 'é'.repeat(1000) } });
+    const weight = appendRequestBytes(big('1'));
+    expect(weight).toBeGreaterThan(2000); // 'é' is two bytes in UTF-8
+    const { ledger, sut } = queueWith({ appendQueueLimitBytes: 2 * weight + 100, appendConcurrency: 1 });
+    // The first goes straight into a transaction; two more fill the bytes while it runs.
+    const accepted = [sut.append(big('1')), sut.append(big('2')), sut.append(big('3'))];
+    const refused = sut.append(big('4'));
+    await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    await expect(refused).rejects.toBeInstanceOf(AppError);
+    // A small event still fits in what is left; once the transactions commit, big ones fit again.
+    const small = sut.append(request('c', 'small'));
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    await Promise.all([...accepted, small]);
+    const later = sut.append(big('5'));
+    await tick();
+    ledger.commitAll();
+    await expect(later).resolves.toMatchObject({ event: { actor: '5' } });
   });
 
   it('fails only the event the database refuses; its batch neighbours are written one by one', async () => {

@@ -6,6 +6,7 @@ import { ChainLedger } from './chain-ledger';
 
 interface Waiting {
   request: AppendRequest;
+  bytes: number;
   resolve: (appended: Appended) => void;
   reject: (error: unknown) => void;
 }
@@ -17,13 +18,16 @@ interface Waiting {
  * one insert and one commit for many events, quiet chains share transactions, and no two of our
  * transactions ever queue on the same chain lock. Per chain, events are written in arrival
  * order. A request settles only after its transaction committed (or failed), so a 2xx means
- * committed. The queue is bounded: when full, callers get 503 + Retry-After. The ledger's
+ * committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in bytes
+ * (APPEND_QUEUE_LIMIT_BYTES, contract §8): when full, callers get 503 + Retry-After. The ledger's
  * transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
+  /** appendRequestBytes of everything waiting. */
+  private waitingBytes = 0;
   /** Chains (account + name) that an in-flight transaction is writing. */
   private readonly busyChains = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -39,11 +43,16 @@ export class AppendQueue implements BeforeApplicationShutdown {
   }
 
   append(request: AppendRequest): Promise<Appended> {
-    if (this.waiting.length >= this.config.appendQueueLimit) {
+    const bytes = appendRequestBytes(request);
+    if (
+      this.waiting.length >= this.config.appendQueueLimit ||
+      this.waitingBytes + bytes > this.config.appendQueueLimitBytes
+    ) {
       return Promise.reject(AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1));
     }
     return new Promise<Appended>((resolve, reject) => {
-      this.waiting.push({ request, resolve, reject });
+      this.waiting.push({ request, bytes, resolve, reject });
+      this.waitingBytes += bytes;
       // After every pump, whatever still waits belongs to a busy chain or has no free slot; an
       // event of a busy chain can start nothing, so it skips the scan (a hot chain stays O(1)).
       if (!this.busyChains.has(chainOf(request))) this.pump();
@@ -78,13 +87,18 @@ export class AppendQueue implements BeforeApplicationShutdown {
       (free ? batch : rest).push(waiting);
     }
     this.waiting = rest;
+    for (const taken of batch) this.waitingBytes -= taken.bytes;
     return batch;
   }
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      const appended = await this.ledger.append(batch.map((w) => w.request));
-      batch.forEach((w, i) => w.resolve(appended[i]!));
+      const results = await this.ledger.append(batch.map((w) => w.request));
+      batch.forEach((w, i) => {
+        const result = results[i]!;
+        if (result instanceof AppError) w.reject(result);
+        else w.resolve(result);
+      });
     } catch (error) {
       if (batch.length > 1 && isDataError(error)) {
         // One event the database refused must not fail its neighbours: write them one by one.
@@ -95,6 +109,21 @@ export class AppendQueue implements BeforeApplicationShutdown {
       batch.forEach((w) => w.reject(error));
     }
   }
+}
+
+/**
+ * What a waiting event weighs: the UTF-8 bytes of its text fields and of its context as JSON.
+ * The objects themselves take a few times that in memory; the limit is set with that in mind.
+ */
+export function appendRequestBytes(request: AppendRequest): number {
+  const { chainName, actor, action, resource, context } = request;
+  return (
+    Buffer.byteLength(chainName) +
+    Buffer.byteLength(actor) +
+    Buffer.byteLength(action) +
+    (resource === null ? 0 : Buffer.byteLength(resource)) +
+    (context === null ? 0 : Buffer.byteLength(JSON.stringify(context)))
+  );
 }
 
 function chainOf(request: AppendRequest): string {

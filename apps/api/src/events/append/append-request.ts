@@ -9,10 +9,11 @@ export interface AppendRequest {
   resource: string | null;
   context: Record<string, unknown> | null;
   /**
-   * With an Idempotency-Key: the key, and how to build the response stored under it in the
-   * event's own transaction (the same object then answers the request).
+   * With an Idempotency-Key: the key, the token of this request's claim on it, and how to build
+   * the response stored under it in the event's own transaction (the same object then answers
+   * the request).
    */
-  idempotency: { key: string; respond: (event: EventRecord) => unknown } | null;
+  idempotency: { key: string; token: string; respond: (event: EventRecord) => unknown } | null;
 }
 
 /** A committed event, and for a keyed request the response stored with it. */

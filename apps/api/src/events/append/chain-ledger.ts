@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
+import { AppError } from '@app/common';
 import { computeEventHash } from '@app/hashing';
 import {
   ChainRecord,
@@ -10,6 +11,7 @@ import {
   IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
+import { IdempotencyService } from '../idempotency.service';
 import { Appended, AppendRequest } from './append-request';
 
 interface ChainHead {
@@ -33,6 +35,8 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    timestamp that never goes back, and its SHA-256 hash;
  * 4. insert all events in one statement and move every head forward in one statement;
  * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
+ *    Before anything else, their claims are locked: a request whose claim was taken over (it
+ *    looked dead) or already answered is refused, so one key never appends twice.
  * The unique (chain_id, position) constraint stays as the last line of defence. The
  * TransactionRunner runs it all again after a serialization failure or a deadlock.
  */
@@ -49,9 +53,18 @@ export class ChainLedger {
     private readonly idempotencyKeys: IdempotencyKeysRepository,
   ) {}
 
-  /** Appends `requests` in order; result i belongs to request i. Throws if nothing was written. */
-  async append(requests: readonly AppendRequest[]): Promise<Appended[]> {
-    const { appended, heads } = await this.transactions.run(async (tx) => {
+  /**
+   * Appends `requests` in order; result i belongs to request i: its event, or the error that
+   * refused it alone (a lost Idempotency-Key claim). Throws if nothing was written.
+   */
+  async append(all: readonly AppendRequest[]): Promise<(Appended | AppError)[]> {
+    const { results, heads } = await this.transactions.run(async (tx) => {
+      const held = await this.idempotencyKeys.lockClaims(
+        all.flatMap((r) => (r.idempotency ? [{ accountId: r.accountId, ...r.idempotency }] : [])),
+        tx,
+      );
+      const live = (r: AppendRequest) => !r.idempotency || held.has(`${r.accountId}\u0000${r.idempotency.key}`);
+      const requests = all.filter(live);
       const heads = await this.lockHeads(requests, tx);
       const events = requests.map((request) => this.nextEvent(request, heads));
       await this.events.insertMany(events, tx);
@@ -71,14 +84,17 @@ export class ChainLedger {
         ),
         tx,
       );
-      return { appended, heads };
+      const written = appended.values();
+      const results = all.map((r) => (live(r) ? written.next().value! : IdempotencyService.inProgress()));
+      return { results, heads };
     });
     if (this.committedChains.size > 100_000) this.committedChains.clear();
     for (const key of heads.keys()) this.committedChains.add(key);
-    return appended;
+    return results;
   }
 
   private async lockHeads(requests: readonly AppendRequest[], tx: Db): Promise<Map<string, ChainHead>> {
+    if (requests.length === 0) return new Map();
     const wanted = new Map<string, { accountId: string; name: string }>();
     for (const r of requests)
       wanted.set(chainKey(r.accountId, r.chainName), { accountId: r.accountId, name: r.chainName });
