@@ -2,18 +2,8 @@ import { Transform, TransformCallback } from 'node:stream';
 import { EventView } from '../../events/dto/event.view';
 import { ExportFormat, ExportHeader } from './export-format';
 
-/** An exported event: the spec's export fields, in this order, values as stored. */
-export interface ExportItem {
-  id: string;
-  timestamp: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  chain: { id: string; name: string; position: number };
-  hash: string;
-  previousHash: string;
-  context: Record<string, unknown> | null;
-}
+/** An exported event: the wire view without createdAt, members in the spec's export order. */
+export type ExportItem = Omit<EventView, 'createdAt'>;
 
 export function toExportItem({
   id,
