@@ -150,7 +150,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
         )
       ).n;
 
-    it('never appends twice for one key, whatever the order of takeover and commit', async () => {
+    it('a takeover tried while the first request holds its claim in its transaction waits, then replays: one event', async () => {
       await t
         .http()
         .post('/v1/events')
@@ -193,6 +193,57 @@ describe('Idempotency-Key on POST /v1/events', () => {
         expect((await post().expect(201)).headers['idempotent-replayed']).toBe('true');
       } finally {
         if (holder.isTransactionActive || !holder.isReleased) await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.release();
+      }
+    });
+
+    it('a claim taken over before its request reached its transaction refuses that request alone (409): one event', async () => {
+      const chain = 'idem-stale-queued';
+      const send = (key?: string) => {
+        const req = t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.acme));
+        if (key) req.set('Idempotency-Key', key);
+        return req.send({ actor: 'a', action: 'takeover', chain }).then((r) => r);
+      };
+      const token = async () =>
+        (
+          await one<{ token: string }>(
+            `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'queued-key'`,
+          )
+        )?.token;
+      await send().then((r) => expect(r.status).toBe(201));
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
+      try {
+        // An unkeyed append waits for the chain lock; the keyed one queues behind it (chain busy).
+        const blocker = send();
+        await until(async () => (await lockWaiters()) >= 1);
+        const first = send('queued-key');
+        await until(async () => (await token()) !== undefined);
+        const firstToken = await token();
+        // The retry finds the claim stale and takes it over while the first still waits.
+        const retry = send('queued-key');
+        await until(async () => (await token()) !== firstToken);
+        await holder.query('COMMIT');
+        const [b, f, r] = await Promise.all([blocker, first, retry]);
+        expect(b.status).toBe(201);
+        expect(f.status).toBe(409);
+        expect(f.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+        expect(r.status).toBe(201);
+        const [{ n }] = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
+          [chain],
+        )) as [{ n: number }];
+        expect(n).toBe(3);
+        const again = await send('queued-key');
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body.data.id).toBe(r.body.data.id);
+      } finally {
+        if (holder.isTransactionActive) await holder.query('ROLLBACK').catch(() => undefined);
         await holder.release();
       }
     });

@@ -12,6 +12,10 @@ export interface IdempotencyKeyRecord {
   stale: boolean;
 }
 
+/** One claim of one key: the same key claimed again (taken over) is another claim. */
+export const claimId = (accountId: string, key: string, token: string): string =>
+  `${accountId}\u0000${key}\u0000${token}`;
+
 /** Every query of the `idempotency_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
 export class IdempotencyKeysRepository {
@@ -38,8 +42,8 @@ export class IdempotencyKeysRepository {
   /**
    * In the append's transaction, before anything is written: locks the claims that are still
    * held by these tokens and have no response, in (account, key) order, and answers which ones
-   * ("account\0key"). A claim taken over meanwhile is not among them; a takeover tried while
-   * the lock is held waits for the commit and then finds the response.
+   * (by claimId). A claim taken over meanwhile is not among them; a takeover tried while the
+   * lock is held waits for the commit, then finds the response.
    */
   async lockClaims(
     claims: readonly { accountId: string; key: string; token: string }[],
@@ -47,15 +51,15 @@ export class IdempotencyKeysRepository {
   ): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
     const rows = (await db.query(
-      `SELECT k.account_id, k.key
+      `SELECT k.account_id, k.key, w.token
          FROM idempotency_keys k JOIN unnest($1::varchar[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
            ON k.account_id = w.account_id AND k.key = w.key AND k.claimed_at = w.token::timestamptz
         WHERE k.response IS NULL
         ORDER BY k.account_id, k.key
           FOR UPDATE OF k`,
       [claims.map((c) => c.accountId), claims.map((c) => c.key), claims.map((c) => c.token)],
-    )) as { account_id: string; key: string }[];
-    return new Set(rows.map((r) => `${r.account_id}\u0000${r.key}`));
+    )) as { account_id: string; key: string; token: string }[];
+    return new Set(rows.map((r) => claimId(r.account_id, r.key, r.token)));
   }
 
   async find(

@@ -5,6 +5,7 @@ import { computeEventHash } from '@app/hashing';
 import {
   ChainRecord,
   ChainsRepository,
+  claimId,
   Db,
   EventRecord,
   EventsRepository,
@@ -63,7 +64,8 @@ export class ChainLedger {
         all.flatMap((r) => (r.idempotency ? [{ accountId: r.accountId, ...r.idempotency }] : [])),
         tx,
       );
-      const live = (r: AppendRequest) => !r.idempotency || held.has(`${r.accountId}\u0000${r.idempotency.key}`);
+      const live = (r: AppendRequest) =>
+        !r.idempotency || held.has(claimId(r.accountId, r.idempotency.key, r.idempotency.token));
       const requests = all.filter(live);
       const heads = await this.lockHeads(requests, tx);
       const events = requests.map((request) => this.nextEvent(request, heads));
