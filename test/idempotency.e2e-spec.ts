@@ -1,6 +1,6 @@
 import { IdempotencySweeper } from '../apps/api/src/events/idempotency-sweeper';
 import { IdempotencyService } from '../apps/api/src/events/idempotency.service';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 describe('Idempotency-Key on POST /v1/events', () => {
   let t: TestApp;
@@ -114,3 +114,138 @@ describe('Idempotency-Key on POST /v1/events', () => {
     expect(await countIn('idem-retention')).toBe(3);
   });
 });
+
+// A chain lock held by another connection needs a second connection to the database; the
+// embedded PGlite is one process's single session, so this runs where PostgreSQL is (CI).
+(usingPostgres() ? describe : describe.skip)(
+  'Idempotency-Key: a stale claim taken over while its first request is still committing',
+  () => {
+    // Every claim is stale at once (60 s in production, as in the report: a chain lock held 75 s,
+    // the same request sent again at 63 s), so the retry may take the claim over immediately.
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp({ idempotencyStaleClaimSeconds: 0 });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const body = { actor: 'a', action: 'takeover', chain: 'idem-stale' };
+    const post = () =>
+      t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .set('Idempotency-Key', 'stale-key')
+        .send(body);
+    const one = async <T>(sql: string): Promise<T> => ((await t.dataSource.query(sql)) as T[])[0]!;
+    /** Polls the database until `done` (no clock involved: the test's own timeout bounds it). */
+    const until = async (done: () => Promise<boolean>) => {
+      while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const lockWaiters = async () =>
+      (
+        await one<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )
+      ).n;
+
+    it('a takeover tried while the first request holds its claim in its transaction waits, then replays: one event', async () => {
+      await t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: 'a', action: 'x', chain: 'idem-stale' })
+        .expect(201);
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM chains WHERE name = 'idem-stale' FOR UPDATE`);
+      try {
+        // The first request claims the key, and its append waits for the chain lock.
+        const first = post().then((r) => r);
+        await until(async () => (await lockWaiters()) >= 1);
+        const { token } = await one<{ token: string }>(
+          `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
+        );
+        // The retry finds the claim stale: it takes it over, or waits for the first to commit.
+        const retry = post().then((r) => r);
+        await until(
+          async () =>
+            (await lockWaiters()) >= 2 ||
+            (
+              await one<{ token: string }>(
+                `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
+              )
+            ).token !== token,
+        );
+        await holder.query('COMMIT');
+        const results = await Promise.all([first, retry]);
+        const [{ n }] = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = 'idem-stale'`,
+        )) as [{ n: number }];
+        expect(n).toBe(2);
+        const created = results.filter((r) => r.status === 201);
+        expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+        results
+          .filter((r) => r.status !== 201)
+          .forEach((r) => expect(r.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS'));
+        expect((await post().expect(201)).headers['idempotent-replayed']).toBe('true');
+      } finally {
+        if (holder.isTransactionActive || !holder.isReleased) await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.release();
+      }
+    });
+
+    it('a claim taken over before its request reached its transaction refuses that request alone (409): one event', async () => {
+      const chain = 'idem-stale-queued';
+      const send = (key?: string) => {
+        const req = t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.acme));
+        if (key) req.set('Idempotency-Key', key);
+        return req.send({ actor: 'a', action: 'takeover', chain }).then((r) => r);
+      };
+      const token = async () =>
+        (
+          await one<{ token: string }>(
+            `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'queued-key'`,
+          )
+        )?.token;
+      await send().then((r) => expect(r.status).toBe(201));
+      const holder = t.dataSource.createQueryRunner();
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query(`SELECT id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
+      try {
+        // An unkeyed append waits for the chain lock; the keyed one queues behind it (chain busy).
+        const blocker = send();
+        await until(async () => (await lockWaiters()) >= 1);
+        const first = send('queued-key');
+        await until(async () => (await token()) !== undefined);
+        const firstToken = await token();
+        // The retry finds the claim stale and takes it over while the first still waits.
+        const retry = send('queued-key');
+        await until(async () => (await token()) !== firstToken);
+        await holder.query('COMMIT');
+        const [b, f, r] = await Promise.all([blocker, first, retry]);
+        expect(b.status).toBe(201);
+        expect(f.status).toBe(409);
+        expect(f.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+        expect(r.status).toBe(201);
+        const [{ n }] = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
+          [chain],
+        )) as [{ n: number }];
+        expect(n).toBe(3);
+        const again = await send('queued-key');
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body.data.id).toBe(r.body.data.id);
+      } finally {
+        if (holder.isTransactionActive) await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.release();
+      }
+    });
+  },
+);

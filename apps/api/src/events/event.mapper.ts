@@ -1,15 +1,5 @@
-import { EventEntity } from '@app/database';
+import { EventRecord } from '@app/database';
 import { EventView } from './dto/event.view';
-
-/** An event as stored, with its chain's name: an entity plus name, or a row of selectEventRows. */
-export type EventRecord = Pick<
-  EventEntity,
-  'id' | 'chainId' | 'actor' | 'action' | 'resource' | 'context' | 'timestamp' | 'previousHash' | 'hash'
-> & {
-  chainName: string;
-  /** int8 arrives as text in raw rows. */
-  position: number | string;
-};
 
 /** The one place an event becomes its wire shape. */
 export function toEventView(event: EventRecord): EventView {
@@ -20,7 +10,7 @@ export function toEventView(event: EventRecord): EventView {
     action: event.action,
     resource: event.resource,
     context: event.context,
-    chain: { id: event.chainId, name: event.chainName, position: Number(event.position) },
+    chain: { id: event.chainId, name: event.chainName, position: event.position },
     hash: event.hash,
     previousHash: event.previousHash,
     timestamp,

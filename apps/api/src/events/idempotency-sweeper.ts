@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/common';
+import { IdempotencyKeysRepository } from '@app/database';
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 /** Rows per DELETE: short statements, so appends that claim keys never wait long. */
@@ -19,7 +19,7 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnApplication
   private running: Promise<unknown> | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyKeysRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -47,15 +47,7 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnApplication
   async sweep(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      // TypeORM answers a DELETE with [rows, affected].
-      const [, affected] = (await this.dataSource.query(
-        `DELETE FROM idempotency_keys
-          WHERE (account_id, key) IN (
-            SELECT account_id, key FROM idempotency_keys
-             WHERE claimed_at < now() - make_interval(hours => $1)
-             LIMIT $2)`,
-        [this.config.idempotencyRetentionHours, BATCH],
-      )) as [unknown[], number];
+      const affected = await this.keys.deleteClaimedBefore(this.config.idempotencyRetentionHours, BATCH);
       deleted += affected;
       if (affected < BATCH) break;
     }

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AppError, IDEMPOTENCY_KEY } from '@app/common';
+import { AppConfig, AppError, IDEMPOTENCY_KEY } from '@app/common';
+import { IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
-/** A claim older than this whose append never committed belongs to a request that died. */
-const STALE_CLAIM_SECONDS = 60;
-
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; body: unknown };
+/** A claim's token tells the append's transaction whether the claim is still this request's. */
+export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; body: unknown };
 
 /**
  * Idempotency-Key for POST /v1/events (contract §7). The first request claims the key; the
@@ -15,7 +13,10 @@ export type Claim = { kind: 'claimed' } | { kind: 'replay'; body: unknown };
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly keys: IdempotencyKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
 
   static validate(key: string): void {
     if (!IDEMPOTENCY_KEY.test(key)) {
@@ -30,32 +31,28 @@ export class IdempotencyService {
   }
 
   async claim(accountId: string, key: string, digest: string): Promise<Claim> {
-    // Twice at most: a claim released between our insert and our read is simply claimed again.
+    const staleAfter = this.config.idempotencyStaleClaimSeconds;
+    // Twice at most: a claim released between our insert and our read is simply claimed again, a
+    // stale claim whose request committed while we tried to take it over is read again (replay).
     for (let attempt = 0; attempt < 2; attempt++) {
-      const inserted = (await this.dataSource.query(
-        `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING 1`,
-        [accountId, key, digest],
-      )) as unknown[];
-      if (inserted.length > 0) return { kind: 'claimed' };
-      const [row] = (await this.dataSource.query(
-        `SELECT request_digest, response, claimed_at < now() - make_interval(secs => $3) AS stale
-           FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
-        [accountId, key, STALE_CLAIM_SECONDS],
-      )) as { request_digest: string; response: string | null; stale: boolean }[];
+      const token = await this.keys.claim(accountId, key, digest);
+      if (token !== null) return { kind: 'claimed', token };
+      const row = await this.keys.find(accountId, key, staleAfter);
       if (!row) continue;
-      if (row.request_digest !== digest) {
+      if (row.requestDigest !== digest) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
       }
       if (row.response !== null) return { kind: 'replay', body: JSON.parse(row.response) as unknown };
-      if (row.stale && (await this.takeOver(accountId, key))) return { kind: 'claimed' };
-      throw new AppError(
-        'IDEMPOTENCY_IN_PROGRESS',
-        'A request with this Idempotency-Key is still being processed.',
-        {},
-        { 'Retry-After': '1' },
-      );
+      if (!row.stale) throw IdempotencyService.inProgress();
+      const taken = await this.keys.takeOverStale(accountId, key, staleAfter);
+      if (taken !== null) return { kind: 'claimed', token: taken };
     }
-    throw new AppError(
+    throw IdempotencyService.inProgress();
+  }
+
+  /** 409: the key's first request has not committed (or its claim was taken over). */
+  static inProgress(): AppError {
+    return new AppError(
       'IDEMPOTENCY_IN_PROGRESS',
       'A request with this Idempotency-Key is still being processed.',
       {},
@@ -64,21 +61,7 @@ export class IdempotencyService {
   }
 
   /** After a failed append: nothing was written, so the client may retry with the same key. */
-  async release(accountId: string, key: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND response IS NULL`,
-      [accountId, key],
-    );
-  }
-
-  private async takeOver(accountId: string, key: string): Promise<boolean> {
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [taken] = (await this.dataSource.query(
-      `UPDATE idempotency_keys SET claimed_at = now()
-        WHERE account_id = $1 AND key = $2 AND response IS NULL AND claimed_at < now() - make_interval(secs => $3)
-       RETURNING 1`,
-      [accountId, key, STALE_CLAIM_SECONDS],
-    )) as [unknown[], number];
-    return taken.length > 0;
+  async release(accountId: string, key: string, token: string): Promise<void> {
+    await this.keys.release(accountId, key, token);
   }
 }

@@ -1,14 +1,10 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { pipeline } from 'node:stream';
-import { DataSource, Repository } from 'typeorm';
 import { AppError } from '@app/common';
-import { EventEntity } from '@app/database';
+import { EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
-import { EventRecord, toEventView } from '../events/event.mapper';
-import { exportedEvents } from './exported-events';
+import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
-import { ExportSnapshot } from './export-snapshot';
 import { csvExport } from './formats/csv-export.format';
 import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
@@ -22,10 +18,7 @@ const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport
 export class ExportService {
   private readonly logger = new Logger('Export');
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(EventEntity) private readonly events: Repository<EventEntity>,
-  ) {}
+  constructor(private readonly events: EventsRepository) {}
 
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
@@ -34,18 +27,17 @@ export class ExportService {
   async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
-    const sql = exportedEvents(this.events, accountId, {
+    const snapshot = await this.events.openSnapshot(accountId, {
       actor,
       action,
       resource,
-      chain_id,
-      after: period.after.toISOString(),
-      before: period.before.toISOString(),
+      chainId: chain_id,
+      after: period.after,
+      before: period.before,
     });
-    const snapshot = await ExportSnapshot.open(this.dataSource);
     let count: number;
     try {
-      count = await snapshot.countUpTo(sql.matching, EXPORT_LIMIT + 1);
+      count = await snapshot.countUpTo(EXPORT_LIMIT + 1);
       if (count > EXPORT_LIMIT) {
         throw new AppError(
           'EXPORT_LIMIT_EXCEEDED',
@@ -53,7 +45,7 @@ export class ExportService {
           { limit: EXPORT_LIMIT },
         );
       }
-      await snapshot.declareCursor(sql.rows);
+      await snapshot.openCursor();
     } catch (error) {
       await snapshot.close();
       throw error;
@@ -82,8 +74,8 @@ export class ExportService {
   }
 
   /** rows -> records -> text; destroying the returned stream (client gone) closes the snapshot. */
-  private body(snapshot: ExportSnapshot, format: ExportFormat, header: ExportHeader) {
-    const rows = new SnapshotRows(snapshot, (row: EventRecord) => format.toRecord(toEventView(row)));
+  private body(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader) {
+    const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventView(event)));
     return pipeline(rows, format.encoder(header), (error) => {
       if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('Export stream failed', error.stack);
     });

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ExportSnapshot } from './export-snapshot';
+import { EventRecord, EventSnapshot } from '@app/database';
 
 const BATCH = 500;
 
@@ -8,13 +8,13 @@ const BATCH = 500;
  * more (backpressure), and ends the transaction and returns the connection as soon as the last
  * row is read or the stream is destroyed (e.g. the client went away).
  */
-export class SnapshotRows<Row, Out> extends Readable {
+export class SnapshotRows<Out> extends Readable {
   private fetching = false;
   private exhausted = false;
 
   constructor(
-    private readonly snapshot: ExportSnapshot,
-    private readonly toRecord: (row: Row) => Out,
+    private readonly snapshot: EventSnapshot,
+    private readonly toRecord: (event: EventRecord) => Out,
   ) {
     super({ objectMode: true, highWaterMark: BATCH });
   }
@@ -22,13 +22,13 @@ export class SnapshotRows<Row, Out> extends Readable {
   override _read(): void {
     if (this.fetching || this.exhausted) return;
     this.fetching = true;
-    void this.snapshot.fetch<Row>(BATCH).then(
+    void this.snapshot.fetch(BATCH).then(
       (rows) => this.deliver(rows),
       (error: unknown) => this.destroy(error as Error),
     );
   }
 
-  private deliver(rows: Row[]): void {
+  private deliver(rows: EventRecord[]): void {
     this.fetching = false;
     if (this.destroyed) return;
     try {

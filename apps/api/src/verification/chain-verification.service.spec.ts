@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AppConfig, AppError } from '@app/common';
-import { ChainHeadRow, ChainsRepository } from '@app/database';
+import { ChainRecord, ChainsRepository } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
 import { hashWindow, WindowReport, WindowRequest } from '@app/verification';
 import { CHAIN, honestChain } from '@app/verification/chain.fixture';
@@ -30,9 +30,9 @@ function setup(verifyConcurrency = 2) {
     accountId: CHAIN.accountId,
     lastPosition: head.position,
     lastHash: head.hash,
-  } as ChainHeadRow;
+  } as ChainRecord;
   const chains = {
-    findHead: (accountId: string) => Promise.resolve({ ...chain, accountId }),
+    findOwned: (accountId: string) => Promise.resolve({ ...chain, accountId }),
     headFacts: () =>
       Promise.resolve({
         position: head.position,

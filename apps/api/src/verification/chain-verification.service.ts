@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, CHAIN_ID } from '@app/common';
-import { ChainHeadRow, ChainsRepository } from '@app/database';
+import { ChainRecord, ChainsRepository } from '@app/database';
 import { ChainAudit, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';
@@ -59,7 +59,7 @@ export class ChainVerificationService {
     chainId: string,
     clientGone?: AbortSignal,
   ): Promise<{ data: ChainVerificationView }> {
-    const chain = CHAIN_ID.test(chainId) ? await this.chains.findHead(accountId, chainId) : null;
+    const chain = CHAIN_ID.test(chainId) ? await this.chains.findOwned(accountId, chainId) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifiers);
     const head = { position: chain.lastPosition, hash: chain.lastHash };
@@ -74,7 +74,7 @@ export class ChainVerificationService {
   /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */
   private async walk(
     audit: ChainAudit,
-    chain: ChainHeadRow,
+    chain: ChainRecord,
     headPosition: number,
     clientGone?: AbortSignal,
   ): Promise<void> {

@@ -17,6 +17,8 @@ export class AppConfig {
   /** Group commit: most events one append transaction carries, and most waiting in memory. */
   appendBatchSize = 500;
   appendQueueLimit = 20000;
+  /** Most bytes (of actor, action, resource, chain name and context as JSON text) waiting in memory. */
+  appendQueueLimitBytes = 32 * 1024 * 1024;
   /** Append transactions in flight at once, each on other chains (at most the pool size − 1). */
   appendConcurrency = 4;
   /** Whole-chain verification reads positions in windows of this many, two windows ahead. */
@@ -27,6 +29,8 @@ export class AppConfig {
   verifyConcurrency = 2;
   /** Idempotency-Key records are deleted this long after their claim (contract §7: at least 24 h). */
   idempotencyRetentionHours = 24;
+  /** A claim this old without a response belongs to a request that died: a retry may take it over. */
+  idempotencyStaleClaimSeconds = 60;
   signingKey: string | null = null;
   /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
   retiredVerifierKeys: string[] = [];
@@ -71,11 +75,18 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.authFailuresPerMinute = int('AUTH_FAILURES_PER_MINUTE', config.authFailuresPerMinute, 0, 1_000_000);
   config.appendBatchSize = int('APPEND_BATCH_SIZE', config.appendBatchSize, 1, 5000);
   config.appendQueueLimit = int('APPEND_QUEUE_LIMIT', config.appendQueueLimit, 1, 1_000_000);
+  config.appendQueueLimitBytes = int('APPEND_QUEUE_LIMIT_BYTES', config.appendQueueLimitBytes, 1 << 20, 2 ** 40);
   config.appendConcurrency = int('APPEND_CONCURRENCY', config.appendConcurrency, 1, 64);
   config.verifyPageSize = int('VERIFY_PAGE_SIZE', config.verifyPageSize, 1, 50_000);
   config.verifyWorkers = int('VERIFY_WORKERS', config.verifyWorkers, 0, 64);
   config.verifyConcurrency = int('VERIFY_CONCURRENCY', config.verifyConcurrency, 1, 64);
   config.idempotencyRetentionHours = int('IDEMPOTENCY_RETENTION_HOURS', config.idempotencyRetentionHours, 24, 24 * 366);
+  config.idempotencyStaleClaimSeconds = int(
+    'IDEMPOTENCY_STALE_CLAIM_SECONDS',
+    config.idempotencyStaleClaimSeconds,
+    1,
+    24 * 3600,
+  );
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -3,14 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
 
-/** The head of a chain as verification reads it. */
-export interface ChainHeadRow {
-  id: string;
-  accountId: string;
-  lastPosition: number;
-  lastHash: string;
-}
-
 /** The head now, and what lies above it (whole-chain verification's last look). */
 export interface HeadFacts {
   position: number;
@@ -20,6 +12,49 @@ export interface HeadFacts {
   firstBeyond: number;
 }
 
+/** A chain row: also the chain's head, moved forward in the same transaction as its events. */
+export interface ChainRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  lastPosition: number;
+  lastHash: string;
+  lastTimestamp: Date | null;
+  createdAt: Date;
+}
+
+/** Where a chain's head stands after the events an append gives it. */
+export interface ChainHeadMove {
+  id: string;
+  lastPosition: number;
+  lastHash: string;
+  lastTimestamp: Date;
+}
+
+interface ChainRow {
+  id: string;
+  account_id: string;
+  name: string;
+  last_position: string | number;
+  last_hash: string;
+  last_timestamp: Date | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'c.id, c.account_id, c.name, c.last_position, c.last_hash, c.last_timestamp, c.created_at';
+
+function toChainRecord(row: ChainRow): ChainRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    lastPosition: Number(row.last_position),
+    lastHash: row.last_hash,
+    lastTimestamp: row.last_timestamp,
+    createdAt: row.created_at,
+  };
+}
+
 /** Every query of the `chains` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
 export class ChainsRepository {
@@ -27,16 +62,6 @@ export class ChainsRepository {
 
   private get pool(): Db {
     return this.dataSource.manager;
-  }
-
-  /** The account's chain head; null for an unknown chain or another account's. */
-  async findHead(accountId: string, chainId: string, db: Db = this.pool): Promise<ChainHeadRow | null> {
-    const [row] = (await db.query(
-      `SELECT id, account_id AS "accountId", last_position::float8 AS "lastPosition", last_hash AS "lastHash"
-         FROM chains WHERE id = $1 AND account_id = $2`,
-      [chainId, accountId],
-    )) as ChainHeadRow[];
-    return row ?? null;
   }
 
   /**
@@ -79,5 +104,87 @@ export class ChainsRepository {
       eventsBeyond: row?.events_beyond ?? 0,
       firstBeyond: Number(row?.first_beyond ?? 0),
     };
+  }
+
+  /** Oldest first by (createdAt, id), strictly after `cursor`: an index range scan on ix_chains_account_created. */
+  async list(
+    accountId: string,
+    filters: { name?: string },
+    limit: number,
+    cursor?: { time: string; id: string },
+    db: Db = this.pool,
+  ): Promise<ChainRecord[]> {
+    const where = ['c.account_id = $1'];
+    const params: unknown[] = [accountId];
+    if (filters.name !== undefined) {
+      params.push(filters.name);
+      where.push(`c.name = $${params.length}`);
+    }
+    if (cursor) {
+      params.push(cursor.time, cursor.id);
+      where.push(`(c.created_at, c.id) > ($${params.length - 1}::timestamptz, $${params.length})`);
+    }
+    params.push(limit);
+    const rows = (await db.query(
+      `SELECT ${COLUMNS} FROM chains c WHERE ${where.join(' AND ')}
+        ORDER BY c.created_at, c.id LIMIT $${params.length}`,
+      params,
+    )) as ChainRow[];
+    return rows.map(toChainRecord);
+  }
+
+  /** One chain of this account, or null (also for another account's chain). */
+  async findOwned(accountId: string, id: string, db: Db = this.pool): Promise<ChainRecord | null> {
+    const [row] = (await db.query(`SELECT ${COLUMNS} FROM chains c WHERE c.id = $1 AND c.account_id = $2`, [
+      id,
+      accountId,
+    ])) as ChainRow[];
+    return row ? toChainRecord(row) : null;
+  }
+
+  /**
+   * Creates the chains that do not exist yet. A racing creator (another request or instance)
+   * wins: ON CONFLICT DO NOTHING waits for its commit, and the caller then uses its row.
+   */
+  async createMissing(chains: readonly { id: string; accountId: string; name: string }[], db: Db = this.pool) {
+    await db.query(
+      `INSERT INTO chains (id, account_id, name)
+       SELECT w.id, w.account_id, w.name FROM unnest($1::varchar[], $2::varchar[], $3::varchar[]) AS w(id, account_id, name)
+       WHERE NOT EXISTS (SELECT 1 FROM chains c WHERE c.account_id = w.account_id AND c.name = w.name)
+       ON CONFLICT (account_id, name) DO NOTHING`,
+      [chains.map((c) => c.id), chains.map((c) => c.accountId), chains.map((c) => c.name)],
+    );
+  }
+
+  /**
+   * Locks the heads of these chains (account + name) with `FOR UPDATE`, in id order, so that
+   * concurrent transactions of this or another instance never deadlock and never fork a chain.
+   * Chains that do not exist are missing from the answer.
+   */
+  async lockHeads(chains: readonly { accountId: string; name: string }[], db: Db = this.pool): Promise<ChainRecord[]> {
+    const rows = (await db.query(
+      `SELECT ${COLUMNS}
+         FROM chains c JOIN unnest($1::varchar[], $2::varchar[]) AS w(account_id, name)
+           ON c.account_id = w.account_id AND c.name = w.name
+        ORDER BY c.id
+          FOR UPDATE OF c`,
+      [chains.map((c) => c.accountId), chains.map((c) => c.name)],
+    )) as ChainRow[];
+    return rows.map(toChainRecord);
+  }
+
+  /** Moves every head in one statement; the caller holds their locks. */
+  async moveHeads(heads: readonly ChainHeadMove[], db: Db = this.pool): Promise<void> {
+    await db.query(
+      `UPDATE chains SET last_position = h.position, last_hash = h.hash, last_timestamp = h.ts
+         FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
+        WHERE chains.id = h.id`,
+      [
+        heads.map((h) => h.id),
+        heads.map((h) => h.lastPosition),
+        heads.map((h) => h.lastHash),
+        heads.map((h) => h.lastTimestamp.toISOString()),
+      ],
+    );
   }
 }

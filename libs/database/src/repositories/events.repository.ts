@@ -9,6 +9,103 @@ import {
   verificationWindowEventsQuery,
   VerifiedEventRow,
 } from './verification-window.queries';
+import { EventSnapshot } from './event-snapshot';
+
+/** The one domain shape of a stored event (with its chain's name), whatever query read it. */
+export interface EventRecord {
+  id: string;
+  accountId: string;
+  chainId: string;
+  chainName: string;
+  position: number;
+  actor: string;
+  action: string;
+  resource: string | null;
+  context: Record<string, unknown> | null;
+  timestamp: Date;
+  previousHash: string;
+  hash: string;
+}
+
+/** The spec's event filters; bounds are exclusive unless `inclusive` (the export's period). */
+export interface EventFilters {
+  actor?: string;
+  action?: string;
+  resource?: string;
+  chainId?: string;
+  after?: Date;
+  before?: Date;
+  inclusive?: boolean;
+}
+
+/** A row's place in (timestamp, id) order: what a page cursor holds. */
+export interface EventKey {
+  time: string;
+  id: string;
+}
+
+interface Sql {
+  text: string;
+  params: unknown[];
+}
+
+/** int8 arrives as text: every query selects these columns and maps them with toRecord. */
+const RECORD_COLUMNS = `e.id, e.account_id, e.chain_id, c.name AS chain_name, e.position, e.actor, e.action, e.resource,
+       e.context, e."timestamp", e.previous_hash, e.hash`;
+
+interface EventRow {
+  id: string;
+  account_id: string;
+  chain_id: string;
+  chain_name: string;
+  position: string | number;
+  actor: string;
+  action: string;
+  resource: string | null;
+  context: Record<string, unknown> | null;
+  timestamp: Date;
+  previous_hash: string;
+  hash: string;
+}
+
+export function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    chainId: row.chain_id,
+    chainName: row.chain_name,
+    position: Number(row.position),
+    actor: row.actor,
+    action: row.action,
+    resource: row.resource,
+    context: row.context,
+    timestamp: row.timestamp,
+    previousHash: row.previous_hash,
+    hash: row.hash,
+  };
+}
+
+/**
+ * The account's events with the spec's filters, chain joined for its name. Every filter has an
+ * index ending in (timestamp, id), so pages are index range scans however large the table.
+ */
+function matching(accountId: string, filters: EventFilters, params: unknown[] = []): Sql {
+  const where = ['e.account_id = $1'];
+  params.push(accountId);
+  const add = (condition: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(condition(`$${params.length}`));
+  };
+  if (filters.actor !== undefined) add((p) => `e.actor = ${p}`, filters.actor);
+  if (filters.action !== undefined) add((p) => `e.action = ${p}`, filters.action);
+  if (filters.resource !== undefined) add((p) => `e.resource = ${p}`, filters.resource);
+  if (filters.chainId !== undefined) add((p) => `e.chain_id = ${p}`, filters.chainId);
+  if (filters.after !== undefined)
+    add((p) => `e."timestamp" ${filters.inclusive ? '>=' : '>'} ${p}::timestamptz`, filters.after.toISOString());
+  if (filters.before !== undefined)
+    add((p) => `e."timestamp" ${filters.inclusive ? '<=' : '<'} ${p}::timestamptz`, filters.before.toISOString());
+  return { text: `FROM events e JOIN chains c ON c.id = e.chain_id WHERE ${where.join(' AND ')}`, params };
+}
 
 /** Every query of the `events` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -65,5 +162,77 @@ export class EventsRepository {
   ): Promise<void> {
     const { text, values } = verificationWindowEventsQuery(window);
     ((await db.query(text, values)) as VerificationWindowEventRow[]).forEach(onRow);
+  }
+
+  /** Newest first by (timestamp, id), strictly after `cursor` in that order; at most `limit` rows. */
+  async list(
+    accountId: string,
+    filters: EventFilters,
+    limit: number,
+    cursor?: EventKey,
+    db: Db = this.pool,
+  ): Promise<EventRecord[]> {
+    const from = matching(accountId, filters);
+    if (cursor) {
+      from.params.push(cursor.time, cursor.id);
+      const n = from.params.length;
+      from.text += ` AND (e."timestamp", e.id) < ($${n - 1}::timestamptz, $${n})`;
+    }
+    from.params.push(limit);
+    const rows = (await db.query(
+      `SELECT ${RECORD_COLUMNS} ${from.text} ORDER BY e."timestamp" DESC, e.id DESC LIMIT $${from.params.length}`,
+      from.params,
+    )) as EventRow[];
+    return rows.map(toEventRecord);
+  }
+
+  /** One event of this account, or null (also for another account's event). */
+  async findOwned(accountId: string, id: string, db: Db = this.pool): Promise<EventRecord | null> {
+    const [row] = (await db.query(
+      `SELECT ${RECORD_COLUMNS} FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2`,
+      [id, accountId],
+    )) as EventRow[];
+    return row ? toEventRecord(row) : null;
+  }
+
+  /** All `events` in one statement (`INSERT … SELECT FROM unnest`): one round trip per batch. */
+  async insertMany(events: readonly EventRecord[], db: Db = this.pool): Promise<void> {
+    await db.query(
+      `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
+       SELECT id, account_id, chain_id, position, actor, action, resource, context::jsonb, ts, previous_hash, hash
+         FROM unnest($1::varchar[], $2::varchar[], $3::varchar[], $4::int8[], $5::text[], $6::text[], $7::text[],
+                     $8::text[], $9::timestamptz[], $10::text[], $11::text[])
+           AS e(id, account_id, chain_id, position, actor, action, resource, context, ts, previous_hash, hash)`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.accountId),
+        events.map((e) => e.chainId),
+        events.map((e) => e.position),
+        events.map((e) => e.actor),
+        events.map((e) => e.action),
+        events.map((e) => e.resource),
+        events.map((e) => (e.context === null ? null : JSON.stringify(e.context))),
+        events.map((e) => e.timestamp.toISOString()),
+        events.map((e) => e.previousHash),
+        events.map((e) => e.hash),
+      ],
+    );
+  }
+
+  /**
+   * A read-only snapshot of the events matching `filters` (inclusive bounds), oldest first by
+   * (timestamp, id) on the (account, timestamp, id) index: count them, then read them through a
+   * cursor, both in one REPEATABLE READ transaction on one connection of its own.
+   */
+  async openSnapshot(accountId: string, filters: EventFilters): Promise<EventSnapshot> {
+    const from = matching(accountId, { ...filters, inclusive: true });
+    return EventSnapshot.open(this.dataSource, {
+      count: (cap) => ({
+        text: `SELECT count(*)::int AS n FROM (SELECT 1 ${from.text} LIMIT ${cap}) AS m`,
+        params: from.params,
+      }),
+      rows: { text: `SELECT ${RECORD_COLUMNS} ${from.text} ORDER BY e."timestamp", e.id`, params: from.params },
+      toRecord: toEventRecord,
+    });
   }
 }

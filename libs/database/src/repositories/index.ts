@@ -11,6 +11,7 @@ export * from './accounts.repository';
 export * from './api-keys.repository';
 export * from './chains.repository';
 export * from './checkpoints.repository';
+export * from './event-snapshot';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './verification-window.queries';

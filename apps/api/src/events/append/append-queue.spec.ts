@@ -1,7 +1,7 @@
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, EventEntity } from '@app/database';
-import { AppendQueue } from './append-queue';
-import { AppendRequest } from './append-request';
+import { DatabaseEndpoint, EventRecord } from '@app/database';
+import { AppendQueue, appendRequestBytes } from './append-queue';
+import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
 /**
@@ -13,7 +13,7 @@ class RecordingLedger {
   private pending: { requests: AppendRequest[]; settle: (error?: unknown) => void }[] = [];
   failWith: ((requests: AppendRequest[]) => unknown) | null = null;
 
-  append(requests: AppendRequest[]): Promise<{ event: EventEntity; chainName: string }[]> {
+  append(requests: AppendRequest[]): Promise<Appended[]> {
     this.batches.push(requests);
     return new Promise((resolve, reject) => {
       this.pending.push({
@@ -21,12 +21,7 @@ class RecordingLedger {
         settle: (error) =>
           error
             ? reject(error)
-            : resolve(
-                requests.map((r) => ({
-                  event: Object.assign(new EventEntity(), { actor: r.actor }),
-                  chainName: r.chainName,
-                })),
-              ),
+            : resolve(requests.map((r) => ({ event: { actor: r.actor, chainName: r.chainName } as EventRecord }))),
       });
       const failure = this.failWith?.(requests);
       if (failure) this.pending.pop()!.settle(failure);
@@ -49,7 +44,7 @@ const request = (chainName: string, actor: string): AppendRequest => ({
   action: 'a',
   resource: null,
   context: null,
-  idempotencyKey: null,
+  idempotency: null,
 });
 
 function queueWith(overrides: Partial<AppConfig> = {}) {
@@ -133,16 +128,27 @@ describe('AppendQueue', () => {
     await Promise.all(accepted);
   });
 
-  it('retries a batch after a serialization failure or deadlock', async () => {
-    const { ledger, sut } = queueWith();
-    let failures = 2;
-    ledger.failWith = () => (failures-- > 0 ? Object.assign(new Error('deadlock detected'), { code: '40P01' }) : null);
-    const appended = sut.append(request('c', 'x'));
-    await tick();
+  it('answers 503 with Retry-After when APPEND_QUEUE_LIMIT_BYTES are already waiting, whatever the count', async () => {
+    const big = (actor: string): AppendRequest => ({ ...request('c', actor), context: { blob: 'é'.repeat(1000) } });
+    const weight = appendRequestBytes(big('1'));
+    expect(weight).toBeGreaterThan(2000); // 'é' is two bytes in UTF-8
+    const { ledger, sut } = queueWith({ appendQueueLimitBytes: 2 * weight + 100, appendConcurrency: 1 });
+    // The first goes straight into a transaction; two more fill the bytes while it runs.
+    const accepted = [sut.append(big('1')), sut.append(big('2')), sut.append(big('3'))];
+    const refused = sut.append(big('4'));
+    await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+    await expect(refused).rejects.toBeInstanceOf(AppError);
+    // A small event still fits in what is left; once the transactions commit, big ones fit again.
+    const small = sut.append(request('c', 'small'));
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    await Promise.all([...accepted, small]);
+    const later = sut.append(big('5'));
     await tick();
     ledger.commitAll();
-    await expect(appended).resolves.toMatchObject({ chainName: 'c' });
-    expect(ledger.batches).toHaveLength(3);
+    await expect(later).resolves.toMatchObject({ event: { actor: '5' } });
   });
 
   it('fails only the event the database refuses; its batch neighbours are written one by one', async () => {
@@ -179,6 +185,6 @@ describe('AppendQueue', () => {
     const later = sut.append(request('c', 'c'));
     await tick();
     ledger.commitAll();
-    await expect(later).resolves.toMatchObject({ chainName: 'c' });
+    await expect(later).resolves.toMatchObject({ event: { chainName: 'c' } });
   });
 });

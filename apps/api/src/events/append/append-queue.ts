@@ -1,20 +1,15 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, EventEntity } from '@app/database';
-import { AppendRequest } from './append-request';
+import { DatabaseEndpoint, isDataError, sqlState } from '@app/database';
+import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
-
-type Appended = { event: EventEntity; chainName: string };
 
 interface Waiting {
   request: AppendRequest;
+  bytes: number;
   resolve: (appended: Appended) => void;
   reject: (error: unknown) => void;
 }
-
-/** Serialization failures and deadlocks: the transaction wrote nothing and may simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
-const MAX_ATTEMPTS = 4;
 
 /**
  * Group commit. Up to APPEND_CONCURRENCY transactions are in flight at once, each carrying every
@@ -23,12 +18,16 @@ const MAX_ATTEMPTS = 4;
  * one insert and one commit for many events, quiet chains share transactions, and no two of our
  * transactions ever queue on the same chain lock. Per chain, events are written in arrival
  * order. A request settles only after its transaction committed (or failed), so a 2xx means
- * committed. The queue is bounded: when full, callers get 503 + Retry-After.
+ * committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in bytes
+ * (APPEND_QUEUE_LIMIT_BYTES, contract §8): when full, callers get 503 + Retry-After. The ledger's
+ * transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
+  /** appendRequestBytes of everything waiting. */
+  private waitingBytes = 0;
   /** Chains (account + name) that an in-flight transaction is writing. */
   private readonly busyChains = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -44,11 +43,16 @@ export class AppendQueue implements BeforeApplicationShutdown {
   }
 
   append(request: AppendRequest): Promise<Appended> {
-    if (this.waiting.length >= this.config.appendQueueLimit) {
+    const bytes = appendRequestBytes(request);
+    if (
+      this.waiting.length >= this.config.appendQueueLimit ||
+      this.waitingBytes + bytes > this.config.appendQueueLimitBytes
+    ) {
       return Promise.reject(AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1));
     }
     return new Promise<Appended>((resolve, reject) => {
-      this.waiting.push({ request, resolve, reject });
+      this.waiting.push({ request, bytes, resolve, reject });
+      this.waitingBytes += bytes;
       // After every pump, whatever still waits belongs to a busy chain or has no free slot; an
       // event of a busy chain can start nothing, so it skips the scan (a hot chain stays O(1)).
       if (!this.busyChains.has(chainOf(request))) this.pump();
@@ -83,49 +87,49 @@ export class AppendQueue implements BeforeApplicationShutdown {
       (free ? batch : rest).push(waiting);
     }
     this.waiting = rest;
+    for (const taken of batch) this.waitingBytes -= taken.bytes;
     return batch;
   }
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      const appended = await this.appendWithRetry(batch.map((w) => w.request));
-      batch.forEach((w, i) => w.resolve(appended[i]!));
+      const results = await this.ledger.append(batch.map((w) => w.request));
+      batch.forEach((w, i) => {
+        const result = results[i]!;
+        if (result instanceof AppError) w.reject(result);
+        else w.resolve(result);
+      });
     } catch (error) {
       if (batch.length > 1 && isDataError(error)) {
         // One event the database refused must not fail its neighbours: write them one by one.
         for (const single of batch) await this.write([single]);
         return;
       }
-      this.logger.warn(`A batch of ${batch.length} event(s) was not written: ${describe(error)}`);
+      this.logger.warn(`A batch of ${batch.length} event(s) was not written: ${errorSummary(error)}`);
       batch.forEach((w) => w.reject(error));
     }
   }
+}
 
-  private async appendWithRetry(requests: AppendRequest[]): Promise<Appended[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.ledger.append(requests);
-      } catch (error) {
-        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(error))) throw error;
-      }
-    }
-  }
+/**
+ * What a waiting event weighs: the UTF-8 bytes of its text fields and of its context as JSON.
+ * The objects themselves take a few times that in memory; the limit is set with that in mind.
+ */
+export function appendRequestBytes(request: AppendRequest): number {
+  const { chainName, actor, action, resource, context } = request;
+  return (
+    Buffer.byteLength(chainName) +
+    Buffer.byteLength(actor) +
+    Buffer.byteLength(action) +
+    (resource === null ? 0 : Buffer.byteLength(resource)) +
+    (context === null ? 0 : Buffer.byteLength(JSON.stringify(context)))
+  );
 }
 
 function chainOf(request: AppendRequest): string {
   return `${request.accountId}/${request.chainName}`;
 }
 
-function sqlState(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : '';
-}
-
-/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): about the rows, not the database. */
-function isDataError(error: unknown): boolean {
-  return /^2[23]/.test(sqlState(error));
-}
-
-function describe(error: unknown): string {
+function errorSummary(error: unknown): string {
   return error instanceof Error ? `${sqlState(error) || error.name}: ${error.message}` : String(error);
 }

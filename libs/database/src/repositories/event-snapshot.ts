@@ -1,9 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
+import type { EventRecord } from './events.repository';
 
-export interface Sql {
-  text: string;
-  params: unknown[];
+interface SnapshotSql {
+  count: (cap: number) => { text: string; params: unknown[] };
+  rows: { text: string; params: unknown[] };
+  /** A fetched row as the domain record. */
+  toRecord: (row: never) => EventRecord;
 }
 
 const CURSOR = 'export_rows';
@@ -13,13 +16,16 @@ const CURSOR = 'export_rows';
  * what the cursor then returns. Holds no other connection (the embedded pool has only one).
  * `close()` is idempotent and always returns the connection, ending the transaction first.
  */
-export class ExportSnapshot {
+export class EventSnapshot {
   private static readonly logger = new Logger('Export');
   private closing: Promise<void> | null = null;
 
-  private constructor(private readonly runner: QueryRunner) {}
+  private constructor(
+    private readonly runner: QueryRunner,
+    private readonly sql: SnapshotSql,
+  ) {}
 
-  static async open(dataSource: DataSource): Promise<ExportSnapshot> {
+  static async open(dataSource: DataSource, sql: SnapshotSql): Promise<EventSnapshot> {
     const runner = dataSource.createQueryRunner();
     try {
       await runner.connect();
@@ -28,24 +34,24 @@ export class ExportSnapshot {
       await runner.release();
       throw error;
     }
-    return new ExportSnapshot(runner);
+    return new EventSnapshot(runner, sql);
   }
 
-  /** Rows of `query`, counted up to `cap` (so a huge match costs no more than cap rows). */
-  async countUpTo(query: Sql, cap: number): Promise<number> {
-    const rows = (await this.runner.query(
-      `SELECT count(*)::int AS n FROM (${query.text} LIMIT ${cap}) AS matching`,
-      query.params,
-    )) as { n: number }[];
+  /** The matching events, counted up to `cap` (so a huge match costs no more than cap rows). */
+  async countUpTo(cap: number): Promise<number> {
+    const { text, params } = this.sql.count(cap);
+    const rows = (await this.runner.query(text, params)) as { n: number }[];
     return rows[0]?.n ?? 0;
   }
 
-  async declareCursor(query: Sql): Promise<void> {
-    await this.runner.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${query.text}`, query.params);
+  /** Opens the cursor over the matching events; then `fetch` reads them in order. */
+  async openCursor(): Promise<void> {
+    await this.runner.query(`DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${this.sql.rows.text}`, this.sql.rows.params);
   }
 
-  fetch<Row>(rows: number): Promise<Row[]> {
-    return this.runner.query(`FETCH FORWARD ${rows} FROM ${CURSOR}`) as Promise<Row[]>;
+  async fetch(rows: number): Promise<EventRecord[]> {
+    const fetched = (await this.runner.query(`FETCH FORWARD ${rows} FROM ${CURSOR}`)) as never[];
+    return fetched.map(this.sql.toRecord);
   }
 
   close(): Promise<void> {
@@ -59,7 +65,7 @@ export class ExportSnapshot {
       await this.runner.query('ROLLBACK');
       await this.runner.release();
     } catch (error) {
-      ExportSnapshot.logger.warn(
+      EventSnapshot.logger.warn(
         `Discarding an export connection: ${error instanceof Error ? error.message : String(error)}`,
       );
       // TypeORM's postgres runner hands an error to pg-pool, which then destroys the client.

@@ -1,0 +1,40 @@
+import { DataSource } from 'typeorm';
+import { Db, TransactionRunner } from './transaction-runner';
+
+/** The runner's own rule, with TypeORM's transaction replaced by one that fails as the test says. */
+function runnerFailing(errors: unknown[]) {
+  const attempts: string[] = [];
+  const dataSource = {
+    transaction: async (isolation: string, work: (tx: Db) => Promise<unknown>) => {
+      attempts.push(isolation);
+      const error = errors.shift();
+      if (error) throw error;
+      return work({} as Db);
+    },
+  } as unknown as DataSource;
+  return { attempts, sut: new TransactionRunner(dataSource) };
+}
+
+const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01' });
+const serialization = () => Object.assign(new Error('could not serialize access'), { code: '40001' });
+
+describe('TransactionRunner', () => {
+  it('runs the work again after a serialization failure or deadlock (how an append batch is retried)', async () => {
+    const { attempts, sut } = runnerFailing([deadlock(), serialization()]);
+    await expect(sut.run(async () => 'written')).resolves.toBe('written');
+    expect(attempts).toEqual(['READ COMMITTED', 'READ COMMITTED', 'READ COMMITTED']);
+  });
+
+  it('does not retry other errors', async () => {
+    const refusal = Object.assign(new Error('invalid input syntax'), { code: '22P02' });
+    const { attempts, sut } = runnerFailing([refusal]);
+    await expect(sut.run(async () => 'written', 'SERIALIZABLE')).rejects.toBe(refusal);
+    expect(attempts).toEqual(['SERIALIZABLE']);
+  });
+
+  it('gives up after a bounded number of attempts', async () => {
+    const { attempts, sut } = runnerFailing(Array.from({ length: 10 }, deadlock));
+    await expect(sut.run(async () => 'written')).rejects.toMatchObject({ code: '40P01' });
+    expect(attempts).toHaveLength(5);
+  });
+});
