@@ -26,6 +26,8 @@ export class AppConfig {
   /** Idempotency-Key records are deleted this long after their claim (contract §7: at least 24 h). */
   idempotencyRetentionHours = 24;
   signingKey: string | null = null;
+  /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
+  signingKeyFile: string | null = null;
   /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
   retiredVerifierKeys: string[] = [];
 }
@@ -80,6 +82,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
   config.signingKey = env.SIGNING_KEY || null;
+  if (env.SIGNING_KEY_FILE) {
+    if (/[\0\n\r]/.test(env.SIGNING_KEY_FILE) || env.SIGNING_KEY_FILE.endsWith('/'))
+      problems.push('SIGNING_KEY_FILE must be the path of a file');
+    else config.signingKeyFile = resolve(env.SIGNING_KEY_FILE);
+  }
   config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '').split(/[\s,]+/).filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
