@@ -175,4 +175,22 @@ describe('an existing DATA_DIR', () => {
     await sut.stop();
     expect(existsSync(socket)).toBe(false);
   });
+
+  it('too long for a socket path gets its socket in a fresh 0700 directory of its own, removed at stop', async () => {
+    const longDir = join(dataDir, 'd'.repeat(100));
+    const warn = jest.fn();
+
+    const sut = await EmbeddedPostgres.start(longDir, warn);
+    const socketDir = sut.socketDir;
+    try {
+      expect(socketDir.startsWith(join(tmpdir(), 'audit-trail-db-'))).toBe(true);
+      expect(statSync(socketDir).mode & 0o777).toBe(0o700);
+      expect(lstatSync(join(socketDir, '.s.PGSQL.5432')).isSocket()).toBe(true);
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/too long a path for a Unix socket/));
+      expect(openToOthers(longDir)).toEqual([]);
+    } finally {
+      await sut.stop();
+    }
+    expect(existsSync(socketDir)).toBe(false);
+  });
 });
