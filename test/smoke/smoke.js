@@ -10,7 +10,7 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { mkdtempSync, rmSync } = require('node:fs');
+const { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -146,6 +146,12 @@ async function smoke(label, settings, givenKey) {
     check(`whole-chain verification hashes ${where}`, log.includes(`hashes ${where}`), log.slice(-2000));
     const denied = await fetch(`${base}/v1/events`);
     check('no key → 401', denied.status === 401);
+    if (!settings.DATABASE_URL) {
+      const ports = listeningTcpPorts(child.pid);
+      check('the embedded database listens on no TCP port (only HTTP)', ports.join() === String(port), ports.join());
+      const open = openToOthers(dataDir);
+      check('nothing in DATA_DIR is open to other users', open.length === 0, open.slice(0, 5).join(', '));
+    }
   } catch (error) {
     check('smoke run', false, `${error instanceof Error ? error.message : error}\n${log.slice(-3000)}`);
   } finally {
@@ -154,6 +160,32 @@ async function smoke(label, settings, givenKey) {
     check('stops cleanly on SIGTERM', code === 0 || code === 'SIGTERM', String(code));
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Ports of the TCP sockets process `pid` listens on (Linux /proc). */
+function listeningTcpPorts(pid) {
+  const inodes = new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const link = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (link) inodes.add(link[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]
+    .flatMap((table) => readFileSync(table, 'utf8').trim().split('\n').slice(1))
+    .map((line) => line.trim().split(/\s+/))
+    .filter((cols) => cols[3] === '0A' && inodes.has(cols[9]))
+    .map((cols) => parseInt(cols[1].split(':')[1], 16));
+}
+
+/** Paths under root (root included) whose mode grants anything to group or others. */
+function openToOthers(root) {
+  const stat = lstatSync(root);
+  if (stat.isSymbolicLink()) return [];
+  const here = (stat.mode & 0o077) !== 0 ? [`${root} ${(stat.mode & 0o777).toString(8)}`] : [];
+  return stat.isDirectory() ? [...here, ...readdirSync(root).flatMap((name) => openToOthers(join(root, name)))] : here;
 }
 
 async function waitFor(probe, timeoutMs) {

@@ -24,8 +24,10 @@ export class DatabaseEndpoint implements OnApplicationShutdown {
     if (this.config.databaseUrl) {
       this.settings = { url: this.config.databaseUrl, poolSize: this.config.databasePoolSize };
     } else {
-      this.embedded = await EmbeddedPostgres.start(this.config.dataDir);
-      this.logger.log(`No DATABASE_URL: using the embedded PostgreSQL (PGlite) in ${this.config.dataDir}`);
+      this.embedded = await EmbeddedPostgres.start(this.config.dataDir, (message) => this.logger.warn(message));
+      this.logger.log(
+        `No DATABASE_URL: using the embedded PostgreSQL (PGlite) in ${this.config.dataDir}, on the Unix socket in ${this.embedded.socketDir} (no TCP port)`,
+      );
       this.settings = { url: this.embedded.url, poolSize: 1 };
     }
     return this.settings;

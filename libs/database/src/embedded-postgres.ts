@@ -1,10 +1,27 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { restrictToOwner } from './owner-only';
+
+/** `pg` finds a server's Unix socket as `<host directory>/.s.PGSQL.<port>`. */
+const SOCKET_PORT = 5432;
+const SOCKET_FILE = `.s.PGSQL.${SOCKET_PORT}`;
+/** Longest Unix socket path every platform takes (sun_path is 108 bytes on Linux, 104 on macOS). */
+const MAX_SOCKET_PATH_BYTES = 103;
+
+export type EmbeddedWarning = (message: string) => void;
 
 /**
- * PGlite (PostgreSQL compiled to WASM) on DATA_DIR, served on a loopback port so the ordinary
- * `pg` driver and TypeORM's postgres driver reach it: one dialect, one set of migrations.
+ * PGlite (PostgreSQL compiled to WASM) on DATA_DIR, served so the ordinary `pg` driver and
+ * TypeORM's postgres driver reach it: one dialect, one set of migrations.
+ *
+ * It is reachable by this service alone: PGlite has no authentication (whoever connects is
+ * superuser and could disable the append-only triggers), so it listens on no TCP port, only on a
+ * Unix socket in `DATA_DIR/socket`, a directory of mode 0700, and DATA_DIR and everything in it
+ * are readable and writable by the owner only (PostgreSQL's own rule for its data directory).
  *
  * PGlite is a single session. pglite-socket can multiplex several connections, but it keeps a
  * transaction exclusive only once PGlite reports one open, so messages of two connections'
@@ -15,20 +32,77 @@ export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
-    readonly url: string,
+    /** The directory of the socket: `pg`'s `host`. */
+    readonly socketDir: string,
+    /** A directory of our own under the system's temporary one, removed at stop (DATA_DIR too long). */
+    private readonly temporarySocketDir: boolean,
   ) {}
 
-  static async start(dataDir: string): Promise<EmbeddedPostgres> {
-    mkdirSync(dataDir, { recursive: true });
-    const db = await PGlite.create({ dataDir: `${dataDir}/pglite` });
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-    await server.start();
-    const { port } = server.getServerConn().match(/:(?<port>\d+)$/)?.groups ?? {};
-    return new EmbeddedPostgres(db, server, `postgres://postgres@127.0.0.1:${port}/postgres`);
+  /** What `pg` connects to: the socket directory as the host (`?host=` wins over the URL's host). */
+  get url(): string {
+    return `postgres://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(this.socketDir)}`;
+  }
+
+  /**
+   * Creates DATA_DIR (mode 0700) or tightens an existing one (with a warning naming what it
+   * changed), refuses a DATA_DIR whose database another running instance serves, then opens
+   * PGlite and listens on the socket.
+   */
+  static async start(dataDir: string, warn: EmbeddedWarning): Promise<EmbeddedPostgres> {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const loosened = restrictToOwner(dataDir);
+    if (loosened.length > 0)
+      warn(
+        `${dataDir} had ${loosened.length} entr${loosened.length === 1 ? 'y' : 'ies'} open to other users ` +
+          `(${loosened.slice(0, 3).join(', ')}${loosened.length > 3 ? ', …' : ''}): removed their group and other permissions`,
+      );
+    let socketDir = join(dataDir, 'socket');
+    let temporarySocketDir = false;
+    if (Buffer.byteLength(join(socketDir, SOCKET_FILE)) > MAX_SOCKET_PATH_BYTES) {
+      // The kernel would truncate the path (Node does not refuse it): use a fresh 0700 directory instead.
+      socketDir = mkdtempSync(join(tmpdir(), 'audit-trail-db-'));
+      temporarySocketDir = true;
+      warn(`${dataDir} is too long a path for a Unix socket: the embedded database listens in ${socketDir}`);
+    } else {
+      mkdirSync(socketDir, { mode: 0o700, recursive: true });
+      await removeStaleSocket(join(socketDir, SOCKET_FILE));
+    }
+    const db = await PGlite.create({ dataDir: join(dataDir, 'pglite') });
+    const server = new PGLiteSocketServer({ db, path: join(socketDir, SOCKET_FILE), maxConnections: 1 });
+    try {
+      await server.start();
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    // PGlite writes its initial files 0666 (and its relation cache 0644) whatever the umask; the
+    // files PostgreSQL creates later are 0600. So tighten once more, now that it has started.
+    restrictToOwner(dataDir);
+    if (temporarySocketDir) restrictToOwner(socketDir);
+    return new EmbeddedPostgres(db, server, socketDir, temporarySocketDir);
   }
 
   async stop(): Promise<void> {
     await this.server.stop();
     await this.db.close();
+    if (this.temporarySocketDir) rmSync(this.socketDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A socket file left by an instance that was killed is removed; one that still answers belongs to
+ * a running instance, and two PGlite on one data directory would corrupt it.
+ */
+async function removeStaleSocket(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  const answers = await new Promise<boolean>((resolve) => {
+    const probe = connect(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (answers) throw new Error(`Another running instance serves the embedded database at ${path}; stop it first`);
+  unlinkSync(path);
 }

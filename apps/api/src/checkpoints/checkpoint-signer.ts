@@ -15,7 +15,12 @@ export class CheckpointSigner {
   readonly verifiers: readonly NoteVerifier[];
 
   constructor(config: AppConfig) {
-    this.key = loadSigningKey(config.signingKey, config.dataDir, (message) => this.logger.warn(message));
+    this.key = loadSigningKey(
+      config.signingKey,
+      config.dataDir,
+      (message) => this.logger.warn(message),
+      config.signingKeyFile,
+    );
     const retired = parseRetiredVerifierKeys(config.retiredVerifierKeys);
     this.verifiers = [this.key.verifier, ...retired];
     this.logger.log(

@@ -1,7 +1,7 @@
-import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey } from '@app/hashing';
 import { loadSigningKey, parseRetiredVerifierKeys, parseSigningKey, SIGNING_KEY_FILE } from './signing-key';
 
@@ -72,6 +72,7 @@ describe('loadSigningKey', () => {
     const first = loadSigningKey(null, data, warn);
     const path = join(data, SIGNING_KEY_FILE);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(readFileSync(path, 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]![0]).toMatch(/SIGNING_KEY is not set: generated a checkpoint signing key/);
@@ -92,6 +93,65 @@ describe('loadSigningKey', () => {
     writeFileSync(join(dir, SIGNING_KEY_FILE), 'garbage', { mode: 0o600 });
     expect(() => loadSigningKey(null, dir, jest.fn())).toThrow(/checkpoint-signing-key: the key file must be base64/);
     expect(readFileSync(join(dir, SIGNING_KEY_FILE), 'utf8')).toBe('garbage');
+  });
+});
+
+describe('loadSigningKey with SIGNING_KEY_FILE', () => {
+  let dir: string;
+  let data: string;
+  let keyFile: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'signing-key-file-'));
+    data = join(dir, 'data');
+    keyFile = join(dir, 'secrets', 'checkpoint.pem');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const writeKey = (mode: number): string => {
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    mkdirSync(dirname(keyFile), { recursive: true });
+    writeFileSync(keyFile, pem, { mode });
+    return pem;
+  };
+
+  it('reads the key from that file and writes nothing into DATA_DIR', () => {
+    const warn = jest.fn();
+    const pem = writeKey(0o600);
+    const sut = loadSigningKey(null, data, warn, keyFile);
+    expect(sut.source).toBe(keyFile);
+    expect(sut.verifierKey).toBe(formatVerifierKey(CHECKPOINT_KEY_NAME, createPrivateKey(pem)));
+    expect(existsSync(data)).toBe(false);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('stops the start when the file does not exist, and generates none (a new key would change the identity auditors trust)', () => {
+    expect(() => loadSigningKey(null, data, jest.fn(), keyFile)).toThrow(
+      /SIGNING_KEY_FILE .*checkpoint\.pem does not exist/,
+    );
+    expect(existsSync(keyFile)).toBe(false);
+    expect(existsSync(join(data, SIGNING_KEY_FILE))).toBe(false);
+  });
+
+  it('warns when the file is readable by others, and refuses a corrupt one naming the file', () => {
+    const warn = jest.fn();
+    writeKey(0o644);
+    chmodSync(keyFile, 0o644);
+    loadSigningKey(null, data, warn, keyFile);
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/checkpoint\.pem is readable by other users/));
+    writeFileSync(keyFile, 'garbage');
+    expect(() => loadSigningKey(null, data, jest.fn(), keyFile)).toThrow(
+      /checkpoint\.pem: the key file must be base64/,
+    );
+  });
+
+  it('gives way to SIGNING_KEY, with a warning', () => {
+    const warn = jest.fn();
+    writeKey(0o600);
+    const seed = randomBytes(32).toString('base64');
+    const sut = loadSigningKey(seed, data, warn, keyFile);
+    expect(sut.source).toBe('SIGNING_KEY');
+    expect(sut.verifierKey).toBe(loadSigningKey(seed, data, jest.fn()).verifierKey);
+    expect(warn).toHaveBeenCalledWith('SIGNING_KEY is set: SIGNING_KEY_FILE is ignored.');
   });
 });
 

@@ -1,5 +1,5 @@
 import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CHECKPOINT_KEY_NAME,
@@ -52,25 +52,48 @@ export function parseSigningKey(text: string): KeyObject {
 export type KeyWarning = (message: string) => void;
 
 /**
- * From SIGNING_KEY when set; otherwise from <dataDir>/checkpoint-signing-key, generated there
- * once (mode 0600, created exclusively so that instances starting together agree on one key).
+ * From SIGNING_KEY when set; else from SIGNING_KEY_FILE (`keyFile`), which must exist: a path that
+ * names nothing is a mistake (a volume not mounted, a typo), and generating a key there would
+ * silently replace the identity auditors trust; otherwise from <dataDir>/checkpoint-signing-key,
+ * generated there once (mode 0600, created exclusively so that instances starting together agree
+ * on one key; DATA_DIR created 0700).
  */
-export function loadSigningKey(signingKey: string | null, dataDir: string, warn: KeyWarning): SigningKey {
-  if (signingKey) return describe(parseSigningKey(signingKey), 'SIGNING_KEY');
+export function loadSigningKey(
+  signingKey: string | null,
+  dataDir: string,
+  warn: KeyWarning,
+  keyFile: string | null = null,
+): SigningKey {
+  if (signingKey) {
+    if (keyFile) warn('SIGNING_KEY is set: SIGNING_KEY_FILE is ignored.');
+    return describe(parseSigningKey(signingKey), 'SIGNING_KEY');
+  }
+  if (keyFile) {
+    if (!existsSync(keyFile))
+      throw new Error(
+        `SIGNING_KEY_FILE ${keyFile} does not exist: create it (openssl genpkey -algorithm ed25519 -out ${keyFile}; chmod 600 ${keyFile}) or unset SIGNING_KEY_FILE`,
+      );
+    warnIfOpenToOthers(keyFile, warn);
+    return describe(parseSigningKeyFile(readFileSync(keyFile, 'utf8'), keyFile), keyFile);
+  }
   const path = join(dataDir, SIGNING_KEY_FILE);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   try {
     writeFileSync(path, pem, { mode: 0o600, flag: 'wx' });
     warn(
       `SIGNING_KEY is not set: generated a checkpoint signing key in ${path} (mode 0600). ` +
-        'Back it up and keep it away from the database and its backups; auditors trust its public key (GET /v1/checkpoint-key).',
+        'Back it up and keep it away from the database and its backups (SIGNING_KEY_FILE); auditors trust its public key (GET /v1/checkpoint-key).',
     );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if ((statSync(path).mode & 0o077) !== 0) warn(`${path} is readable by other users; it should be mode 0600.`);
+    warnIfOpenToOthers(path, warn);
   }
   return describe(parseSigningKeyFile(readFileSync(path, 'utf8'), path), path);
+}
+
+function warnIfOpenToOthers(path: string, warn: KeyWarning): void {
+  if ((statSync(path).mode & 0o077) !== 0) warn(`${path} is readable by other users; it should be mode 0600.`);
 }
 
 function parseSigningKeyFile(text: string, path: string): KeyObject {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { loadAppConfig } from './app-config';
 
 describe('loadAppConfig', () => {
@@ -20,6 +21,16 @@ describe('loadAppConfig', () => {
     ).toEqual(['audit-trail+aa+AQ==', 'audit-trail+bb+AQ==', 'audit-trail+cc+AQ==']);
   });
 
+  it('reads SIGNING_KEY_FILE as an absolute path, unset by default', () => {
+    expect(loadAppConfig({}).signingKeyFile).toBeNull();
+    expect(loadAppConfig({ SIGNING_KEY_FILE: '/etc/audit-trail/signing.pem' }).signingKeyFile).toBe(
+      '/etc/audit-trail/signing.pem',
+    );
+    expect(loadAppConfig({ SIGNING_KEY_FILE: 'secrets/signing.pem' }).signingKeyFile).toBe(
+      resolve('secrets/signing.pem'),
+    );
+  });
+
   it('parses API_KEYS with default and explicit scopes', () => {
     const sut = loadAppConfig({
       API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read',
@@ -39,6 +50,7 @@ describe('loadAppConfig', () => {
     [{ AUTH_FAILURES_PER_MINUTE: 'many' }, /AUTH_FAILURES_PER_MINUTE/],
     [{ VERIFY_PAGE_SIZE: '0' }, /VERIFY_PAGE_SIZE/],
     [{ IDEMPOTENCY_RETENTION_HOURS: '23' }, /IDEMPOTENCY_RETENTION_HOURS/],
+    [{ SIGNING_KEY_FILE: '/etc/audit-trail/' }, /SIGNING_KEY_FILE must be the path of a file/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
     [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],

@@ -32,6 +32,8 @@ export class AppConfig {
   /** A claim this old without a response belongs to a request that died: a retry may take it over. */
   idempotencyStaleClaimSeconds = 60;
   signingKey: string | null = null;
+  /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
+  signingKeyFile: string | null = null;
   /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
   retiredVerifierKeys: string[] = [];
 }
@@ -94,6 +96,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
   config.signingKey = env.SIGNING_KEY || null;
+  if (env.SIGNING_KEY_FILE) {
+    if (/[\0\n\r]/.test(env.SIGNING_KEY_FILE) || env.SIGNING_KEY_FILE.endsWith('/'))
+      problems.push('SIGNING_KEY_FILE must be the path of a file');
+    else config.signingKeyFile = resolve(env.SIGNING_KEY_FILE);
+  }
   config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '').split(/[\s,]+/).filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
