@@ -46,7 +46,7 @@ describe('schema drift (npm run migration:check)', () => {
    * new one right after the last closed is not always let in.
    */
   async function withEntities<T>(entities: Entities, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
-    const embedded = database.url ? null : await EmbeddedPostgres.start(database.dataDir);
+    const embedded = database.url ? null : await EmbeddedPostgres.start(database.dataDir, () => undefined);
     const url = database.url ?? embedded!.url;
     try {
       const dataSource = await new DataSource({ ...dataSourceOptions({ url, poolSize: 1 }), entities }).initialize();
