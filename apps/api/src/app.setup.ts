@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { json, NextFunction, Request, Response } from 'express';
-import { AppError } from '@app/common';
+import { NextFunction, raw, Request, Response } from 'express';
+import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
-
-export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
@@ -17,6 +15,7 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
+  express.use(noSniffNoStore);
   express.use(requireJsonBody);
   express.use(parseJsonBody);
   serveOpenApi(app);
@@ -33,6 +32,13 @@ function assignRequestId(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
+/** Contract §8: every answer, errors and unknown routes included, is never sniffed nor cached. */
+function noSniffNoStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
 /** A request that carries a body must say it is JSON (415 otherwise). */
 function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
@@ -43,11 +49,41 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
-const jsonParser = json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
+const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
-/** body-parser, with its failures turned into the contract's errors. */
-function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
-  jsonParser(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyError(error)));
+/**
+ * Reads the body (body-parser: limit, inflation) and parses it as I-JSON (contract §8): UTF-8 only,
+ * decoded without replacing anything, then `parseIJson` (duplicates, `__proto__`, depth).
+ */
+export function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    next(bodyError({ type: 'charset.unsupported' }));
+    return;
+  }
+  readBody(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error));
+    if (!Buffer.isBuffer(req.body)) return next();
+    try {
+      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
+    } catch (e) {
+      return next(e);
+    }
+    next();
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw AppError.validation(
+      [{ field: 'body', message: 'body is not valid UTF-8' }],
+      'The request body is not valid UTF-8.',
+    );
+  }
 }
 
 function bodyError(error: unknown): AppError {

@@ -1,8 +1,9 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { Public } from '@app/auth';
 import { AppError } from '@app/common';
+import { NoQueryDto } from '../common/no-query.dto';
 
 @ApiTags('health')
 @Controller('health')
@@ -12,13 +13,13 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
-  live() {
+  live(@Query() _query: NoQueryDto) {
     return { data: { status: 'ok' } };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
-  async ready() {
+  async ready(@Query() _query: NoQueryDto) {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
