@@ -251,3 +251,37 @@ describe('Every API response carries nosniff and no-store (contract §8, item 15
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('A cursor is valid only on the endpoint that issued it (contract §8, item 13)', () => {
+  let t: TestApp;
+  const get = (path: string) =>
+    t
+      .http()
+      .get(path)
+      .set(...bearer(KEYS.acme));
+  beforeAll(async () => {
+    t = await startTestApp();
+    for (const chain of ['c1', 'c2', 'c3']) {
+      await t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: 'a', action: 'b', chain })
+        .expect(201);
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a /v1/events cursor on /v1/chains, and the reverse, is 400 on cursor', async () => {
+    const events = (await get('/v1/events?limit=1').expect(200)).body.nextCursor as string;
+    const chains = (await get('/v1/chains?limit=1').expect(200)).body.nextCursor as string;
+    expect((await get(`/v1/events?cursor=${events}`).expect(200)).body.data).toHaveLength(2);
+    expect((await get(`/v1/chains?cursor=${chains}`).expect(200)).body.data).toHaveLength(2);
+    for (const path of [`/v1/chains?cursor=${events}`, `/v1/events?cursor=${chains}`]) {
+      const res = await get(path).expect(400);
+      expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'cursor' }] } });
+    }
+  });
+});

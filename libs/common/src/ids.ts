@@ -4,5 +4,3 @@
  */
 export const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
-/** Any of our ids (cursors carry event or chain ids). */
-export const ANY_ID = /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/;

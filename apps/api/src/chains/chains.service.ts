@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError, CHAIN_ID, decodeCursor, toPage } from '@app/common';
+import { AppError, CHAIN_ID, CHAINS_CURSOR } from '@app/common';
 import { ChainEntity } from '@app/database';
 import { toChainView } from './chain.mapper';
 import { ChainView } from './dto/chain.view';
@@ -16,7 +16,7 @@ export class ChainsService {
     const qb = this.chains.createQueryBuilder('c').where('c.account_id = :accountId', { accountId });
     if (query.name !== undefined) qb.andWhere('c.name = :name', { name: query.name });
     if (query.cursor) {
-      const key = decodeCursor(query.cursor);
+      const key = CHAINS_CURSOR.decode(query.cursor);
       qb.andWhere('(c.created_at, c.id) > (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
     }
     const rows = await qb
@@ -24,7 +24,7 @@ export class ChainsService {
       .addOrderBy('c.id', 'ASC')
       .limit(query.limit + 1)
       .getMany();
-    const page = toPage(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
+    const page = CHAINS_CURSOR.page(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
     return { data: page.items.map(toChainView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

@@ -1,5 +1,5 @@
 import { Repository, SelectQueryBuilder } from 'typeorm';
-import { decodeCursor } from '@app/common';
+import { EVENTS_CURSOR } from '@app/common';
 import { EventEntity } from '@app/database';
 import { EventFiltersDto } from './dto/event-filters.dto';
 
@@ -34,7 +34,7 @@ export function eventsQuery(
 
 /** Rows strictly after the cursor's row in (timestamp, id) descending order. */
 export function keysetBefore(qb: SelectQueryBuilder<EventEntity>, cursor: string): void {
-  const key = decodeCursor(cursor);
+  const key = EVENTS_CURSOR.decode(cursor);
   qb.andWhere('(e.timestamp, e.id) < (:cursorTime, :cursorId)', { cursorTime: key.time, cursorId: key.id });
 }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError, EVENT_ID, toPage } from '@app/common';
+import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventEntity } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
@@ -57,7 +57,7 @@ export class EventsService {
       .limit(query.limit + 1);
     if (query.cursor) keysetBefore(qb, query.cursor);
     const rows = await qb.getRawMany<EventRecord>();
-    const page = toPage(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
+    const page = EVENTS_CURSOR.page(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
     return { data: page.items.map(toEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
