@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { NextFunction, raw, Request, Response } from 'express';
-import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
+import { Application, NextFunction, raw, Request, Response } from 'express';
+import { AppError, EVENT_ID, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
@@ -15,10 +15,21 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
+  (express.getHttpAdapter().getInstance() as Application).param('id', eventIdsOnly);
   express.use(noSniffNoStore);
   express.use(requireJsonBody);
   express.use(parseJsonBody);
   serveOpenApi(app);
+}
+
+/**
+ * Express 5 (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id`
+ * matches an event id only, anything else goes on to the next route. So the literal
+ * GET /v1/events/export is never taken for GET /v1/events/:id, whatever order the modules are
+ * imported in, and a malformed id is the same 404 as an unknown route.
+ */
+function eventIdsOnly(_req: Request, _res: Response, next: NextFunction, id: unknown): void {
+  next(typeof id === 'string' && EVENT_ID.test(id) ? undefined : 'route');
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

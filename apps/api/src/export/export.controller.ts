@@ -14,7 +14,7 @@ import { ApiErrors } from '../openapi/openapi-responses';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
 
-/** Registered before EventsModule, so this literal path wins over /v1/events/:id. */
+/** Not taken for GET /v1/events/:id, whatever the module order: `:id` matches event ids only (app.setup.ts). */
 @ApiTags('export')
 @ApiBearerAuth()
 @Controller('v1/events/export')
