@@ -159,16 +159,22 @@ describe('Input hardening (contract §8)', () => {
     });
 
     it.each([
-      '/v1/events/%E0%A4%A',
-      '/v1/chain/%E0%A4%A/status',
-      '/v1/events/%E0%A4%A/verify',
-      '/v1/chain/%/checkpoint',
-    ])('a malformed path parameter in %s is a 400 that says so in details.fields', async (path) => {
+      ['/v1/events/%E0%A4%A', 'id'],
+      ['/v1/events/%E0%A4%A/verify', 'id'],
+      ['/v1/chain/%E0%A4%A/status', 'chainId'],
+      ['/v1/chain/%/checkpoint', 'chainId'],
+      ['/v1/chain/%ZZ/verify?limit=1', 'chainId'],
+    ])('a malformed path parameter in %s is a 400 naming %s', async (path, field) => {
       const res = await get(path).expect(400);
       expect(res.body.error).toMatchObject({
         code: 'VALIDATION_ERROR',
-        details: { fields: [{ field: 'path', message: expect.stringContaining('path parameter') }] },
+        details: { fields: [{ field, message: `${field} is not valid percent-encoded UTF-8` }] },
       });
+    });
+
+    it('a malformed segment that is no parameter is still an unknown route', async () => {
+      const res = await get('/v1/ev%ZZents').expect(404);
+      expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: 'No route for GET /v1/ev%ZZents.' });
     });
 
     it.each(['/health/live', '/health/ready'])('%s refuses unknown query parameters', async (path) => {

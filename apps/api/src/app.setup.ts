@@ -15,21 +15,61 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
-  (express.getHttpAdapter().getInstance() as Application).param('id', eventIdsOnly);
+  express.use(placeUndecodableSegments);
+  constrainPathParams(express.getHttpAdapter().getInstance() as Application);
   express.use(noSniffNoStore);
   express.use(requireJsonBody);
   express.use(parseJsonBody);
   serveOpenApi(app);
 }
 
+/** Every path parameter name the routes use (a malformed one is refused by name). */
+const PATH_PARAMS = ['id', 'chainId'];
+const UNDECODABLE = Symbol('undecodable path segment');
+type RoutedRequest = Request & { [UNDECODABLE]?: string };
+
 /**
- * Express 5 (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id`
- * matches an event id only, anything else goes on to the next route. So the literal
- * GET /v1/events/export is never taken for GET /v1/events/:id, whatever order the modules are
- * imported in, and a malformed id is the same 404 as an unknown route.
+ * Express fails on a path segment it cannot percent-decode before it knows which parameter the
+ * segment is, so its 400 could not name it. Such a segment is routed as a one-off placeholder
+ * instead, and refused by constrainPathParams with the parameter's name.
  */
-function eventIdsOnly(_req: Request, _res: Response, next: NextFunction, id: unknown): void {
-  next(typeof id === 'string' && EVENT_ID.test(id) ? undefined : 'route');
+function placeUndecodableSegments(req: RoutedRequest, _res: Response, next: NextFunction): void {
+  const queryAt = req.url.indexOf('?');
+  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+  if (!path.includes('%')) return next();
+  const placeholder = `undecodable-${randomUUID()}`;
+  const segments = path.split('/').map((segment) => (isDecodable(segment) ? segment : placeholder));
+  if (segments.includes(placeholder)) {
+    req[UNDECODABLE] = placeholder;
+    req.url = segments.join('/') + (queryAt === -1 ? '' : req.url.slice(queryAt));
+  }
+  next();
+}
+
+function isDecodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A path parameter that is not percent-encoded UTF-8 is a 400 naming it. And Express 5
+ * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
+ * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
+ * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
+ * id is the same 404 as an unknown route.
+ */
+function constrainPathParams(app: Application): void {
+  app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
+    if (value !== req[UNDECODABLE]) return next();
+    next(AppError.validation([{ field: name, message: `${name} is not valid percent-encoded UTF-8` }]));
+  });
+  app.param('id', (_req: Request, _res: Response, next: NextFunction, id: unknown) =>
+    next(typeof id === 'string' && EVENT_ID.test(id) ? undefined : 'route'),
+  );
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
