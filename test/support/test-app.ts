@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -47,10 +47,11 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** The real AppModule, configured exactly as main.ts does, on the given (or a fresh) database. */
+/** The real AppModule (or a module built from its parts), configured exactly as main.ts does, on the given (or a fresh) database. */
 export async function startTestApp(
   overrides: Partial<AppConfig> = {},
   database?: { url: string | null; dataDir: string },
+  rootModule: Type = AppModule,
 ): Promise<TestApp> {
   const db = database ?? (await freshDatabase());
   const config = Object.assign(loadAppConfig({ API_KEYS, RATE_LIMIT_PER_SECOND: '0' }), {
@@ -58,7 +59,7 @@ export async function startTestApp(
     dataDir: db.dataDir,
     ...overrides,
   });
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [rootModule] })
     .overrideProvider(AppConfig)
     .useValue(config)
     .compile();

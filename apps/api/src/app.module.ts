@@ -10,7 +10,6 @@ import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { VerificationModule } from './verification/verification.module';
 
-/** ExportModule's literal /v1/events/export is registered before EventsModule's /v1/events/:id. */
 @Module({
   imports: [
     AppConfigModule,

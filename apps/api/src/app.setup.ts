@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { json, NextFunction, Request, Response } from 'express';
+import { Application, NextFunction, raw, Request, Response } from 'express';
 import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
-import { AppError, REQUEST_ID } from '@app/common';
+import { AppError, EVENT_ID, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson, REQUEST_ID } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
-
-export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
@@ -20,10 +18,62 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
+  express.use(noSniffNoStore);
+  express.use(placeUndecodableSegments);
+  constrainPathParams(express.getHttpAdapter().getInstance() as Application);
   express.use(authenticateRequests(app.get(KeyAuthenticator)));
   express.use(forAuthenticated(requireJsonBody));
   express.use(forAuthenticated(parseJsonBody)); // the JSON body parser
   serveOpenApi(app);
+}
+
+/** Every path parameter name the routes use (a malformed one is refused by name). */
+const PATH_PARAMS = ['id', 'chainId'];
+const UNDECODABLE = Symbol('undecodable path segment');
+type RoutedRequest = Request & { [UNDECODABLE]?: string };
+
+/**
+ * Express fails on a path segment it cannot percent-decode before it knows which parameter the
+ * segment is, so its 400 could not name it. Such a segment is routed as a one-off placeholder
+ * instead, and refused by constrainPathParams with the parameter's name.
+ */
+function placeUndecodableSegments(req: RoutedRequest, _res: Response, next: NextFunction): void {
+  const queryAt = req.url.indexOf('?');
+  const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+  if (!path.includes('%')) return next();
+  const placeholder = `undecodable-${randomUUID()}`;
+  const segments = path.split('/').map((segment) => (isDecodable(segment) ? segment : placeholder));
+  if (segments.includes(placeholder)) {
+    req[UNDECODABLE] = placeholder;
+    req.url = segments.join('/') + (queryAt === -1 ? '' : req.url.slice(queryAt));
+  }
+  next();
+}
+
+function isDecodable(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A path parameter that is not percent-encoded UTF-8 is a 400 naming it. And Express 5
+ * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
+ * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
+ * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
+ * id is the same 404 as an unknown route.
+ */
+function constrainPathParams(app: Application): void {
+  app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
+    if (value !== req[UNDECODABLE]) return next();
+    next(AppError.validation([{ field: name, message: `${name} is not valid percent-encoded UTF-8` }]));
+  });
+  app.param('id', (_req: Request, _res: Response, next: NextFunction, id: unknown) =>
+    next(typeof id === 'string' && EVENT_ID.test(id) ? undefined : 'route'),
+  );
 }
 
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
@@ -32,6 +82,13 @@ function assignRequestId(req: Request, res: Response, next: NextFunction): void 
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
+  next();
+}
+
+/** Contract §8: every answer, errors and unknown routes included, is never sniffed nor cached. */
+function noSniffNoStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
   next();
 }
 
@@ -45,11 +102,41 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
-const jsonParser = json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
+const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
-/** body-parser, with its failures turned into the contract's errors. */
-function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
-  jsonParser(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyError(error)));
+/**
+ * Reads the body (body-parser: limit, inflation) and parses it as I-JSON (contract §8): UTF-8 only,
+ * decoded without replacing anything, then `parseIJson` (duplicates, `__proto__`, depth).
+ */
+export function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    next(bodyError({ type: 'charset.unsupported' }));
+    return;
+  }
+  readBody(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error));
+    if (!Buffer.isBuffer(req.body)) return next();
+    try {
+      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
+    } catch (e) {
+      return next(e);
+    }
+    next();
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw AppError.validation(
+      [{ field: 'body', message: 'body is not valid UTF-8' }],
+      'The request body is not valid UTF-8.',
+    );
+  }
 }
 
 function bodyError(error: unknown): AppError {

@@ -3,3 +3,5 @@ export * from './errors';
 export * from './ids';
 export * from './pagination';
 export * from './validation';
+export * from './json';
+export * from './limits';

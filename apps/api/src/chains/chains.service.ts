@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, CHAIN_ID, decodeCursor, toPage } from '@app/common';
+import { AppError, CHAIN_ID, CHAINS_CURSOR } from '@app/common';
 import { ChainsRepository } from '@app/database';
 import { toChainView } from './chain.mapper';
 import { ChainView } from './dto/chain.view';
@@ -15,9 +15,9 @@ export class ChainsService {
       accountId,
       { name: query.name },
       query.limit + 1,
-      query.cursor ? decodeCursor(query.cursor) : undefined,
+      query.cursor ? CHAINS_CURSOR.decode(query.cursor) : undefined,
     );
-    const page = toPage(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
+    const page = CHAINS_CURSOR.page(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
     return { data: page.items.map(toChainView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

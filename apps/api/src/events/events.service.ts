@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, decodeCursor, EVENT_ID, toPage } from '@app/common';
+import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventsRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { AppendRequest } from './append/append-request';
@@ -67,9 +67,9 @@ export class EventsService {
         before: query.before === undefined ? undefined : new Date(query.before),
       },
       query.limit + 1,
-      query.cursor ? decodeCursor(query.cursor) : undefined,
+      query.cursor ? EVENTS_CURSOR.decode(query.cursor) : undefined,
     );
-    const page = toPage(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
+    const page = EVENTS_CURSOR.page(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
     return { data: page.items.map(toEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

@@ -6,7 +6,7 @@ import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
 
-/** Registered before EventsModule, so this literal path wins over /v1/events/:id. */
+/** Not taken for GET /v1/events/:id, whatever the module order: `:id` matches event ids only (app.setup.ts). */
 @ApiTags('export')
 @Controller('v1/events/export')
 export class ExportController {

@@ -1,10 +1,11 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { AppError } from '@app/common';
 import { TransactionRunner } from '@app/database';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
 import { HealthView } from './dto/health.view';
+import { NoQueryDto } from '../common/no-query.dto';
 
 @ApiTags('health')
 @Controller('health')
@@ -15,7 +16,7 @@ export class HealthController {
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
   @ApiData(HealthView)
-  live() {
+  live(@Query() _query: NoQueryDto) {
     return { data: { status: 'ok' } };
   }
 
@@ -23,7 +24,7 @@ export class HealthController {
   @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
   @ApiData(HealthView)
   @ApiErrors(503)
-  async ready() {
+  async ready(@Query() _query: NoQueryDto) {
     try {
       await this.database.ping();
     } catch {

@@ -64,7 +64,8 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const status = exception.getStatus();
     switch (status) {
       case 404:
-        return new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}.`);
+        // originalUrl: the path as sent (app.setup.ts may route an undecodable segment as a placeholder).
+        return new AppError('NOT_FOUND', `No route for ${request.method} ${request.originalUrl.split('?')[0]}.`);
       case 413:
         return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
       default: {

@@ -1,29 +1,35 @@
 import { AppError } from '../errors';
-import { decodeCursor, encodeCursor, toPage } from './cursor';
+import { CHAINS_CURSOR, EVENTS_CURSOR } from './cursor';
 
-describe('cursor codec', () => {
+describe('cursor codecs', () => {
   const key = { time: '2026-11-22T07:24:53.449Z', id: 'evt_01KAR0000000000000000000AB' };
+  const chainKey = { time: key.time, id: 'chn_01KAR0000000000000000000AB' };
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
   it('round-trips a key through an opaque Base64url string', () => {
-    const sut = encodeCursor(key);
+    const sut = EVENTS_CURSOR.encode(key);
     expect(sut).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(sut).not.toContain(key.id);
-    expect(decodeCursor(sut)).toEqual(key);
+    expect(EVENTS_CURSOR.decode(sut)).toEqual(key);
+    expect(CHAINS_CURSOR.decode(CHAINS_CURSOR.encode(chainKey))).toEqual(chainKey);
   });
 
   it.each([
     ['not base64', '%%%'],
     ['base64 of garbage', Buffer.from('hello').toString('base64url')],
-    ['a JSON object', Buffer.from(JSON.stringify(key)).toString('base64url')],
-    ['a wrong time', Buffer.from(JSON.stringify(['yesterday', key.id])).toString('base64url')],
-    ['an impossible date', Buffer.from(JSON.stringify(['2026-13-40T00:00:00.000Z', key.id])).toString('base64url')],
-    ['a wrong id', Buffer.from(JSON.stringify([key.time, "x' OR 1=1"])).toString('base64url')],
-    ['three members', Buffer.from(JSON.stringify([key.time, key.id, 1])).toString('base64url')],
+    ['a JSON object', b64(key)],
+    ['a cursor of the chains endpoint', CHAINS_CURSOR.encode(chainKey)],
+    ['a chains cursor relabelled', b64(['events', chainKey.time, chainKey.id])],
+    ['an unlabelled cursor (the old form)', b64([key.time, key.id])],
+    ['a wrong time', b64(['events', 'yesterday', key.id])],
+    ['an impossible date', b64(['events', '2026-13-40T00:00:00.000Z', key.id])],
+    ['a wrong id', b64(['events', key.time, "x' OR 1=1"])],
+    ['four members', b64(['events', key.time, key.id, 1])],
     ['too long', 'A'.repeat(500)],
-  ])('rejects %s with a 400 VALIDATION_ERROR on field cursor', (_name, cursor) => {
+  ])('the events codec rejects %s with a 400 VALIDATION_ERROR on field cursor', (_name, cursor) => {
     let error: unknown;
     try {
-      decodeCursor(cursor);
+      EVENTS_CURSOR.decode(cursor);
     } catch (e) {
       error = e;
     }
@@ -34,14 +40,18 @@ describe('cursor codec', () => {
     });
   });
 
-  it('toPage keeps limit rows and points the cursor at the last one only when more exist', () => {
+  it('the chains codec rejects a cursor of the events endpoint', () => {
+    expect(() => CHAINS_CURSOR.decode(EVENTS_CURSOR.encode(key))).toThrow(AppError);
+  });
+
+  it('page keeps limit rows and points the cursor at the last one only when more exist', () => {
     const rows = [1, 2, 3].map((n) => ({
       time: `2026-11-22T07:24:5${n}.000Z`,
       id: `evt_01KAR000000000000000000${n}AB`,
     }));
-    const full = toPage(rows, 2, (r) => r);
+    const full = EVENTS_CURSOR.page(rows, 2, (r) => r);
     expect(full.items).toEqual(rows.slice(0, 2));
-    expect(decodeCursor(full.nextCursor!)).toEqual(rows[1]);
-    expect(toPage(rows, 3, (r) => r)).toEqual({ items: rows });
+    expect(EVENTS_CURSOR.decode(full.nextCursor!)).toEqual(rows[1]);
+    expect(EVENTS_CURSOR.page(rows, 3, (r) => r)).toEqual({ items: rows });
   });
 });

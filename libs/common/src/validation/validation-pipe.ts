@@ -1,15 +1,24 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, FieldError } from '../errors';
 
-/** Flattens class-validator's tree into `details.fields` entries with dotted paths. */
+/** class-validator rules that say a value has the wrong type: when one fails, the others say nothing more. */
+const TYPE_RULES = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isDateString']);
+
+/**
+ * Flattens class-validator's tree into `details.fields` entries with dotted paths: one entry per
+ * distinct message, and only the type error for a value of the wrong type (`{"actor":5}` is
+ * "actor must be a string", not also "shorter than 256 characters").
+ */
 export function toFieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({
-      field,
+    const rules = Object.entries(error.constraints ?? {});
+    const typeError = rules.find(([rule]) => TYPE_RULES.has(rule));
+    const messages = (typeError ? [typeError] : rules).map(([rule, message]) =>
       // forbidNonWhitelisted says "property x should not exist": say it in the contract's words.
-      message: rule === 'whitelistValidation' ? `unknown field '${field}'` : message,
-    }));
+      rule === 'whitelistValidation' ? `unknown field '${field}'` : message,
+    );
+    const own = [...new Set(messages)].map((message) => ({ field, message }));
     return [...own, ...toFieldErrors(error.children ?? [], field)];
   });
 }
@@ -17,30 +26,40 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 /**
  * whitelist + forbidNonWhitelisted: every field or query parameter a DTO does not declare is a
  * 400. A body must be one JSON object (not an array or a scalar) before any DTO sees it.
+ *
+ * A body is validated as sent, never rebuilt: class-transformer walks every nested object and
+ * takes an own `constructor` member for the object's class (a 500 for `{"constructor":1}`), skips
+ * members named like methods (`toString`), and Nest deletes `constructor` and `prototype` at any
+ * depth, so an event would be stored and hashed without them (contract §8: names are kept as
+ * sent). JSON values already have their types, so a body needs no conversion: its DTO gets the
+ * parsed members as they are (parseIJson has refused `__proto__`). Query strings still go through
+ * class-transformer (`limit=20` becomes a number).
  */
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw AppError.validation([{ field: 'body', message: 'body must be a JSON object' }]);
     }
-    const protoKey = metadata.type === 'body' ? protoKeyPath(value) : null;
-    if (protoKey) {
-      // Nest's pipe would silently delete it (prototype-pollution guard): refuse instead of altering.
-      throw AppError.validation([{ field: protoKey, message: "keys named '__proto__' are not accepted" }]);
-    }
-    return super.transform(value, metadata);
+    const { metatype } = metadata;
+    if (!metatype || !this.toValidate(metadata)) return value;
+    // An own `constructor` would hide the DTO's class from class-validator: it is unknown like any other.
+    const { constructor: ctor, ...members } = value as Record<string, unknown>;
+    const dto = Object.assign(Object.create(metatype.prototype as object) as object, members);
+    const errors = await this.validate(dto, this.validatorOptions);
+    if (Object.hasOwn(value, 'constructor')) errors.unshift(unknownMember('constructor', ctor));
+    if (errors.length > 0) throw this.exceptionFactory(errors);
+    return dto;
   }
 }
 
-function protoKeyPath(value: unknown, path = ''): string | null {
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    if (key === '__proto__') return childPath;
-    const found = protoKeyPath(child, childPath);
-    if (found) return found;
-  }
-  return null;
+function unknownMember(property: string, value: unknown): ValidationError {
+  return {
+    property,
+    value,
+    constraints: { whitelistValidation: `property ${property} should not exist` },
+    children: [],
+  };
 }
 
 /** Registered with APP_PIPE, so e2e tests run exactly the production pipeline. */

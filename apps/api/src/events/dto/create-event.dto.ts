@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { MAX_CONTEXT_BYTES, MAX_CONTEXT_DEPTH } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsStorable } from './storable.validator';
 
 export const DEFAULT_CHAIN = 'default';
-export const MAX_CONTEXT_BYTES = 32 * 1024;
-export const MAX_CONTEXT_DEPTH = 32;
 
 /** Body of POST /v1/events: exactly the spec's fields (contract §4); any other member is a 400. */
 @ApiSchemaKeywords({ additionalProperties: false })
@@ -40,7 +38,7 @@ export class CreateEventDto {
   @IsStorable()
   resource?: string | null;
 
-  /** Kept exactly as parsed: class-transformer must not rebuild it (it would drop "__proto__"). */
+  /** Kept exactly as parsed (bodies are never rebuilt: see the validation pipe). */
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
@@ -48,7 +46,6 @@ export class CreateEventDto {
     description: `Any JSON object, stored and hashed exactly as sent: at most ${MAX_CONTEXT_BYTES / 1024} KiB and ${MAX_CONTEXT_DEPTH} levels deep`,
   })
   @IsOptional()
-  @Transform(({ obj }: { obj: Record<string, unknown> }) => obj.context, { toClassOnly: true })
   @IsObject({ message: 'context must be a JSON object' })
   @IsStorable({ maxDepth: MAX_CONTEXT_DEPTH, maxBytes: MAX_CONTEXT_BYTES })
   context?: Record<string, unknown> | null;

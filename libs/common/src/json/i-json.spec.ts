@@ -1,0 +1,51 @@
+import { AppError } from '../errors';
+import { parseIJson } from './i-json';
+
+const fieldsOf = (text: string, maxDepth = 64): unknown => {
+  try {
+    parseIJson(text, maxDepth);
+  } catch (e) {
+    expect(e).toBeInstanceOf(AppError);
+    return (e as AppError).details.fields;
+  }
+  throw new Error('accepted');
+};
+
+describe('parseIJson', () => {
+  it('returns what JSON.parse returns, member names as sent', () => {
+    const text = '{"constructor":{"prototype":1},"a":[{"toString":null},{"toString":2}],"s":"\\u00e9"}';
+    expect(parseIJson(text, 64)).toEqual(JSON.parse(text));
+  });
+
+  it.each([
+    ['{"a":1,"a":2}', 'a'],
+    ['{"a":{"b":[{"c":1},{"c":1,"c":2}]}}', 'a.b[1].c'],
+    ['{"k":1,"\\u006b":2}', 'k'],
+    ['[{"x":[1,2,{"y":0,"y":0}]}]', '[0].x[2].y'],
+  ])('refuses duplicate names in %s at %s', (text, field) => {
+    expect(fieldsOf(text)).toEqual([{ field, message: expect.stringContaining('duplicate member name') }]);
+  });
+
+  it('refuses __proto__ by its path', () => {
+    expect(fieldsOf('{"a":[{"__proto__":1}]}')).toEqual([
+      { field: 'a[0].__proto__', message: "keys named '__proto__' are not accepted" },
+    ]);
+  });
+
+  it('counts depth in levels: maxDepth accepted, one more refused, 100,000 refused without recursing', () => {
+    expect(parseIJson('[[[]]]', 3)).toEqual([[[]]]);
+    expect(fieldsOf('[[[[]]]]', 3)).toEqual([{ field: 'body', message: 'body is nested deeper than 3 levels' }]);
+    expect(fieldsOf(`${'{"d":'.repeat(100000)}1${'}'.repeat(100000)}`)).toEqual([
+      { field: 'body', message: 'body is nested deeper than 64 levels' },
+    ]);
+  });
+
+  it.each(['{"a":', '{"a":1,}', '{a:1}', '// x\n{}', "{'a':1}", ''])('refuses invalid JSON %p', (text) => {
+    expect(fieldsOf(text)).toEqual([{ field: 'body', message: 'body is not valid JSON' }]);
+  });
+
+  it('accepts scalars (the pipe says a body must be an object)', () => {
+    expect(parseIJson(' 42 ', 64)).toBe(42);
+    expect(parseIJson('null', 64)).toBeNull();
+  });
+});
