@@ -257,7 +257,7 @@ export function rootFromInclusionProof(
   if (!isSize(index) || !isSize(size) || index >= size || !isHash(leaf) || !proof.every(isHash)) return null;
   let fn = index;
   let sn = size - 1;
-  let r = Buffer.from(leaf);
+  let r: Buffer = Buffer.from(leaf);
   for (const p of proof) {
     if (sn === 0) return null;
     if (isLsbSet(fn) || fn === sn) {
@@ -311,8 +311,8 @@ export function verifyConsistency(
     fn = half(fn);
     sn = half(sn);
   }
-  let fr = Buffer.from(path[0]!);
-  let sr = Buffer.from(path[0]!);
+  let fr: Buffer = Buffer.from(path[0]!);
+  let sr: Buffer = Buffer.from(path[0]!);
   for (const c of path.slice(1)) {
     if (sn === 0) return false;
     if (isLsbSet(fn) || fn === sn) {
