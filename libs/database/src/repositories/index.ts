@@ -6,6 +6,7 @@ import { ChainsRepository } from './chains.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { EventsRepository } from './events.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { MerkleNodesRepository } from './merkle-nodes.repository';
 
 export * from './accounts.repository';
 export * from './api-keys.repository';
@@ -13,6 +14,7 @@ export * from './chains.repository';
 export * from './checkpoints.repository';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
+export * from './merkle-nodes.repository';
 
 /**
  * One repository per table (Immich's `*.repository.ts`): each owns every query of its table,
@@ -27,4 +29,5 @@ export const REPOSITORIES: Provider[] = [
   CheckpointsRepository,
   EventsRepository,
   IdempotencyKeysRepository,
+  MerkleNodesRepository,
 ];
