@@ -581,6 +581,110 @@ describe('proof plans: the stored nodes a proof needs', () => {
   });
 });
 
+/*
+ * Go's checksum-database implementation (golang.org/x/mod/sumdb/tlog v0.7.0), an RFC 6962 tree
+ * independent of ours, over the records of its own TestTree ("leaf 0" … "leaf 99"): TreeHash,
+ * ProveRecord(t, n) and ProveTree(t, n) as it printed them.
+ */
+describe("Go's sumdb/tlog on its TestTree records", () => {
+  const leaves = Array.from({ length: 100 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+  const stored = storedTree(leaves);
+  const TREE_HASH: [number, string][] = [
+    [1, '1bb97dcc21635d47e2663efdfd0a174686d98dd701352dd2cd06e8b43fd3d305'],
+    [2, 'fc5f6b88ff8554f75bb2f9e6f39c31b1936d44b69276edf7b1205a955b9761e3'],
+    [3, 'd4f92c8fbb89720eb3b55677c7d7efaddfeb10d11a1a84a0ba8f1a23337faa95'],
+    [37, 'fc7b735d548ead0e7fbe91c9b7f6570e0d75e1b692dab8bba0677b1dfe9c34bd'],
+    [64, 'f261e23692d978fdac3fd949db5495940a437ae671b9a6dde9aa6118d003652f'],
+    [100, '13f88915c560dc911a1da0fb209d84a20971051f294ebeb428fb3fc293af2743'],
+  ];
+  const PROVE_RECORD: [size: number, index: number, proof: string[]][] = [
+    [
+      100,
+      42,
+      [
+        '32d64849aff7d00c1c08cfc35f72fdd37ae41ad04c50d3d0a222ce9d52f780c9',
+        '1d095f160a033f08d9e88a1881158adbe3804e06035a89339b4f0ae03d6dade5',
+        '054a7850436f0d0590ade3ab2f45f5f87d858c4ba3514da6b8fa1c08ab0f22e1',
+        'df70a81a4366cbfdc3e47d887923dce9b019bc477d65604bd9edde0bc397c132',
+        '9c494a6f5b1ef22d42f0509f45936b8a5c05e8ea06bef8b42324f15fd52c97d6',
+        '9a5b5a2a29571cad3d81555f34bf3256fda56279691cdec34f57c8f484acb3fa',
+        '5b0f079a0616e900406d4765bc00c474b42d19cdcfb3f42cebbf102a7c2407fc',
+      ],
+    ],
+    [
+      37,
+      36,
+      [
+        '5be77b8ca4dbee84c59ad0bccb17d56c733750d0a6d1b780de3d8e969dd03162',
+        '9a5b5a2a29571cad3d81555f34bf3256fda56279691cdec34f57c8f484acb3fa',
+      ],
+    ],
+    [
+      64,
+      0,
+      [
+        'cb5a3ce862c3e321f3f7df6d2690549e936a8e377135aae9f3d69f691f547d5b',
+        '4f7494071ca382a5c5067cc41077a999fd7722e06a26aa9de771be933dc1021d',
+        'c3e6b3b91f3a13b9a4270b2cd911623abb3a7a855af5e6e4b71c84f990cdc469',
+        'a800a9786c988ce79d32396a32d94a7eabce331b32aa4db237159bbf94c532fe',
+        '86772b5aa3dad91a776125e544e79daf3a54bb0d7875133165fc9ab6fc4869b7',
+        '91aea861490a4db1c47a565c05829371aeb2f7bb8655d7b3eb17aae18b6fdce1',
+      ],
+    ],
+  ];
+  const PROVE_TREE: [size: number, from: number, proof: string[]][] = [
+    [
+      100,
+      37,
+      [
+        'b34889394564290c00c6cc7d5043d5e3c2199484c301c1182af346758ddf11b4',
+        '900236987394e2df5f1f854ca103f6dbe60ca7c150f09441412abb9a95d25784',
+        '3859110b621ad9bbcc94faecba692aaf8e5acb7db15d1aa41a6aa4e2698a2069',
+        '5be77b8ca4dbee84c59ad0bccb17d56c733750d0a6d1b780de3d8e969dd03162',
+        '20543b8da96c920043be4aa8a1a707dfa0724436760fba563c344e2fdc30a885',
+        '9c494a6f5b1ef22d42f0509f45936b8a5c05e8ea06bef8b42324f15fd52c97d6',
+        '9a5b5a2a29571cad3d81555f34bf3256fda56279691cdec34f57c8f484acb3fa',
+        '5b0f079a0616e900406d4765bc00c474b42d19cdcfb3f42cebbf102a7c2407fc',
+      ],
+    ],
+    [
+      64,
+      63,
+      [
+        '296607324003af86aac6ecc17580d7527a6a1ecf757dde5eeb43a23c2d79933d',
+        '67c51b589f764e412d72c713bbea448856106a1a8deda128c0d27ae3b09d1ac6',
+        '9325a4e178413fda87ac2710d72961014335ddc23727f615675447f3790da1f7',
+        'f0d373fdec323db7e0f3aac62277c92bc4d5af26657ebbadc4f69414c9accc9c',
+        '1c16c7703f49073477b26b2cdedc519ab06f646bc427833236c099842a946710',
+        '19071af26ede5afe9597f41d0be63fbc03fd42b05afe5cef5a2517a8160e7316',
+        '9a5b5a2a29571cad3d81555f34bf3256fda56279691cdec34f57c8f484acb3fa',
+      ],
+    ],
+    [100, 64, ['5b0f079a0616e900406d4765bc00c474b42d19cdcfb3f42cebbf102a7c2407fc']],
+  ];
+
+  it.each(TREE_HASH)('gives TreeHash(%d)', async (n, root) => {
+    expect((await treeRoot(n, stored.read)).toString('hex')).toBe(root);
+  });
+
+  it.each(PROVE_RECORD)('gives ProveRecord(%d, %d)', async (size, index, proof) => {
+    expect(hexes(await proveInclusion(index, size, stored.read))).toEqual(proof);
+  });
+
+  it.each(PROVE_TREE)('gives ProveTree(%d, %d)', async (size, from, proof) => {
+    expect(hexes(await proveConsistency(from, size, stored.read))).toEqual(proof);
+    expect(
+      verifyConsistency(
+        from,
+        size,
+        merkleRoot(leaves.slice(0, from)),
+        merkleRoot(leaves.slice(0, size)),
+        proof.map(hex),
+      ),
+    ).toBe(true);
+  });
+});
+
 /* ---- Property tests against RFC 6962 §2.1's recursive definitions (MTH, PATH, PROOF/SUBPROOF). ---- */
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */
