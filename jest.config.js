@@ -7,6 +7,6 @@ module.exports = {
   testRegex: '.*\\.spec\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   moduleNameMapper: {
-    '^@app/(hashing|database|auth|common)(|/.*)$': '<rootDir>/libs/$1/src$2',
+    '^@app/(hashing|database|auth|common|verification)(|/.*)$': '<rootDir>/libs/$1/src$2',
   },
 };

@@ -69,6 +69,7 @@ describe('append-only schema', () => {
     chain: { id: string; accountId: string },
     position: number,
     previousHash: string,
+    timestamp: string = new Date().toISOString(),
   ): Promise<{ hash: string; timestamp: string }> {
     const event = {
       id: `evt_${ulid()}`,
@@ -78,7 +79,7 @@ describe('append-only schema', () => {
       action: 'row.insert',
       resource: null,
       context: null,
-      timestamp: new Date().toISOString(),
+      timestamp,
       previousHash,
     };
     const hash = computeEventHash(event);
@@ -280,6 +281,55 @@ describe('append-only schema', () => {
     });
   });
 
+  describe('time order (migration 1764000000000)', () => {
+    /** The next event of `chain` with `timestamp`, correctly linked and hashed, and the head moved to it. */
+    const appendAt = (chain: { id: string; accountId: string; events: { hash: string }[] }, timestamp: string) =>
+      attempt(async (m) => {
+        const position = chain.events.length + 1;
+        const next = await insertNext(m, chain, position, chain.events[position - 2]!.hash, timestamp);
+        await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [
+          position,
+          next.hash,
+          next.timestamp,
+          chain.id,
+        ]);
+      });
+
+    it('refuses an event earlier than the one before it (a forged 2020 append)', async () => {
+      const chain = await chainOf('ao-time-past', 2);
+      expect(await appendAt(chain, '2020-01-01T00:00:00.000Z')).toMatchObject({
+        code: '23514',
+        message: expect.stringMatching(
+          /timestamp 2020-01-01T00:00:00.000Z is earlier than .*Z, the timestamp of position 2 of its chain/,
+        ),
+      });
+      expect(await assertChainIntact(t.dataSource, chain.id)).toBe(2);
+      const head = (await post('ao-time-past', 3).expect(201)).body.data;
+      expect(head.timestamp >= chain.events[1]!.timestamp).toBe(true);
+    });
+
+    it('refuses an event later than the database clock allows (a forged 2099 append), and so keeps later events in the present', async () => {
+      const chain = await chainOf('ao-time-future', 1);
+      expect(await appendAt(chain, '2099-01-01T00:00:00.000Z')).toMatchObject({
+        code: '23514',
+        message: expect.stringMatching(/timestamp 2099-01-01T00:00:00.000Z is later than the database clock allows/),
+      });
+      expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
+      const next = (await post('ao-time-future', 2).expect(201)).body.data;
+      expect(next.timestamp.startsWith('2099')).toBe(false);
+    });
+
+    it('accepts an event at the same time as the one before it, and one within the clock skew', async () => {
+      const chain = await chainOf('ao-time-equal', 1);
+      expect(await appendAt(chain, chain.events[0]!.timestamp)).toBeNull();
+      const events = (await t.dataSource.query(`SELECT hash FROM events WHERE chain_id = $1 ORDER BY position`, [
+        chain.id,
+      ])) as { hash: string }[];
+      expect(await appendAt({ ...chain, events }, new Date(Date.now() + 1000).toISOString())).toBeNull();
+      expect(await assertChainIntact(t.dataSource, chain.id)).toBe(3);
+    });
+  });
+
   it('keeps the append path working: concurrent appends to several chains stay intact', async () => {
     const names = ['ao-load-a', 'ao-load-b', 'ao-load-c'];
     await Promise.all(names.flatMap((name) => Array.from({ length: 40 }, (_, i) => post(name, i).expect(201))));
@@ -304,6 +354,7 @@ describe('append-only schema', () => {
       'trg_events_reject_delete',
       'trg_events_reject_truncate',
       'trg_events_reject_update',
+      'trg_events_time_order',
     ]);
   });
 });

@@ -31,6 +31,27 @@ import { withAdmin } from './support/postgres';
       .set(...bearer(KEYS.acme))
       .send({ actor, action: 'outage.test', chain: 'outage' });
 
+  it('answers 503 + Retry-After, not 401, to a key it cannot look up', async () => {
+    await cutOff(false);
+    try {
+      // KEYS.globex has not been used yet: it is not in the key cache.
+      const res = await t
+        .http()
+        .get('/v1/chains')
+        .set(...bearer(KEYS.globex));
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after']).toBeDefined();
+    } finally {
+      await cutOff(true);
+    }
+    await t
+      .http()
+      .get('/v1/chains')
+      .set(...bearer(KEYS.globex))
+      .expect(200);
+  });
+
   it('answers 503 SERVICE_UNAVAILABLE in the envelope, readiness 503, and writes nothing half-way', async () => {
     await post('before').expect(201);
     await cutOff(false);

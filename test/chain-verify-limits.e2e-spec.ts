@@ -1,7 +1,7 @@
 import { request as httpRequest, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { ChainVerificationService } from '../apps/api/src/checkpoints/chain-verification.service';
-import { WindowInspector } from '../apps/api/src/checkpoints/window-inspector';
+import { ChainVerificationService } from '../apps/api/src/verification/chain-verification.service';
+import { WindowInspector } from '../apps/api/src/verification/window-inspector';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /** How a long whole-chain verification is kept in bounds: one at a time per account here, and none for nobody. */

@@ -464,6 +464,37 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect(refused.body.error.details.requestId).toBe(refused.headers['x-request-id']);
     });
 
+    it('a timestamp moved back, with its hash and every later hash recomputed: both /verify and the CLI name it', async () => {
+      const chain = await protectedChain('attack-time');
+      const back = '2020-01-01T00:00:00.000Z';
+      await tamper(async (m) => {
+        await m.query(`UPDATE events SET "timestamp" = $1 WHERE id = $2`, [back, chain.events[5]!.id]);
+        await rehashFrom(m, chain.id, 6);
+      });
+      const earlier = new RegExp(`^timestamp ${back} is earlier than .*the timestamp of the event at position 5`);
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 6 });
+      expect(result.errors).toContainEqual({
+        position: 6,
+        eventId: chain.events[5]!.id,
+        message: expect.stringMatching(earlier),
+      });
+      const one = (
+        await t
+          .http()
+          .get(`/v1/events/${chain.events[5]!.id}/verify`)
+          .set(...bearer(KEYS.acme))
+          .expect(200)
+      ).body.data;
+      expect(one).toMatchObject({ valid: false, chainIntact: false, errors: [expect.stringMatching(earlier)] });
+      // The message is the same everywhere: one core judges the event.
+      expect(result.errors.find((e: { position: number }) => e.position === 6).message).toBe(one.errors[0]);
+      // Offline, even without a checkpoint: the export itself says time went backwards.
+      const offlineRun = await offline(await exportOf(chain.id), []);
+      expect(offlineRun.code).toBe(1);
+      expect(offlineRun.out).toContain(`position 6 ${chain.events[5]!.id}: ${one.errors[0]}`);
+    });
+
     it('deleted newest events, with the head moved back', async () => {
       const chain = await protectedChain('attack-truncate');
       await tamper(async (m) => {

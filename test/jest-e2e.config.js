@@ -7,7 +7,7 @@ module.exports = {
   testRegex: '.*\\.e2e-spec\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   moduleNameMapper: {
-    '^@app/(hashing|database|auth|common)(|/.*)$': '<rootDir>/libs/$1/src$2',
+    '^@app/(hashing|database|auth|common|verification)(|/.*)$': '<rootDir>/libs/$1/src$2',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

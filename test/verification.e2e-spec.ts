@@ -98,7 +98,9 @@ describe('GET /v1/events/:id/verify', () => {
     expect(recomputed).not.toBe(victim!.hash);
     expect(res.body.data).toEqual({
       valid: false,
-      errors: [`hash mismatch: stored ${victim!.hash} computed ${recomputed}`],
+      errors: [
+        `stored hash ${victim!.hash} does not match the hash recomputed from the event, ${recomputed}: the event was altered`,
+      ],
       eventHash: victim!.hash,
       computedHash: recomputed,
       chainIntact: true,
@@ -130,7 +132,7 @@ describe('GET /v1/events/:id/verify', () => {
     const res = (await verify(next!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, eventHash: next!.hash, computedHash: next!.hash });
     expect(res.errors).toEqual([
-      `link mismatch: previousHash ${victim!.hash} does not equal the hash of position 2 (${forgedHash})`,
+      `previousHash ${victim!.hash} does not match the hash of the event at position 2, ${forgedHash}: an event before it was altered, removed or renumbered`,
     ]);
   });
 
@@ -139,7 +141,7 @@ describe('GET /v1/events/:id/verify', () => {
     await tamper(`DELETE FROM events WHERE id = $1`, [victim!.id]);
     const res = (await verify(next!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, eventHash: next!.hash, computedHash: next!.hash });
-    expect(res.errors).toEqual(['previous event (position 2) is missing']);
+    expect(res.errors).toEqual(['the event at position 2 is missing: the chain has a gap before position 3']);
     await verify(victim!.id).expect(404);
     expect((await verify(first!.id).expect(200)).body.data.valid).toBe(true);
   });
@@ -155,7 +157,7 @@ describe('GET /v1/events/:id/verify', () => {
     ]);
     const res = (await verify(first!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, computedHash: forgedHash });
-    expect(res.errors).toEqual([expect.stringMatching(/^link mismatch: .*genesis/)]);
+    expect(res.errors).toEqual([expect.stringMatching(/previousHash of 64 zeros \(the genesis hash\), not a{64}$/)]);
   });
 
   it("404 NOT_FOUND, identically, for another account's event, an unknown id and a malformed id", async () => {

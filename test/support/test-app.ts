@@ -9,6 +9,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig, loadAppConfig } from '@app/common';
 import { AppModule } from '../../apps/api/src/app.module';
 import { configureApp } from '../../apps/api/src/app.setup';
+import { openApiDocument } from '../../apps/api/src/openapi/openapi';
+import { OpenApiCheck } from './openapi-check';
 import { databaseUrl, RUN_PREFIX_ENV, withAdmin } from './postgres';
 
 /** Keys every test app knows: two accounts, and scoped keys of the first. */
@@ -64,9 +66,10 @@ export async function startTestApp(
   configureApp(app);
   await app.init();
   const server = app.getHttpServer();
+  const description = new OpenApiCheck(openApiDocument(app));
   return {
     app,
-    http: () => request(server),
+    http: () => checkedAgainst(description, request(server)),
     dataSource: app.get(DataSource),
     config,
     close: async () => {
@@ -74,6 +77,28 @@ export async function startTestApp(
       if (!database) rmSync(db.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Every request a suite makes through `http()` gets one more expectation: the response is one
+ * the OpenAPI description lists (status, Content-Type, body, headers). It runs before the test's
+ * own, and a mismatch fails the request like a failed `.expect()`.
+ */
+export function checkedAgainst(
+  description: OpenApiCheck,
+  agent: ReturnType<typeof request>,
+): ReturnType<typeof request> {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const test = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!(test instanceof request.Test)) return test;
+        return test.expect((res: request.Response) => description.check(test.method, test.url, res));
+      };
+    },
+  });
 }
 
 export const bearer = (key: string): [string, string] => ['Authorization', `Bearer ${key}`];

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { json, NextFunction, Request, Response } from 'express';
-import { AppError } from '@app/common';
+import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
+import { AppError, REQUEST_ID } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -10,6 +11,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`.
+ * The key is resolved from the Authorization header first; the body is read and parsed only
+ * for a request with a valid key (contract §8), and ApiKeyGuard refuses the others.
  */
 export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;
@@ -17,17 +20,16 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
-  express.use(requireJsonBody);
-  express.use(parseJsonBody);
+  express.use(authenticateRequests(app.get(KeyAuthenticator)));
+  express.use(forAuthenticated(requireJsonBody));
+  express.use(forAuthenticated(parseJsonBody)); // the JSON body parser
   serveOpenApi(app);
 }
-
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
 function assignRequestId(req: Request, res: Response, next: NextFunction): void {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   req.headers['x-request-id'] = id;
   res.setHeader('X-Request-Id', id);
   next();

@@ -1,19 +1,22 @@
 import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import { Test } from '@nestjs/testing';
-import { AppError } from '@app/common';
+import type { Request, Response } from 'express';
+import { AppConfig, AppError } from '@app/common';
 import { digestApiKey, digestsEqual, generateApiKey } from './api-key';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
-import { ApiKeyStrategy } from './api-key.strategy';
+import { AuthFailureLimiter } from './auth-failure-limiter';
+import { authenticateRequests } from './authentication.middleware';
 import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
+import { KeyAuthenticator } from './key-authenticator';
 
-/** The real guard and passport strategy; only the key lookup (a database read) is in memory. */
+/** The real middleware, authenticator and guard; only the key lookup (a database read) is in memory. */
 describe('ApiKeyGuard', () => {
   const validKey = generateApiKey();
   const readOnlyKey = generateApiKey();
   let sut: ApiKeyGuard;
+  let authenticator: KeyAuthenticator;
 
   beforeAll(async () => {
     const keys = new Map([
@@ -21,21 +24,34 @@ describe('ApiKeyGuard', () => {
       [digestApiKey(readOnlyKey), { keyId: 'key_2', accountId: 'acc_1', scopes: ['read'] as const }],
     ]);
     const moduleRef = await Test.createTestingModule({
-      imports: [PassportModule],
       providers: [
         ApiKeyGuard,
-        ApiKeyStrategy,
+        KeyAuthenticator,
+        AuthFailureLimiter,
         Reflector,
-        { provide: ApiKeyStore, useValue: { authenticate: async (k: string) => keys.get(digestApiKey(k)) ?? null } },
+        { provide: AppConfig, useValue: new AppConfig() },
+        {
+          provide: ApiKeyStore,
+          useValue: {
+            cached: () => undefined,
+            authenticate: async (k: string) => keys.get(digestApiKey(k)) ?? null,
+          },
+        },
       ],
     }).compile();
     sut = moduleRef.get(ApiKeyGuard);
+    authenticator = moduleRef.get(KeyAuthenticator);
   });
 
-  function contextFor(authorization: string | undefined, metadata: Record<string, unknown> = {}) {
-    const request: { headers: Record<string, string>; user?: unknown } = {
-      headers: authorization ? { authorization } : {},
+  async function contextFor(authorization: string | undefined, metadata: Record<string, unknown> = {}) {
+    const request = { headers: authorization ? { authorization } : {}, ip: '127.0.0.1' } as unknown as Request & {
+      user?: unknown;
     };
+    await new Promise<void>((resolve, reject) =>
+      authenticateRequests(authenticator)(request, {} as Response, (error?: unknown) =>
+        error ? reject(error as Error) : resolve(),
+      ),
+    );
     const handler = () => undefined;
     for (const [key, value] of Object.entries(metadata)) Reflect.defineMetadata(key, value, handler);
     const context = {
@@ -48,9 +64,9 @@ describe('ApiKeyGuard', () => {
     return { context, request };
   }
 
-  async function failure(promise: Promise<unknown>): Promise<AppError> {
+  function failure(run: () => unknown): AppError {
     try {
-      await promise;
+      run();
     } catch (error) {
       return error as AppError;
     }
@@ -58,8 +74,8 @@ describe('ApiKeyGuard', () => {
   }
 
   it("attaches the key's account for a valid bearer key", async () => {
-    const { context, request } = contextFor(`Bearer ${validKey}`);
-    await expect(sut.canActivate(context)).resolves.toBe(true);
+    const { context, request } = await contextFor(`Bearer ${validKey}`);
+    expect(sut.canActivate(context)).toBe(true);
     expect(request.user).toEqual({ keyId: 'key_1', accountId: 'acc_1', scopes: ['ingest', 'read'] });
   });
 
@@ -69,22 +85,21 @@ describe('ApiKeyGuard', () => {
     ['the Basic scheme', `Basic ${validKey}`],
     ['a bare key', validKey],
   ])('refuses %s with UNAUTHORIZED and WWW-Authenticate: Bearer', async (_name, header) => {
-    const error = await failure(sut.canActivate(contextFor(header).context));
+    const { context } = await contextFor(header);
+    const error = failure(() => sut.canActivate(context));
     expect(error).toBeInstanceOf(AppError);
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
   it("refuses a key without the route's scope with FORBIDDEN; read is the default scope", async () => {
-    const error = await failure(
-      sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' }).context),
-    );
-    expect(error.code).toBe('FORBIDDEN');
-    await expect(sut.canActivate(contextFor(`Bearer ${readOnlyKey}`).context)).resolves.toBe(true);
+    const { context } = await contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' });
+    expect(failure(() => sut.canActivate(context)).code).toBe('FORBIDDEN');
+    expect(sut.canActivate((await contextFor(`Bearer ${readOnlyKey}`)).context)).toBe(true);
   });
 
   it('lets @Public() routes through without a key', async () => {
-    await expect(sut.canActivate(contextFor(undefined, { [IS_PUBLIC]: true }).context)).resolves.toBe(true);
+    expect(sut.canActivate((await contextFor(undefined, { [IS_PUBLIC]: true })).context)).toBe(true);
   });
 });
 

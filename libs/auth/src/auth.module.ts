@@ -1,21 +1,20 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '@app/common';
-import { ApiKeyEntity } from '@app/database';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
-import { ApiKeyStrategy } from './api-key.strategy';
+import { AuthFailureLimiter } from './auth-failure-limiter';
+import { KeyAuthenticator } from './key-authenticator';
 import { KeyBootstrapService } from './key-bootstrap.service';
 import { RateLimitGuard } from './rate-limit.guard';
 
-/** Deny by default: the key guard, then the per-key rate limit, on every route. */
+/**
+ * Deny by default: the key guard, then the per-key rate limit, on every route. KeyAuthenticator
+ * is what the HTTP edge's authenticateRequests middleware resolves keys with, before any body.
+ */
 @Module({
   imports: [
-    PassportModule,
-    TypeOrmModule.forFeature([ApiKeyEntity]),
     ThrottlerModule.forRootAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
@@ -27,10 +26,12 @@ import { RateLimitGuard } from './rate-limit.guard';
   ],
   providers: [
     ApiKeyStore,
-    ApiKeyStrategy,
+    AuthFailureLimiter,
+    KeyAuthenticator,
     KeyBootstrapService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
+  exports: [KeyAuthenticator],
 })
 export class AuthModule {}

@@ -3,6 +3,8 @@ export * from './api-key.guard';
 export * from './api-key.store';
 export * from './auth.module';
 export * from './authenticated-key';
+export * from './authentication.middleware';
 export * from './decorators';
+export * from './key-authenticator';
 export * from './key-bootstrap.service';
 export * from './key-registration';

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig, BootstrapKey } from '@app/common';
+import { AccountsRepository, ApiKeysRepository, TransactionRunner } from '@app/database';
 import { generateApiKey } from './api-key';
 import { registerApiKey } from './key-registration';
 
@@ -17,7 +17,9 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+    private readonly accounts: AccountsRepository,
+    private readonly apiKeys: ApiKeysRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,8 +47,8 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   /** Idempotent, so several instances may start with the same API_KEYS. */
   async register(entry: BootstrapKey): Promise<{ accountId: string; keyId: string }> {
     try {
-      return await this.dataSource.transaction((manager) =>
-        registerApiKey((sql, params) => manager.query(sql, params), entry),
+      return await this.transactions.run((tx) =>
+        registerApiKey({ accounts: this.accounts, apiKeys: this.apiKeys }, entry, tx),
       );
     } catch (error) {
       throw new Error(`API_KEYS: ${error instanceof Error ? error.message : String(error)}`);

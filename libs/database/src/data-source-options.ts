@@ -6,10 +6,12 @@ export interface ConnectionSettings {
   url: string;
   /** Connections in the pool; the embedded database takes one at a time. */
   poolSize: number;
+  /** How the connections name themselves in pg_stat_activity. */
+  applicationName?: string;
 }
 
 /** The one definition of how we talk to PostgreSQL, shared by the app and ormconfig.ts. */
-export function dataSourceOptions({ url, poolSize }: ConnectionSettings): DataSourceOptions {
+export function dataSourceOptions({ url, poolSize, applicationName }: ConnectionSettings): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -22,7 +24,7 @@ export function dataSourceOptions({ url, poolSize }: ConnectionSettings): DataSo
     extra: {
       max: poolSize,
       connectionTimeoutMillis: 5000,
-      application_name: 'audit-trail-service',
+      application_name: applicationName ?? 'audit-trail-service',
     },
   };
 }

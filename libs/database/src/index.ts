@@ -6,4 +6,5 @@ export * from './entities';
 export * from './migrate';
 export * from './migrations';
 export * from './repositories';
+export * from './schema-drift';
 export * from './transaction-runner';

@@ -40,6 +40,11 @@ export class TransactionRunner {
     return this.dataSource.manager;
   }
 
+  /** Whether the database answers (readiness); throws when it does not. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
   async run<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
@@ -9,7 +9,6 @@ import { ListChainsQuery } from './dto/list-chains.query';
 
 /** Read-only: the default `read` scope. The status path is singular (spec §1). */
 @ApiTags('chains')
-@ApiBearerAuth()
 @Controller('v1')
 export class ChainsController {
   constructor(private readonly chains: ChainsService) {}

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
+import { IDEMPOTENCY_KEY } from '@app/common';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { CreateEventDto } from './dto/create-event.dto';
@@ -10,7 +11,6 @@ import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
 
 @ApiTags('events')
-@ApiBearerAuth()
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
@@ -26,9 +26,15 @@ export class EventsController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      '1–255 printable ASCII characters: a retry with the same key and body replays the first response (Idempotent-Replayed: true)',
+      '1–255 printable ASCII characters, the first not a space: a retry with the same key and body replays the first response (Idempotent-Replayed: true); kept 24 hours',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
   })
-  @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key')
+  @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
+    'Idempotent-Replayed': {
+      description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  })
   @ApiErrors(409, 413, 415, 422)
   async append(
     @Account() account: string,

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppError } from '@app/common';
+import { AppError, IDEMPOTENCY_KEY } from '@app/common';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
 /** A claim older than this whose append never committed belongs to a request that died. */
 const STALE_CLAIM_SECONDS = 60;
-const KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export type Claim = { kind: 'claimed' } | { kind: 'replay'; body: unknown };
 
@@ -19,7 +18,7 @@ export class IdempotencyService {
   constructor(private readonly dataSource: DataSource) {}
 
   static validate(key: string): void {
-    if (!KEY.test(key)) {
+    if (!IDEMPOTENCY_KEY.test(key)) {
       throw AppError.validation([
         { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable ASCII characters' },
       ]);

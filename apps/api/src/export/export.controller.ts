@@ -1,22 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiExtraModels,
-  ApiOperation,
-  ApiProduces,
-  ApiResponse,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Account } from '@app/auth';
-import { EventView } from '../events/dto/event.view';
 import { ApiErrors } from '../openapi/openapi-responses';
+import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
 
 /** Registered before EventsModule, so this literal path wins over /v1/events/:id. */
 @ApiTags('export')
-@ApiBearerAuth()
 @Controller('v1/events/export')
 export class ExportController {
   constructor(private readonly exports: ExportService) {}
@@ -26,23 +17,28 @@ export class ExportController {
     summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
     description: 'At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).',
   })
-  @ApiProduces('application/json', 'text/csv')
-  @ApiExtraModels(EventView)
+  @ApiExtraModels(ExportDocumentView)
   @ApiResponse({
     status: 200,
-    description: 'An attachment; for json: { export, data }',
-    schema: {
-      type: 'object',
-      properties: {
-        export: {
-          type: 'object',
-          description:
-            'format, generatedAt, period { after, before }, filters { actor, action, resource, chain_id }, count',
+    description: 'An attachment in the requested format; errors are JSON whatever the format',
+    headers: {
+      'Content-Disposition': {
+        description: 'attachment; filename="audit-export-<after>-<before>.<csv|json>", times as UTC YYYYMMDDTHHMMSSZ',
+        required: true,
+        schema: {
+          type: 'string',
+          pattern: '^attachment; filename="audit-export-\\d{8}T\\d{6}Z-\\d{8}T\\d{6}Z\\.(csv|json)"$',
         },
-        data: {
-          type: 'array',
-          description: 'The events, oldest first, each as in GET /v1/events without createdAt',
-          items: { $ref: getSchemaPath(EventView) },
+      },
+    },
+    content: {
+      'application/json': { schema: { $ref: getSchemaPath(ExportDocumentView) } },
+      'text/csv': {
+        schema: {
+          type: 'string',
+          description:
+            'RFC 4180 (UTF-8, CRLF, no BOM), header row id,timestamp,actor,action,resource,chain_id,chain_name,' +
+            "chain_position,hash,previous_hash,context; cells starting with = + - @ tab or CR are prefixed with '",
         },
       },
     },

@@ -1,6 +1,15 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { ErrorCode } from '@app/common';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  ApiSchema,
+  ApiSchemaOptions,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { HeaderObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ErrorCode, REQUEST_ID } from '@app/common';
 
 const ERROR_CODES: Record<ErrorCode, true> = {
   VALIDATION_ERROR: true,
@@ -17,6 +26,30 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   INTERNAL_ERROR: true,
 };
 
+/**
+ * Schema keywords of a class that @nestjs/swagger has no decorator for. `ApiSchemaOptions` only
+ * types `name` and `description`, but every option is copied into the class's schema.
+ */
+export const ApiSchemaKeywords = (keywords: { additionalProperties: boolean }): ClassDecorator =>
+  ApiSchema(keywords as ApiSchemaOptions);
+
+export class FieldErrorView {
+  @ApiProperty({ description: 'The body member, query parameter or header at fault', example: 'actor' })
+  field!: string;
+
+  @ApiProperty({ example: 'actor must be shorter than or equal to 256 characters' })
+  message!: string;
+}
+
+@ApiSchemaKeywords({ additionalProperties: true })
+class ErrorDetails {
+  @ApiPropertyOptional({ type: [FieldErrorView], description: 'VALIDATION_ERROR: each field at fault' })
+  fields?: FieldErrorView[];
+
+  @ApiPropertyOptional({ description: 'INTERNAL_ERROR: the id under which the failure was logged' })
+  requestId?: string;
+}
+
 class ErrorBody {
   @ApiProperty({ enum: Object.keys(ERROR_CODES) })
   code!: ErrorCode;
@@ -24,12 +57,8 @@ class ErrorBody {
   @ApiProperty()
   message!: string;
 
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description: 'e.g. fields: [{ field, message }] for VALIDATION_ERROR',
-  })
-  details!: Record<string, unknown>;
+  @ApiProperty({ type: ErrorDetails, description: 'Always an object, often empty; other members by code' })
+  details!: ErrorDetails;
 }
 
 /** Every failure (contract §5). */
@@ -38,57 +67,120 @@ export class ErrorEnvelope {
   error!: ErrorBody;
 }
 
-const WHEN: Record<number, string> = {
-  400: 'VALIDATION_ERROR: bad body or query; details.fields lists { field, message }',
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+
+const WHEN: Record<ErrorStatus, string> = {
+  400: 'VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message }',
   401: 'UNAUTHORIZED: no key, wrong scheme, unknown or revoked key',
   403: 'FORBIDDEN: the key lacks the scope',
   404: 'NOT_FOUND: unknown id, or another account’s',
-  409: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed (Retry-After)',
+  409: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed',
   413: 'PAYLOAD_TOO_LARGE: body over 64 KiB',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
   422: 'EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED',
-  429: 'RATE_LIMITED: over the key’s rate, or too many whole-chain verifications at once (Retry-After)',
-  503: 'SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written (Retry-After)',
+  429: 'RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once',
+  500: 'INTERNAL_ERROR: logged under the request id, which details.requestId names',
+  503: 'SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written',
 };
 
-/** The error responses of an authenticated route: the ones every such route has, and `more`. */
-export function ApiErrors(...more: (404 | 409 | 413 | 415 | 422)[]) {
-  const statuses = [400, 401, 403, ...more, 429, 503].sort((a, b) => a - b);
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds to wait before retrying',
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+};
+
+/** The headers an error response carries besides X-Request-Id. */
+const ERROR_HEADERS: Partial<Record<ErrorStatus, Record<string, HeaderObject>>> = {
+  401: {
+    'WWW-Authenticate': {
+      description: 'The scheme to authenticate with',
+      required: true,
+      schema: { type: 'string', pattern: '^Bearer', example: 'Bearer' },
+    },
+  },
+  409: { 'Retry-After': RETRY_AFTER },
+  429: { 'Retry-After': RETRY_AFTER },
+  503: { 'Retry-After': RETRY_AFTER },
+};
+
+/** Every response's X-Request-Id (app.setup.ts). */
+export const REQUEST_ID_HEADER: HeaderObject = {
+  description:
+    'The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it',
+  required: true,
+  schema: { type: 'string', pattern: REQUEST_ID.source },
+};
+
+/** The error response of `status` as an OpenAPI response object: always the JSON envelope. */
+export function errorResponse(status: ErrorStatus, description = WHEN[status]): ResponseObject {
+  return {
+    description,
+    headers: { ...ERROR_HEADERS[status] },
+    content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelope) } } },
+  };
+}
+
+/**
+ * Error responses particular to a route. The ones every route has (400, 429, 500) and every
+ * authenticated route has (401, 403, 503) are added to the whole document by openapi.ts.
+ */
+export function ApiErrors(...more: ErrorStatus[]) {
   return applyDecorators(
     ApiExtraModels(ErrorEnvelope),
-    ...statuses.map((status) =>
-      ApiResponse({ status, description: WHEN[status], schema: { $ref: getSchemaPath(ErrorEnvelope) } }),
-    ),
+    ...more.map((status) => ApiResponse({ status, ...errorResponse(status) })),
   );
 }
 
 /** `{ data: <model> }` with `status`. */
-export function ApiData(model: Type<unknown>, status = 200, description = 'OK') {
+export function ApiData(
+  model: Type<unknown>,
+  status = 200,
+  description = 'OK',
+  headers: Record<string, HeaderObject> = {},
+) {
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
       status,
       description,
-      schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } },
+      headers,
+      content: {
+        'application/json': {
+          schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } },
+        },
+      },
     }),
   );
 }
 
-/** `{ data: <model>[], nextCursor? }`: a page, newest first. */
+/** `{ data: <model>[], nextCursor? }`: a page. */
 export function ApiPage(model: Type<unknown>) {
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
       status: 200,
       description: 'A page; nextCursor is present when more items exist',
-      schema: {
-        type: 'object',
-        required: ['data'],
-        properties: {
-          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
-          nextCursor: { type: 'string', description: 'Pass as cursor to get the next page' },
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+              nextCursor: { type: 'string', description: 'Pass as cursor, with the same filters, for the next page' },
+            },
+          },
         },
       },
     }),
   );
+}
+
+/** A 200 of `text/plain; charset=utf-8` (PlainTextInterceptor); failures stay JSON. */
+export function ApiText(description: string) {
+  return ApiResponse({
+    status: 200,
+    description,
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  });
 }

@@ -1,19 +1,84 @@
 import { INestApplication } from '@nestjs/common';
+import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { IS_PUBLIC } from '@app/auth';
+import { errorResponse, ErrorStatus, REQUEST_ID_HEADER } from './openapi-responses';
+
+const TAGS: Record<string, string> = {
+  events: 'Append events to their chain, list them, read one',
+  export: 'Download the events of a period as JSON or CSV',
+  verification: 'Check one event: its hash and its link to the previous event',
+  chains: 'The account’s chains: their heads and sizes',
+  checkpoints: 'Signed checkpoints of a chain (C2SP signed notes), their verifier key, whole-chain verification',
+  health: 'Liveness and readiness probes',
+};
+
+/** What the global pipe, guards and filter answer on every route (contract §4, §5), and on authenticated ones. */
+const EVERY_ROUTE: ErrorStatus[] = [400, 429, 500];
+const AUTHENTICATED_ROUTE: ErrorStatus[] = [401, 403, 503];
 
 /** The OpenAPI 3 description of the API, generated from the controllers and DTOs. */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setTitle('Audit trail service')
     .setDescription(
       'Who-did-what events appended to per-account SHA-256 hash chains, listed, exported and verified. ' +
-        'Every response is JSON in an envelope: { data } on success, { error: { code, message, details } } on failure, ' +
-        'with an X-Request-Id header. Keys have the scopes ingest (POST /v1/events) and read (everything else).',
+        'Responses are JSON in an envelope, { data } on success and { error: { code, message, details } } on failure, ' +
+        'except the export file and the text of checkpoints; every response has an X-Request-Id header. ' +
+        'Keys have the scopes ingest (POST /v1/events) and read (everything else).',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: Authorization: Bearer <key>' })
-    .build();
-  return SwaggerModule.createDocument(app, config);
+    .addServer('/', 'This service (paths are relative to where this document is served)')
+    // Keys are opaque random strings, not JWTs: no bearerFormat.
+    .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'An API key: Authorization: Bearer <key>' })
+    .addSecurityRequirements('bearer');
+  for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  describeCrossCuttingBehaviour(document, publicOperations(app));
+  return document;
+}
+
+/**
+ * Deny by default: only @Public() handlers (the guard's own metadata) need no key. Answered as
+ * operation ids, which @nestjs/swagger makes `<Controller>_<method>` by default.
+ */
+function publicOperations(app: INestApplication): Set<string> {
+  const reflector = app.get(Reflector);
+  const ids = new Set<string>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (typeof metatype !== 'function') continue;
+      const prototype = metatype.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        if (reflector.getAllAndOverride<boolean>(IS_PUBLIC, [handler, metatype])) ids.add(`${metatype.name}_${name}`);
+      }
+    }
+  }
+  return ids;
+}
+
+/** Responses no handler declares because the HTTP edge gives them to every route (app.setup.ts, guards, filter). */
+function describeCrossCuttingBehaviour(document: OpenAPIObject, publicIds: Set<string>): void {
+  for (const item of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
+      const operation: OperationObject | undefined = item[method];
+      if (!operation) continue;
+      const isPublic = publicIds.has(operation.operationId ?? '');
+      operation.security = isPublic ? [] : [{ bearer: [] }];
+      for (const status of [...EVERY_ROUTE, ...(isPublic ? [] : AUTHENTICATED_ROUTE)]) {
+        operation.responses[status] ??= errorResponse(status);
+      }
+      operation.responses = Object.fromEntries(
+        Object.entries(operation.responses).sort(([a], [b]) => a.localeCompare(b)),
+      ) as OperationObject['responses'];
+      for (const response of Object.values(operation.responses) as ResponseObject[]) {
+        response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers };
+      }
+    }
+  }
 }
 
 /** GET /openapi.json and /openapi.yaml, and a browsable UI at /docs (all public, served from local files). */

@@ -1,23 +1,43 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
+import { ClientGone } from '../common/client-gone.decorator';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
+import { ChainVerificationService } from './chain-verification.service';
+import { ChainVerificationView } from './dto/chain-verification.view';
 import { VerificationResultView } from './dto/verification-result.view';
-import { VerificationService } from './verification.service';
+import { EventVerificationService } from './event-verification.service';
 
 /** Read-only: the default `read` scope. */
 @ApiTags('verification')
-@ApiBearerAuth()
-@Controller('v1/events')
+@Controller('v1')
 export class VerificationController {
-  constructor(private readonly verification: VerificationService) {}
+  constructor(
+    private readonly events: EventVerificationService,
+    private readonly chains: ChainVerificationService,
+  ) {}
 
-  @Get(':id/verify')
-  @ApiOperation({ summary: 'Recompute one event’s hash and check its link to the previous event' })
+  @Get('events/:id/verify')
+  @ApiOperation({ summary: 'Recompute one event’s hash and check its link and time order to the previous event' })
   @ApiData(VerificationResultView)
   @ApiErrors(404)
   verify(@Account() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
-    return this.verification.verify(account, id);
+    return this.events.verify(account, id);
+  }
+
+  @Get('chain/:chainId/verify')
+  @ApiOperation({
+    summary: 'Walk the whole chain: every hash, every link, the time order, every stored checkpoint',
+  })
+  @ApiData(ChainVerificationView)
+  @ApiErrors(404)
+  verifyChain(
+    @Account() account: string,
+    @Param('chainId') chainId: string,
+    @Query() _query: NoQueryDto,
+    @ClientGone() clientGone: AbortSignal,
+  ) {
+    return this.chains.verify(account, chainId, clientGone);
   }
 }

@@ -1,19 +1,18 @@
-import { EventEntity } from '@app/database';
+import { EventJudgement } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
-import { EventIntegrity } from './event-integrity';
 
-/** The one place an integrity check becomes its wire shape. */
+/** The one place a judgement of one event becomes its wire shape. */
 export function toVerificationResult(
-  event: EventEntity,
-  integrity: EventIntegrity,
+  event: { hash: string },
+  judgement: EventJudgement,
   verifiedAt: Date,
 ): VerificationResultView {
   return {
-    valid: integrity.hashMatches && integrity.chainIntact,
-    errors: integrity.errors,
+    valid: judgement.hashMatches && judgement.chainIntact,
+    errors: judgement.errors,
     eventHash: event.hash,
-    computedHash: integrity.computedHash,
-    chainIntact: integrity.chainIntact,
+    computedHash: judgement.computedHash,
+    chainIntact: judgement.chainIntact,
     verifiedAt: verifiedAt.toISOString(),
   };
 }

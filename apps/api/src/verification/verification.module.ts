@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventEntity } from '@app/database';
+import { CheckpointsModule } from '../checkpoints/checkpoints.module';
+import { ChainVerificationService } from './chain-verification.service';
+import { EventVerificationService } from './event-verification.service';
 import { VerificationController } from './verification.controller';
-import { VerificationService } from './verification.service';
+import { WindowInspector } from './window-inspector';
 
+/** Verification of one event and of whole chains; the checks themselves are libs/verification's. */
 @Module({
-  imports: [TypeOrmModule.forFeature([EventEntity])],
+  imports: [CheckpointsModule],
   controllers: [VerificationController],
-  providers: [VerificationService],
+  providers: [EventVerificationService, ChainVerificationService, WindowInspector],
 })
 export class VerificationModule {}

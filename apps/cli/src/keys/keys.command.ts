@@ -1,7 +1,11 @@
-import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { apiKeyPrefix, generateApiKey } from '@app/auth/api-key';
-import { registerApiKey } from '@app/auth/key-registration';
+import { KeyRegistrationRepositories, registerApiKey } from '@app/auth/key-registration';
 import { ACCOUNT_NAME, parseScopes as scopesOf, Scope } from '@app/common/config/app-config';
+import { dataSourceOptions } from '@app/database/data-source-options';
+import { AccountsRepository } from '@app/database/repositories/accounts.repository';
+import { ApiKeyListingRow, ApiKeysRepository } from '@app/database/repositories/api-keys.repository';
+import { TransactionRunner } from '@app/database/transaction-runner';
 import { ExitCode } from '../exit-code';
 import { Io } from '../io';
 
@@ -9,13 +13,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-interface KeyRow {
-  id: string;
-  prefix: string;
-  scopes: string[];
-  created_at: Date;
-  revoked_at: Date | null;
-  account: string;
+/** The service's repositories, over the CLI's own one-connection DataSource. */
+interface KeyStore extends KeyRegistrationRepositories {
+  transactions: TransactionRunner;
 }
 
 /** `keys create|list|revoke`, straight on DATABASE_URL (the service's schema must be migrated). */
@@ -26,26 +26,28 @@ export async function keysCommand(
 ): Promise<ExitCode> {
   const url = io.env.DATABASE_URL;
   if (!url) throw new UsageError('set DATABASE_URL to the service database (postgres://…)');
-  const client = new Client({
-    connectionString: url,
-    connectionTimeoutMillis: 5000,
-    application_name: 'audit-trail-cli',
-  });
-  await client.connect();
+  const dataSource = await new DataSource(
+    dataSourceOptions({ url, poolSize: 1, applicationName: 'audit-trail-cli' }),
+  ).initialize();
+  const store: KeyStore = {
+    transactions: new TransactionRunner(dataSource),
+    accounts: new AccountsRepository(dataSource),
+    apiKeys: new ApiKeysRepository(dataSource),
+  };
   try {
     switch (sub) {
       case 'create':
-        return await create(client, requireAccount(options.account), parseScopes(options.scopes ?? 'ingest+read'), io);
+        return await create(store, requireAccount(options.account), parseScopes(options.scopes ?? 'ingest+read'), io);
       case 'list':
-        return await list(client, requireAccount(options.account), io);
+        return await list(store, requireAccount(options.account), io);
       case 'revoke':
-        return await revoke(client, options.target, options.account, io);
+        return await revoke(store, options.target, options.account, io);
       case undefined:
       default:
         throw new UsageError(`unknown keys command '${sub ?? ''}': create, list or revoke`);
     }
   } finally {
-    await client.end();
+    await dataSource.destroy();
   }
 }
 
@@ -61,33 +63,17 @@ export function parseScopes(text: string): Scope[] {
   return scopes;
 }
 
-async function create(client: Client, account: string, scopes: Scope[], io: Io): Promise<ExitCode> {
+async function create(store: KeyStore, account: string, scopes: Scope[], io: Io): Promise<ExitCode> {
   const key = generateApiKey();
-  let id: string;
-  await client.query('BEGIN');
-  try {
-    ({ keyId: id } = await registerApiKey(async (sql, params) => (await client.query(sql, params)).rows, {
-      account,
-      key,
-      scopes,
-    }));
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  }
+  const { keyId: id } = await store.transactions.run((tx) => registerApiKey(store, { account, key, scopes }, tx));
   io.out(`Created key ${id} for account '${account}' (scopes ${scopes.join('+')}, prefix ${apiKeyPrefix(key)}).\n`);
   io.out(`${key}\n`);
   io.out('This is the only time the key is shown: only its SHA-256 digest is stored.\n');
   return ExitCode.Ok;
 }
 
-async function list(client: Client, account: string, io: Io): Promise<ExitCode> {
-  const { rows } = await client.query<KeyRow>(
-    `SELECT k.id, k.prefix, k.scopes, k.created_at, k.revoked_at, a.name AS account
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = $1 ORDER BY k.created_at, k.id`,
-    [account],
-  );
+async function list(store: KeyStore, account: string, io: Io): Promise<ExitCode> {
+  const rows = await store.apiKeys.listByAccountName(account);
   if (rows.length === 0) io.out(`No keys for account '${account}'.\n`);
   for (const r of rows) io.out(`${describeKey(r)}\n`);
   return ExitCode.Ok;
@@ -95,7 +81,7 @@ async function list(client: Client, account: string, io: Io): Promise<ExitCode> 
 
 /** By exact id, or by prefix when exactly one active key has it (optionally within --account). */
 async function revoke(
-  client: Client,
+  store: KeyStore,
   target: string | undefined,
   account: string | undefined,
   io: Io,
@@ -103,12 +89,7 @@ async function revoke(
   if (!target || target.length < 4 || target.length > 64)
     throw new UsageError('keys revoke <key id or prefix> [--account <name>]');
   if (account !== undefined) requireAccount(account);
-  const { rows } = await client.query<KeyRow>(
-    `SELECT k.id, k.prefix, k.scopes, k.created_at, k.revoked_at, a.name AS account
-       FROM api_keys k JOIN accounts a ON a.id = k.account_id
-      WHERE (k.id = $1 OR k.prefix = $1) AND ($2::text IS NULL OR a.name = $2) AND k.revoked_at IS NULL`,
-    [target, account ?? null],
-  );
+  const rows = await store.apiKeys.findActiveByIdOrPrefix(target, account ?? null);
   if (rows.length !== 1) {
     io.err(
       rows.length === 0
@@ -118,14 +99,14 @@ async function revoke(
     return ExitCode.Failed;
   }
   const key = rows[0]!;
-  await client.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [key.id]);
+  await store.apiKeys.revoke(key.id);
   io.out(
     `Revoked ${key.id} (${key.prefix}…) of account '${key.account}'. Running services stop accepting it within seconds.\n`,
   );
   return ExitCode.Ok;
 }
 
-function describeKey(r: KeyRow): string {
-  const state = r.revoked_at ? `revoked ${r.revoked_at.toISOString()}` : 'active';
-  return `${r.id}  ${r.prefix}…  ${r.scopes.join('+')}  created ${r.created_at.toISOString()}  ${state}  (account '${r.account}')`;
+function describeKey(r: ApiKeyListingRow): string {
+  const state = r.revokedAt ? `revoked ${r.revokedAt.toISOString()}` : 'active';
+  return `${r.id}  ${r.prefix}…  ${r.scopes.join('+')}  created ${r.createdAt.toISOString()}  ${state}  (account '${r.account}')`;
 }

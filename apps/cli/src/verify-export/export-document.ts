@@ -1,15 +1,7 @@
-/** The JSON export of GET /v1/events/export, as far as verification needs it. */
-export interface ExportedEvent {
-  id: string;
-  timestamp: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  chain: { id: string; name: string; position: number };
-  hash: string;
-  previousHash: string;
-  context: Record<string, unknown> | null;
-}
+import type { ExportedEvent } from '@app/verification';
+
+/** The wire type of an exported event, shared with the service that writes it. */
+export type { ExportedEvent };
 
 export interface ExportDocument {
   /** Filters applied by the service; null when the header does not say (then assume filtered). */

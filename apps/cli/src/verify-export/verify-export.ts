@@ -1,4 +1,5 @@
-import { ChainCheckpoint, computeEventHash, GENESIS_HASH, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
+import { ChainCheckpoint, computeEventHash, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
+import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
 import { ExportDocument, ExportedEvent, InputError } from './export-document';
 
 /** `tampered`: the data contradicts itself or a signed checkpoint. `unconfirmed`: a check could not be made. */
@@ -130,26 +131,25 @@ function verifyChain(chainId: string, events: ExportedEvent[], complete: boolean
   let previous: ExportedEvent | null = null;
   for (const e of events) {
     const position = e.chain.position;
+    const checked: CheckedEvent = { ...e, position };
+    const report = (message: string | null): void => void (message && fail(e, message));
     const computed = computeEventHash({ ...e, chainId, position });
     summary.hashesRecomputed++;
-    if (computed !== e.hash)
-      fail(e, `stored hash ${e.hash} does not match the recomputed ${computed}: the event was altered`);
+    report(hashFailure(e, computed));
     if (e.chain.name !== summary.name)
       fail(e, `chain ${chainId} is named both '${summary.name}' and '${e.chain.name}'`);
     if (previous && previous.chain.position === position) {
-      fail(e, `position ${position} occurs more than once`);
+      fail(e, repeatedPositionFailure(position));
     } else if (previous && previous.chain.position === position - 1) {
       summary.linksChecked++;
-      if (e.previousHash !== previous.hash)
-        fail(e, `previousHash does not match the hash of position ${position - 1}: the chain is broken here`);
-      if (e.timestamp < previous.timestamp)
-        fail(e, `timestamp ${e.timestamp} is earlier than that of position ${position - 1}`);
+      report(linkFailure(checked, previous));
+      report(timestampFailure(checked, previous));
       summary.runs[summary.runs.length - 1]![1] = position;
     } else {
       summary.runs.push([position, position]);
       if (position === 1) {
         summary.linksChecked++;
-        if (e.previousHash !== GENESIS_HASH) fail(e, 'the first event of a chain must have a previousHash of 64 zeros');
+        report(linkFailure(checked, null));
       }
       if (previous && complete) {
         const from = previous.chain.position + 1;

@@ -12,6 +12,8 @@ export class AppConfig {
   /** `account:key[:scopes]` entries of API_KEYS. */
   bootstrapKeys: BootstrapKey[] = [];
   rateLimitPerSecond = 1000;
+  /** Presented keys one client address may have refused per minute before it gets 429 (0: no limit). */
+  authFailuresPerMinute = 60;
   /** Group commit: most events one append transaction carries, and most waiting in memory. */
   appendBatchSize = 500;
   appendQueueLimit = 20000;
@@ -66,6 +68,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.host = env.HOST || config.host;
   config.databasePoolSize = int('DATABASE_POOL_SIZE', config.databasePoolSize, 1, 200);
   config.rateLimitPerSecond = int('RATE_LIMIT_PER_SECOND', config.rateLimitPerSecond, 0, 1_000_000);
+  config.authFailuresPerMinute = int('AUTH_FAILURES_PER_MINUTE', config.authFailuresPerMinute, 0, 1_000_000);
   config.appendBatchSize = int('APPEND_BATCH_SIZE', config.appendBatchSize, 1, 5000);
   config.appendQueueLimit = int('APPEND_QUEUE_LIMIT', config.appendQueueLimit, 1, 1_000_000);
   config.appendConcurrency = int('APPEND_CONCURRENCY', config.appendConcurrency, 1, 64);
@@ -85,7 +88,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   return config;
 }
 
-const KEY = /^[\x21-\x7e]{16,256}$/;
+/** What an API key can look like (ours are `ats_…`; API_KEYS may bring others): anything else is no key. */
+export const API_KEY_TEXT = /^[\x21-\x7e]{16,256}$/;
 
 export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
   return raw
@@ -95,7 +99,7 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
     .flatMap((entry, index) => {
       const [account = '', key = '', scopes = 'ingest+read', ...rest] = entry.split(':');
       const parsedScopes = parseScopes(scopes);
-      if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !KEY.test(key) || parsedScopes === null) {
+      if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !API_KEY_TEXT.test(key) || parsedScopes === null) {
         problems.push(
           `API_KEYS entry ${index + 1} must be account:key[:scopes] (account [A-Za-z0-9._-]{1,64}, key 16-256 printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
         );

@@ -1,18 +1,27 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { ChainEntity } from './chain.entity';
 
 /**
  * A checkpoint the service signed: the chain had `size` events and head `hash` when it was
  * signed. Kept so that it never signs a smaller size, or the same size with another hash, and so
  * that whole-chain verification can hold the chain against every one of them. Rows are never
  * updated or deleted. The signing key itself is never stored in the database.
+ * Migration 1763800000000.
  */
 @Entity({ name: 'checkpoints' })
+@Check('ck_checkpoints_size', 'size >= 0')
+@Check('ck_checkpoints_hash', `hash ~ '^[0-9a-f]{64}$'`)
+@Check('ck_checkpoints_key_id', `key_id ~ '^[0-9a-f]{8}$'`)
 export class CheckpointEntity {
-  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30 })
+  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_checkpoints' })
   chainId!: string;
 
-  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber })
+  @ManyToOne(() => ChainEntity, { nullable: false })
+  @JoinColumn({ name: 'chain_id', foreignKeyConstraintName: 'fk_checkpoints_chain' })
+  chain?: ChainEntity;
+
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber, primaryKeyConstraintName: 'pk_checkpoints' })
   size!: number;
 
   /** The chain head at `size`, 64 lowercase hex characters. */

@@ -1,21 +1,34 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
 import { ChainEntity } from './chain.entity';
 
-/** One appended audit event. Rows are never updated or deleted. `createdAt` is `timestamp`. */
+/**
+ * One appended audit event. Rows are never updated or deleted (triggers, migration
+ * 1763800000000). `createdAt` is `timestamp`. `uq_events_chain_position` is what stops a chain
+ * forking. Every listing filter has an index that starts with the account (or chain) and ends in
+ * (timestamp, id), the keyset. Migration 1763798400000.
+ */
 @Entity({ name: 'events' })
+@Unique('uq_events_chain_position', ['chainId', 'position'])
+@Check('ck_events_position', 'position >= 1')
+@Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
+@Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp', 'id'])
+@Index('ix_events_account_action', ['accountId', 'action', 'timestamp', 'id'])
+@Index('ix_events_account_resource', ['accountId', 'resource', 'timestamp', 'id'])
+@Index('ix_events_chain_time', ['chainId', 'timestamp', 'id'])
 export class EventEntity {
-  @PrimaryColumn({ type: 'varchar', length: 30 })
+  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_events' })
   id!: string;
 
+  /** No foreign key: the chain's account is the event's account. */
   @Column({ name: 'account_id', type: 'varchar', length: 30 })
   accountId!: string;
 
   @Column({ name: 'chain_id', type: 'varchar', length: 30 })
   chainId!: string;
 
-  @ManyToOne(() => ChainEntity, { createForeignKeyConstraints: false })
-  @JoinColumn({ name: 'chain_id' })
+  @ManyToOne(() => ChainEntity, { nullable: false })
+  @JoinColumn({ name: 'chain_id', foreignKeyConstraintName: 'fk_events_chain' })
   chain?: ChainEntity;
 
   @Column({ type: 'bigint', transformer: bigintAsNumber })

@@ -3,6 +3,7 @@ import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
 import { EventEntity } from './event.entity';
+import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { MerkleNodeEntity } from './merkle-node.entity';
 
 export * from './account.entity';
@@ -10,6 +11,16 @@ export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
 export * from './event.entity';
+export * from './idempotency-key.entity';
 export * from './merkle-node.entity';
 
-export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity, CheckpointEntity, MerkleNodeEntity];
+/** Every table, described exactly as the migrations create it (`npm run migration:check` holds them to it). */
+export const ENTITIES = [
+  AccountEntity,
+  ApiKeyEntity,
+  ChainEntity,
+  EventEntity,
+  CheckpointEntity,
+  IdempotencyKeyEntity,
+  MerkleNodeEntity,
+];

@@ -2,6 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
+import { VerificationWindow, verificationWindowCheckpointsQuery } from './verification-window.queries';
+
+/** A stored checkpoint: the size as text (bigint). */
+export interface CheckpointRow {
+  size: string;
+  hash: string;
+  key_id: string;
+  note: string;
+}
 
 /** Every query of the `checkpoints` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -10,5 +19,38 @@ export class CheckpointsRepository {
 
   private get pool(): Db {
     return this.dataSource.manager;
+  }
+
+  /** The chain's checkpoint of the largest size, or null when none was signed. */
+  async findLatest(chainId: string, db: Db = this.pool): Promise<CheckpointRow | null> {
+    const [row] = (await db.query(
+      `SELECT size::text AS size, hash, key_id, note FROM checkpoints WHERE chain_id = $1 ORDER BY checkpoints.size DESC LIMIT 1`,
+      [chainId],
+    )) as CheckpointRow[];
+    return row ?? null;
+  }
+
+  /** Stores a signed checkpoint unless one of that size exists; true when this call stored it. */
+  async insertIfAbsent(
+    checkpoint: { chainId: string; size: number; hash: string; keyId: string; note: string },
+    db: Db = this.pool,
+  ): Promise<boolean> {
+    const { chainId, size, hash, keyId, note } = checkpoint;
+    const inserted = (await db.query(
+      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (chain_id, size) DO NOTHING RETURNING size`,
+      [chainId, size, hash, keyId, note],
+    )) as unknown[];
+    return inserted.length === 1;
+  }
+
+  /** Hands each checkpoint of a whole-chain verification window to `onRow`, in size order. */
+  async streamVerificationWindow(
+    window: VerificationWindow,
+    onRow: (row: Pick<CheckpointRow, 'size' | 'hash' | 'note'>) => void,
+    db: Db = this.pool,
+  ): Promise<void> {
+    const { text, values } = verificationWindowCheckpointsQuery(window);
+    ((await db.query(text, values)) as Pick<CheckpointRow, 'size' | 'hash' | 'note'>[]).forEach(onRow);
   }
 }

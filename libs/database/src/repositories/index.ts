@@ -15,6 +15,7 @@ export * from './checkpoints.repository';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './merkle-nodes.repository';
+export * from './verification-window.queries';
 
 /**
  * One repository per table (Immich's `*.repository.ts`): each owns every query of its table,

@@ -12,10 +12,10 @@ export class ChainView {
   @ApiProperty({ description: 'Hash of the newest event', pattern: HEX_HASH.source })
   lastHash!: string;
 
-  @ApiProperty({ description: 'Position of the newest event', example: 42 })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Position of the newest event', example: 42 })
   lastPosition!: number;
 
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 42 })
   eventCount!: number;
 
   @ApiProperty({ format: 'date-time' })

@@ -1,13 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsStorable } from './storable.validator';
 
 export const DEFAULT_CHAIN = 'default';
 export const MAX_CONTEXT_BYTES = 32 * 1024;
 export const MAX_CONTEXT_DEPTH = 32;
 
-/** Body of POST /v1/events: exactly the spec's fields (contract §4). */
+/** Body of POST /v1/events: exactly the spec's fields (contract §4); any other member is a 400. */
+@ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventDto {
   @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: 256, example: 'alice@example.com' })
   @IsString()
@@ -54,9 +56,9 @@ export class CreateEventDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: 'Name of the chain to append to (created on first use)',
+    // No `default`: generated clients would then type the member as always present.
+    description: `Name of the chain to append to (created on first use); absent or null means "${DEFAULT_CHAIN}"`,
     pattern: '^[A-Za-z0-9._:-]{1,128}$',
-    default: DEFAULT_CHAIN,
   })
   @IsOptional()
   @IsString()

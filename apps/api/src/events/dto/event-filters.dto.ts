@@ -5,11 +5,14 @@ import { IsStorable } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
 export const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** What ISO_DATETIME accepts beyond RFC 3339's date-time, for the OpenAPI description. */
+export const DATE_TIME_TEXT =
+  'An RFC 3339 date-time with an offset; a date alone (midnight UTC) or a time without seconds is also accepted.';
 const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z';
 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
-  @ApiPropertyOptional({ description: 'Exact actor', maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: 256 })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -17,7 +20,7 @@ export class EventFiltersDto {
   @IsStorable()
   actor?: string;
 
-  @ApiPropertyOptional({ description: 'Exact action', maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: 256 })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -25,7 +28,7 @@ export class EventFiltersDto {
   @IsStorable()
   action?: string;
 
-  @ApiPropertyOptional({ description: 'Exact resource', maxLength: 512 })
+  @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: 512 })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -40,7 +43,8 @@ export class EventFiltersDto {
   chain_id?: string;
 
   @ApiPropertyOptional({
-    description: 'Only events after this instant, exclusive (ISO 8601 with an offset)',
+    description: `Only events after this instant, exclusive. ${DATE_TIME_TEXT}`,
+    format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
   @IsOptional()
@@ -50,7 +54,8 @@ export class EventFiltersDto {
   after?: string;
 
   @ApiPropertyOptional({
-    description: 'Only events before this instant, exclusive (ISO 8601 with an offset)',
+    description: `Only events before this instant, exclusive. ${DATE_TIME_TEXT}`,
+    format: 'date-time',
     example: '2026-12-01T00:00:00Z',
   })
   @IsOptional()

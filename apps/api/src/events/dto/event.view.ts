@@ -9,7 +9,7 @@ export class EventChainRef {
   @ApiProperty({ example: 'default' })
   name!: string;
 
-  @ApiProperty({ description: 'Position in the chain, from 1', example: 42 })
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Position in the chain, from 1', example: 42 })
   position!: number;
 }
 

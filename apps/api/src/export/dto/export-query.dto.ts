@@ -1,6 +1,6 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { IsIn, isISO8601, registerDecorator, ValidationArguments } from 'class-validator';
-import { EventFiltersDto, ISO_DATETIME } from '../../events/dto/event-filters.dto';
+import { DATE_TIME_TEXT, EventFiltersDto, ISO_DATETIME } from '../../events/dto/event-filters.dto';
 import { compareInstants } from '../export-period';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
@@ -49,11 +49,19 @@ export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'
   @IsIn(EXPORT_FORMATS, { message: 'format must be csv or json' })
   format!: ExportFormatName;
 
-  @ApiProperty({ description: 'Period start, inclusive (ISO 8601 with an offset)', example: '2026-11-01T00:00:00Z' })
+  @ApiProperty({
+    description: `Period start, inclusive. ${DATE_TIME_TEXT}`,
+    format: 'date-time',
+    example: '2026-11-01T00:00:00Z',
+  })
   @IsIsoInstant()
   after!: string;
 
-  @ApiProperty({ description: 'Period end, inclusive (ISO 8601 with an offset)', example: '2026-11-30T23:59:59.999Z' })
+  @ApiProperty({
+    description: `Period end, inclusive, not earlier than after. ${DATE_TIME_TEXT}`,
+    format: 'date-time',
+    example: '2026-11-30T23:59:59.999Z',
+  })
   @IsIsoInstant()
   @IsNotEarlierThan('after')
   before!: string;

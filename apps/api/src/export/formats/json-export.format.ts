@@ -1,19 +1,10 @@
 import { Transform, TransformCallback } from 'node:stream';
+import type { ExportedEvent } from '@app/verification';
 import { EventView } from '../../events/dto/event.view';
 import { ExportFormat, ExportHeader } from './export-format';
 
-/** An exported event: the spec's export fields, in this order, values as stored. */
-export interface ExportItem {
-  id: string;
-  timestamp: string;
-  actor: string;
-  action: string;
-  resource: string | null;
-  chain: { id: string; name: string; position: number };
-  hash: string;
-  previousHash: string;
-  context: Record<string, unknown> | null;
-}
+/** An exported event: the spec's export fields, in this order, values as stored (the verifier's wire type). */
+export type ExportItem = ExportedEvent;
 
 export function toExportItem({
   id,

@@ -3,7 +3,10 @@ import { HEX_HASH } from '@app/hashing';
 
 /** The Verification result on the wire (spec §2, contract §4). */
 export class VerificationResultView {
-  @ApiProperty({ description: 'The stored hash matches the recomputed one and the event links to its predecessor' })
+  @ApiProperty({
+    description:
+      'The stored hash matches the recomputed one, the event links to its predecessor and is not earlier than it',
+  })
   valid!: boolean;
 
   @ApiProperty({ type: [String] })
@@ -15,7 +18,10 @@ export class VerificationResultView {
   @ApiProperty({ pattern: HEX_HASH.source })
   computedHash!: string;
 
-  @ApiProperty()
+  @ApiProperty({
+    description:
+      'The event links to its predecessor (or to the genesis hash at position 1) and its timestamp is not earlier',
+  })
   chainIntact!: boolean;
 
   @ApiProperty({ format: 'date-time' })

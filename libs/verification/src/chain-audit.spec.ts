@@ -70,7 +70,7 @@ describe('ChainAudit', () => {
       {
         position: 3,
         eventId: events[2]!.id,
-        message: expect.stringMatching(/previousHash does not match the hash of the event at position 2/),
+        message: expect.stringMatching(/previousHash [0-9a-f]{64} does not match the hash of the event at position 2/),
       },
     ]);
   });
@@ -100,7 +100,22 @@ describe('ChainAudit', () => {
     expect(result.errors.map((e) => e.message)).toEqual([
       'position 2 occurs more than once',
       'the event belongs to another account than its chain',
-      expect.stringMatching(/previousHash does not match/),
+      expect.stringMatching(/previousHash [0-9a-f]{64} does not match/),
+    ]);
+  });
+
+  it('reports a timestamp earlier than the one before it, naming it, and only there', () => {
+    const events = honestChain(4);
+    const back = { ...events[2]!, timestamp: '2020-01-01T00:00:00.000Z' };
+    events[2] = { ...back, hash: back.hash };
+    const result = audit(events).result(NOW);
+    expect(result).toMatchObject({ valid: false, firstInvalidPosition: 3, errorCount: 1 });
+    expect(result.errors).toEqual([
+      {
+        position: 3,
+        eventId: events[2]!.id,
+        message: `timestamp 2020-01-01T00:00:00.000Z is earlier than ${events[1]!.timestamp}, the timestamp of the event at position 2: timestamps never decrease along a chain`,
+      },
     ]);
   });
 

@@ -1,6 +1,37 @@
 import { GENESIS_HASH, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
 import type { WindowReport } from './chain-window';
-import { ChainVerificationError, ChainVerificationView } from './dto/chain-verification.view';
+import {
+  FOREIGN_EVENT_FAILURE,
+  gapFailure,
+  hashFailure,
+  linkFailure,
+  repeatedPositionFailure,
+  timestampFailure,
+} from './event-checks';
+
+/** One error of whole-chain verification. */
+export interface ChainVerificationError {
+  /** The position the error is about (for a gap: the first missing position). */
+  position: number;
+  /** The event at that position, or null when it is missing. */
+  eventId: string | null;
+  message: string;
+}
+
+/** The answer of whole-chain verification (GET /v1/chain/:chainId/verify). */
+export interface ChainVerificationResult {
+  valid: boolean;
+  chainId: string;
+  checkedEvents: number;
+  lastPosition: number;
+  lastHash: string;
+  firstInvalidPosition: number | null;
+  checkpointsChecked: number;
+  errors: ChainVerificationError[];
+  errorCount: number;
+  errorsTruncated: boolean;
+  verifiedAt: string;
+}
 
 /** More would only make the answer large; `errorsTruncated` and firstInvalidPosition still tell. */
 export const MAX_REPORTED_ERRORS = 100;
@@ -12,6 +43,8 @@ export interface AuditedEvent {
   position: number;
   hash: string;
   previousHash: string;
+  /** ISO 8601 UTC with milliseconds, as hashed. */
+  timestamp: string;
 }
 
 export interface StoredCheckpoint {
@@ -27,8 +60,8 @@ export interface StoredCheckpoint {
  */
 export class ChainAudit {
   private expectedPosition = 1;
-  private previousHash = GENESIS_HASH;
-  private last: { position: number; hash: string; id: string } | null = null;
+  /** The event walked last (its hash, timestamp, …); null before the first. */
+  private last: { position: number; hash: string; id: string; timestamp: string } | null = null;
   private checkedEvents = 0;
   private checkpointsChecked = 0;
   private errorCount = 0;
@@ -48,9 +81,8 @@ export class ChainAudit {
       // their predecessors, where the window was hashed: as if each had been added.
       this.addEvent(run.first, run.first.hash);
       this.checkedEvents += run.count - 1;
-      this.previousHash = run.last.hash;
       this.expectedPosition = run.last.position + 1;
-      this.last = { position: run.last.position, hash: run.last.hash, id: run.last.id };
+      this.last = run.last;
     }
     for (const event of events) this.addEvent(event, event.computedHash);
     for (const { checkpoint, event } of checkpoints) this.addCheckpoint(checkpoint, event);
@@ -61,39 +93,20 @@ export class ChainAudit {
     this.checkedEvents++;
     const { position, id } = event;
     const gap = position > this.expectedPosition;
-    if (gap) {
-      const missing =
-        this.expectedPosition === position - 1
-          ? `position ${this.expectedPosition} is`
-          : `positions ${this.expectedPosition}–${position - 1} are`;
-      this.fail(
-        this.expectedPosition,
-        null,
-        `the event at ${missing} missing: the chain has a gap before position ${position}`,
-      );
-    } else if (position < this.expectedPosition) {
-      this.fail(position, id, `position ${position} occurs more than once`);
+    if (gap) this.fail(this.expectedPosition, null, gapFailure(this.expectedPosition, position));
+    else if (position < this.expectedPosition) this.fail(position, id, repeatedPositionFailure(position));
+    if (!event.ownAccount) this.fail(position, id, FOREIGN_EVENT_FAILURE);
+    const altered = hashFailure(event, computedHash);
+    if (altered) this.fail(position, id, altered);
+    if (!gap) {
+      // The event walked before it stands for position − 1 (a gap was reported above instead).
+      const broken = linkFailure(event, this.last);
+      if (broken) this.fail(position, id, broken);
+      const earlier = timestampFailure(event, this.last);
+      if (earlier) this.fail(position, id, earlier);
     }
-    if (!event.ownAccount) this.fail(position, id, 'the event belongs to another account than its chain');
-    if (computedHash !== event.hash) {
-      this.fail(
-        position,
-        id,
-        `the stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`,
-      );
-    }
-    if (!gap && event.previousHash !== this.previousHash) {
-      this.fail(
-        position,
-        id,
-        position === 1
-          ? 'the first event of a chain must have a previousHash of 64 zeros'
-          : `previousHash does not match the hash of the event at position ${position - 1}: an event before it was altered, removed or renumbered`,
-      );
-    }
-    this.previousHash = event.hash;
     this.expectedPosition = position + 1;
-    this.last = { position, hash: event.hash, id };
+    this.last = { position, hash: event.hash, id, timestamp: event.timestamp };
   }
 
   /** `event` is the stored event at position `checkpoint.size`, or null when there is none. */
@@ -160,7 +173,7 @@ export class ChainAudit {
       this.fail(firstPosition, null, `${count} event(s) lie beyond the chain head at position ${headPosition}`);
   }
 
-  result(verifiedAt: Date): ChainVerificationView {
+  result(verifiedAt: Date): ChainVerificationResult {
     return {
       valid: this.errorCount === 0,
       chainId: this.chain.id,

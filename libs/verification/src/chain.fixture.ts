@@ -1,7 +1,7 @@
 import { computeEventHash, GENESIS_HASH } from '@app/hashing';
 import type { StoredEvent } from './chain-window';
 
-/** Test fixtures of whole-chain verification (not part of the build: see tsconfig.app.json). */
+/** Test fixtures of whole-chain verification (not part of any build: see the tsconfig.*.json excludes). */
 export const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
 
 /** An honest chain of `n` stored events with real hashes. */

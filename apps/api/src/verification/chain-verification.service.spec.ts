@@ -1,13 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { Repository } from 'typeorm';
 import { AppConfig, AppError } from '@app/common';
-import { ChainEntity } from '@app/database';
+import { ChainHeadRow, ChainsRepository } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
-import { CHAIN, honestChain } from './chain.fixture';
-import { ChainReader } from './chain-reader';
+import { hashWindow, WindowReport, WindowRequest } from '@app/verification';
+import { CHAIN, honestChain } from '@app/verification/chain.fixture';
+import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationService } from './chain-verification.service';
-import { hashWindow, WindowReport, WindowRequest } from './chain-window';
-import { CheckpointSigner } from './checkpoint-signer';
 import { WindowInspector } from './window-inspector';
 
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey));
@@ -32,11 +30,9 @@ function setup(verifyConcurrency = 2) {
     accountId: CHAIN.accountId,
     lastPosition: head.position,
     lastHash: head.hash,
-  } as ChainEntity;
+  } as ChainHeadRow;
   const chains = {
-    findOneBy: ({ accountId }: { accountId: string }) => Promise.resolve({ ...chain, accountId }),
-  } as unknown as Repository<ChainEntity>;
-  const reader = {
+    findHead: (accountId: string) => Promise.resolve({ ...chain, accountId }),
     headFacts: () =>
       Promise.resolve({
         position: head.position,
@@ -45,10 +41,10 @@ function setup(verifyConcurrency = 2) {
         eventsBeyond: 0,
         firstBeyond: 0,
       }),
-  } as unknown as ChainReader;
+  } as unknown as ChainsRepository;
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;
   const config = Object.assign(new AppConfig(), { verifyPageSize: 2, verifyConcurrency });
-  const sut = new ChainVerificationService(chains, reader, signer, inspector, config);
+  const sut = new ChainVerificationService(chains, signer, inspector, config);
   /** Lets every read started so far finish, then the walk go on. */
   const release = async () => {
     while (pending.length > 0) pending.shift()!();

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { InjectEntityManager } from '@nestjs/typeorm';
 import Piscina from 'piscina';
-import { EntityManager } from 'typeorm';
 import { AppConfig } from '@app/common';
-import { inspectWindow, WindowReport, WindowRequest } from './chain-window';
+import { CheckpointsRepository, EventsRepository } from '@app/database';
+import { inspectWindow, WindowReport, WindowRequest, WindowRows } from '@app/verification';
 import type { WindowOutcome, WindowWorkerData } from './chain-window.worker';
 
 /** Windows one worker reads at once: one is hashed while the database produces the next. */
@@ -23,11 +22,14 @@ export class WindowInspector implements OnApplicationShutdown {
   private readonly pool: Piscina<WindowRequest, WindowOutcome> | null;
   /** How many windows one verification keeps in flight. */
   readonly windowsInFlight: number;
+  /** In-process: the repositories' reads on the service's pool. */
+  private readonly rows: WindowRows;
 
-  constructor(
-    config: AppConfig,
-    @InjectEntityManager() private readonly manager: EntityManager,
-  ) {
+  constructor(config: AppConfig, events: EventsRepository, checkpoints: CheckpointsRepository) {
+    this.rows = {
+      checkpoints: (window, onRow) => checkpoints.streamVerificationWindow(window, onRow),
+      events: (window, onRow) => events.streamVerificationWindow(window, onRow),
+    };
     const workers = config.databaseUrl ? config.verifyWorkers : 0;
     this.pool = workers > 0 ? createPool(config.databaseUrl!, workers) : null;
     // In-process: one window hashed while two are read (they queue for the pool's connections).
@@ -40,13 +42,7 @@ export class WindowInspector implements OnApplicationShutdown {
   }
 
   async inspect(request: WindowRequest): Promise<WindowReport> {
-    if (!this.pool) {
-      // TypeORM hands over whole results; a window is bounded, so that only costs memory.
-      return inspectWindow(
-        async (sql, parameters, onRow) => ((await this.manager.query(sql, parameters)) as unknown[]).forEach(onRow),
-        request,
-      );
-    }
+    if (!this.pool) return inspectWindow(this.rows, request);
     const outcome = await this.pool.run(request);
     if ('report' in outcome) return outcome.report;
     // Rebuilt with its SQLSTATE or socket code, so that the exception filter can tell an

@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AppConfig, AppError, CHAIN_ID } from '@app/common';
-import { ChainEntity } from '@app/database';
-import { ChainAudit } from './chain-audit';
-import { ChainReader } from './chain-reader';
-import { WindowReport } from './chain-window';
-import { CheckpointSigner } from './checkpoint-signer';
+import { ChainHeadRow, ChainsRepository } from '@app/database';
+import { ChainAudit, WindowReport } from '@app/verification';
+import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';
 import { WindowInspector } from './window-inspector';
 
@@ -28,8 +24,7 @@ export class ChainVerificationService {
   private readonly running = new Map<string, number>();
 
   constructor(
-    @InjectRepository(ChainEntity) private readonly chains: Repository<ChainEntity>,
-    private readonly reader: ChainReader,
+    private readonly chains: ChainsRepository,
     private readonly signer: CheckpointSigner,
     private readonly inspector: WindowInspector,
     config: AppConfig,
@@ -64,13 +59,13 @@ export class ChainVerificationService {
     chainId: string,
     clientGone?: AbortSignal,
   ): Promise<{ data: ChainVerificationView }> {
-    const chain = CHAIN_ID.test(chainId) ? await this.chains.findOneBy({ id: chainId, accountId }) : null;
+    const chain = CHAIN_ID.test(chainId) ? await this.chains.findHead(accountId, chainId) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifiers);
     const head = { position: chain.lastPosition, hash: chain.lastHash };
     await this.walk(audit, chain, head.position, clientGone);
     audit.checkHead(head);
-    const now = await this.reader.headFacts(chain.id);
+    const now = await this.chains.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
     audit.eventsBeyondHead(now.eventsBeyond, now.firstBeyond, now.position);
     return { data: audit.result(new Date()) };
@@ -79,7 +74,7 @@ export class ChainVerificationService {
   /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */
   private async walk(
     audit: ChainAudit,
-    chain: ChainEntity,
+    chain: ChainHeadRow,
     headPosition: number,
     clientGone?: AbortSignal,
   ): Promise<void> {

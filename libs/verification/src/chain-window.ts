@@ -1,11 +1,13 @@
 import { computeEventHash, EventHashPayload } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
+import { follows } from './event-checks';
 
 /**
  * One window of whole-chain verification: the chain's events with after < position <= upTo and
  * the checkpoints signed in that range, read and hashed. This file knows nothing of Nest or of
- * where the query runs, so the same code serves the service's own connection pool and the worker
- * threads (chain-window.worker.ts) that read windows on their own connections.
+ * where the rows come from, so the same code serves the service's own connection pool and the
+ * worker threads (apps/api/src/verification/chain-window.worker.ts) that read windows on their
+ * own connections.
  */
 export interface WindowRequest {
   chainId: string;
@@ -15,11 +17,25 @@ export interface WindowRequest {
 }
 
 /**
- * Runs SQL with positional parameters and hands each row to `onRow` as it arrives; resolves when
- * the last one has been handed over. Rows that are hashed and dropped at once die young: the
- * garbage collector then costs a fraction of what a window held in full costs.
+ * Where a window's rows come from: each method hands every row to `onRow` as it arrives and
+ * resolves when the last one has been handed over. The SQL lives in the repositories
+ * (EventsRepository, CheckpointsRepository), which the service's pool and the worker threads
+ * both use. Rows that are hashed and dropped at once die young: the garbage collector then costs
+ * a fraction of what a window held in full costs.
  */
-export type StreamRows = (sql: string, parameters: unknown[], onRow: (row: unknown) => void) => Promise<void>;
+export interface WindowRows {
+  /** The window's checkpoints in size order (the first window, after = 0, also those of size 0). */
+  checkpoints(window: WindowRequest, onRow: (row: StoredCheckpointRow) => void): Promise<void>;
+  /** The window's events in position order, at most upTo − after + 1 of them. */
+  events(window: WindowRequest, onRow: (row: StoredEvent) => void): Promise<void>;
+}
+
+/** A checkpoint row as read: the size as text (bigint). */
+export interface StoredCheckpointRow {
+  size: string;
+  hash: string;
+  note: string;
+}
 
 export interface StoredEvent extends EventHashPayload {
   /** False when the row's account is not the chain's. */
@@ -29,7 +45,7 @@ export interface StoredEvent extends EventHashPayload {
 
 export type HashedEvent = AuditedEvent & { computedHash: string };
 
-/** Consecutive events that all hash to their stored hashes, belong to the chain's account and link up. */
+/** Consecutive events that all hash to their stored hashes, belong to the chain's account, link up and keep time order. */
 export interface IntactRun {
   count: number;
   first: AuditedEvent;
@@ -53,40 +69,16 @@ export interface WindowReport {
   checkpoints: { checkpoint: StoredCheckpoint; event: { id: string; hash: string } | null }[];
 }
 
-/**
- * Only what is hashed or checked, already named and typed as the hash payload: the account as
- * one boolean, the position as float8 (exact below 2^53, parsed to a number), the timestamp
- * formatted by the database exactly as the API writes it (no Date per row). An honest window
- * holds at most upTo − after events (positions are unique); one more is read so that duplicates,
- * should the constraint be gone, still show while the window stays bounded.
- */
-const EVENTS_SQL = `SELECT id, $1::varchar AS "chainId", position::float8 AS position, actor, action, resource, context,
-        to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "timestamp",
-        previous_hash AS "previousHash", hash, account_id = $5 AS "ownAccount"
-   FROM events
-  WHERE chain_id = $1 AND events.position > $2 AND events.position <= $3
-  ORDER BY events.position
-  LIMIT $4`;
-
-/** The first window (after = 0) also takes checkpoints of size 0. */
-const CHECKPOINTS_SQL = `SELECT size::text AS size, hash, note FROM checkpoints
-  WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`;
-
-export async function inspectWindow(
-  stream: StreamRows,
-  { chainId, accountId, after, upTo }: WindowRequest,
-): Promise<WindowReport> {
+export async function inspectWindow(rows: WindowRows, window: WindowRequest): Promise<WindowReport> {
   const checkpoints: WindowReport['checkpoints'] = [];
   const atSize = new Map<number, WindowReport['checkpoints'][number]>();
-  await stream(CHECKPOINTS_SQL, [chainId, after === 0 ? -1 : after, upTo], (row) => {
-    const { size, hash, note } = row as { size: string; hash: string; note: string };
+  await rows.checkpoints(window, ({ size, hash, note }) => {
     const entry: WindowReport['checkpoints'][number] = { checkpoint: { size: Number(size), hash, note }, event: null };
     checkpoints.push(entry);
     atSize.set(entry.checkpoint.size, entry);
   });
   const hasher = new WindowHasher();
-  await stream(EVENTS_SQL, [chainId, after, upTo, upTo - after + 1, accountId], (row) => {
-    const event = row as StoredEvent;
+  await rows.events(window, (event) => {
     hasher.add(event);
     const entry = atSize.get(event.position);
     if (entry && entry.event === null) entry.event = { id: event.id, hash: event.hash };
@@ -113,7 +105,7 @@ class WindowHasher {
       this.events.length === 0 &&
       event.ownAccount &&
       computedHash === event.hash &&
-      (last === undefined || (event.position === last.position + 1 && event.previousHash === last.hash));
+      (last === undefined || (event.position === last.position + 1 && follows(event, last)));
     if (!fits) this.events.push({ ...audited(event), computedHash });
     else if (this.run) {
       this.run.count++;
@@ -129,6 +121,6 @@ class WindowHasher {
   }
 }
 
-function audited({ id, ownAccount, position, hash, previousHash }: StoredEvent): AuditedEvent {
-  return { id, ownAccount, position, hash, previousHash };
+function audited({ id, ownAccount, position, hash, previousHash, timestamp }: StoredEvent): AuditedEvent {
+  return { id, ownAccount, position, hash, previousHash, timestamp };
 }

@@ -1,6 +1,11 @@
 import { workerData } from 'node:worker_threads';
 import { Client, Query } from 'pg';
-import { inspectWindow, WindowReport, WindowRequest } from './chain-window';
+// The files themselves, not the barrels: a worker needs their SQL, not Nest's modules.
+import {
+  verificationWindowCheckpointsQuery,
+  verificationWindowEventsQuery,
+} from '@app/database/repositories/verification-window.queries';
+import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
 /**
  * A piscina worker of whole-chain verification: reads and hashes windows on its own PostgreSQL
@@ -57,7 +62,13 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
   const used = connection();
   try {
     const db = await used;
-    return await inspectWindow((sql, parameters, onRow) => streamRows(db, sql, parameters, onRow), request);
+    return await inspectWindow(
+      {
+        checkpoints: (window, onRow) => streamRows(db, verificationWindowCheckpointsQuery(window), onRow),
+        events: (window, onRow) => streamRows(db, verificationWindowEventsQuery(window), onRow),
+      },
+      request,
+    );
   } catch (error) {
     drop(used);
     throw error;
@@ -65,10 +76,14 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
 }
 
 /** A query whose rows are handed over one by one as they arrive, never collected (pg's Query with a 'row' listener). */
-function streamRows(db: Client, sql: string, parameters: unknown[], onRow: (row: unknown) => void): Promise<void> {
+function streamRows<Row>(
+  db: Client,
+  { text, values }: { text: string; values: unknown[] },
+  onRow: (row: Row) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const query = db.query(new Query(sql, parameters));
-    query.on('row', (row: unknown) => {
+    const query = db.query(new Query(text, values));
+    query.on('row', (row: Row) => {
       try {
         onRow(row);
       } catch (error) {

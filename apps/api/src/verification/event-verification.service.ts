@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, EVENT_ID } from '@app/common';
+import { EventsRepository } from '@app/database';
+import { judgeEvent } from '@app/verification';
+import { VerificationResultView } from './dto/verification-result.view';
+import { toVerificationResult } from './verification.mapper';
+
+/** GET /v1/events/:id/verify: one event against its stored predecessor. */
+@Injectable()
+export class EventVerificationService {
+  constructor(private readonly events: EventsRepository) {}
+
+  /** Verifies one event of this account against its stored predecessor; others' events are 404. */
+  async verify(accountId: string, id: string): Promise<{ data: VerificationResultView }> {
+    const event = EVENT_ID.test(id) ? await this.events.findForVerification(accountId, id) : null;
+    if (!event) throw AppError.notFound(`Event ${id}`);
+    const predecessor =
+      event.position > 1 ? await this.events.findLinkFacts(accountId, event.chainId, event.position - 1) : null;
+    return { data: toVerificationResult(event, judgeEvent(event, predecessor), new Date()) };
+  }
+}

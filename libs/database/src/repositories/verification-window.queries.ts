@@ -1,0 +1,69 @@
+import type { EventHashPayload } from '@app/hashing';
+
+/*
+ * The SQL of a whole-chain verification window, shared by EventsRepository/CheckpointsRepository
+ * (on the service's pool) and the worker threads (apps/api/src/verification/chain-window.worker.ts,
+ * on their own connections outside Nest). A file of its own so that a worker loads only this,
+ * not Nest or TypeORM.
+ */
+
+/** A stored event as verification reads it: exactly the hash payload, as hashed, and its stored hash. */
+export interface VerifiedEventRow extends EventHashPayload {
+  hash: string;
+}
+
+/** A row of a whole-chain verification window: also whether its account is its chain's. */
+export interface VerificationWindowEventRow extends VerifiedEventRow {
+  ownAccount: boolean;
+}
+
+/** What a whole-chain verification window covers: positions after < position <= upTo of one chain. */
+export interface VerificationWindow {
+  chainId: string;
+  accountId: string;
+  after: number;
+  upTo: number;
+}
+
+/** The timestamp written by the database exactly as the API writes it (no Date per row). */
+export const ISO_TIMESTAMP = `to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The events of a whole-chain verification window, used by EventsRepository on the service's pool
+ * and by the worker threads (apps/api/src/verification/chain-window.worker.ts) on their own
+ * connections outside Nest. Only what is hashed or checked, already named and typed as the hash
+ * payload: the account as one boolean, the position as float8 (exact below 2^53, parsed to a
+ * number), the timestamp formatted by the database. An honest window holds at most upTo − after
+ * events (positions are unique); one more is read so that duplicates, should the constraint be
+ * gone, still show while the window stays bounded.
+ */
+export function verificationWindowEventsQuery({ chainId, accountId, after, upTo }: VerificationWindow): {
+  text: string;
+  values: unknown[];
+} {
+  return {
+    text: `SELECT id, $1::varchar AS "chainId", position::float8 AS position, actor, action, resource, context,
+        ${ISO_TIMESTAMP} AS "timestamp", previous_hash AS "previousHash", hash, account_id = $5 AS "ownAccount"
+   FROM events
+  WHERE chain_id = $1 AND events.position > $2 AND events.position <= $3
+  ORDER BY events.position
+  LIMIT $4`,
+    values: [chainId, after, upTo, upTo - after + 1, accountId],
+  };
+}
+
+/**
+ * The checkpoints of a whole-chain verification window (sizes after < size <= upTo; the first
+ * window, after = 0, also takes those of size 0), used by CheckpointsRepository and by the worker
+ * threads outside Nest.
+ */
+export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: VerificationWindow): {
+  text: string;
+  values: unknown[];
+} {
+  return {
+    text: `SELECT size::text AS size, hash, note FROM checkpoints
+  WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`,
+    values: [chainId, after === 0 ? -1 : after, upTo],
+  };
+}

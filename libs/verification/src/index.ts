@@ -1,0 +1,4 @@
+export * from './event-checks';
+export * from './chain-audit';
+export * from './chain-window';
+export * from './exported-event';

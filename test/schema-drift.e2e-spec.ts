@@ -1,0 +1,116 @@
+import { rmSync } from 'node:fs';
+import { Column, DataSource, Entity, Index, PrimaryColumn } from 'typeorm';
+import {
+  ApiKeyEntity,
+  ChainEntity,
+  CheckpointEntity,
+  dataSourceOptions,
+  EmbeddedPostgres,
+  ENTITIES,
+  EventEntity,
+  IdempotencyKeyEntity,
+  runMigrations,
+  schemaDrift,
+} from '@app/database';
+import { freshDatabase } from './support/test-app';
+
+// A drifted entity: an index no migration creates.
+@Entity({ name: 'events' })
+@Index('ix_events_account_hash', ['accountId', 'hash'])
+class EventWithExtraIndex extends EventEntity {}
+
+// A drifted entity: idempotency_keys as if someone forgot ix_idempotency_keys_claimed and the foreign key.
+@Entity({ name: 'idempotency_keys' })
+class IdempotencyKeyWithoutIndex {
+  @PrimaryColumn({ name: 'account_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_idempotency_keys' })
+  accountId!: string;
+  @PrimaryColumn({ type: 'varchar', length: 255, primaryKeyConstraintName: 'pk_idempotency_keys' })
+  key!: string;
+  @Column({ name: 'request_digest', type: 'char', length: 64 })
+  requestDigest!: string;
+  @Column({ name: 'claimed_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  claimedAt!: Date;
+  @Column({ type: 'text', nullable: true })
+  response!: string | null;
+}
+
+type Entities = (new () => object)[];
+
+/** `npm run migration:check`'s comparison, on a freshly migrated database (PostgreSQL, or PGlite with E2E_EMBEDDED=1). */
+describe('schema drift (npm run migration:check)', () => {
+  let database: { url: string | null; dataDir: string };
+
+  /**
+   * A data source with these entities on the suite's database, used and closed. The embedded
+   * database is started for each (on the same data directory): it accepts one connection, and a
+   * new one right after the last closed is not always let in.
+   */
+  async function withEntities<T>(entities: Entities, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
+    const embedded = database.url ? null : await EmbeddedPostgres.start(database.dataDir);
+    const url = database.url ?? embedded!.url;
+    try {
+      const dataSource = await new DataSource({ ...dataSourceOptions({ url, poolSize: 1 }), entities }).initialize();
+      try {
+        return await work(dataSource);
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await embedded?.stop();
+    }
+  }
+  const driftOf = (entities: Entities) => withEntities(entities, schemaDrift);
+  const replacing = (entity: (typeof ENTITIES)[number], by: new () => object): Entities =>
+    ENTITIES.map((e) => (e === entity ? by : e));
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    await withEntities(ENTITIES, runMigrations);
+  });
+  afterAll(() => rmSync(database.dataDir, { recursive: true, force: true }));
+
+  it('finds none between the entities and the migrated schema', async () => {
+    expect(await driftOf(ENTITIES)).toEqual([]);
+  });
+
+  it('finds an index an entity declares that no migration creates', async () => {
+    const drift = await driftOf(replacing(EventEntity, EventWithExtraIndex));
+    expect(drift).toContain('CREATE INDEX "ix_events_account_hash" ON "events" ("account_id", "hash") ;');
+  });
+
+  it('finds an index and a foreign key the migrations create that an entity leaves out', async () => {
+    const drift = await driftOf(replacing(IdempotencyKeyEntity, IdempotencyKeyWithoutIndex));
+    expect(drift).toEqual(
+      expect.arrayContaining([
+        'ALTER TABLE "idempotency_keys" DROP CONSTRAINT "fk_idempotency_keys_account";',
+        'DROP INDEX "public"."ix_idempotency_keys_claimed";',
+      ]),
+    );
+  });
+
+  it('finds the unique constraint that stops a chain forking when the entity leaves it out', async () => {
+    const drift = await withEntities(ENTITIES, async (dataSource) => {
+      const events = dataSource.getMetadata(EventEntity);
+      events.uniques = events.uniques.filter((unique) => unique.name !== 'uq_events_chain_position');
+      return schemaDrift(dataSource);
+    });
+    expect(drift).toContain('ALTER TABLE "events" DROP CONSTRAINT "uq_events_chain_position";');
+  });
+
+  it('finds what the schema builder matches only by name: a check, column order, a primary key name', async () => {
+    const drift = await withEntities(ENTITIES, async (dataSource) => {
+      const checkpoints = dataSource.getMetadata(CheckpointEntity);
+      checkpoints.checks.find((check) => check.name === 'ck_checkpoints_size')!.expression = 'size >= 1';
+      const chains = dataSource.getMetadata(ChainEntity);
+      chains.indices[0]!.columns.reverse();
+      dataSource.getMetadata(ApiKeyEntity).primaryColumns[0]!.primaryKeyConstraintName = 'api_keys_pkey';
+      return schemaDrift(dataSource);
+    });
+    expect(drift).toEqual([
+      '-- api_keys: the entity declares api_keys_pkey PRIMARY KEY (id), the database has no such constraint or index',
+      '-- api_keys: the database has pk_api_keys PRIMARY KEY (id), the entity does not declare it',
+      '-- chains: the entity declares ix_chains_account_created INDEX (id, created_at, account_id), the database has INDEX (account_id, created_at, id)',
+      '-- checkpoints: the entity declares ck_checkpoints_size CHECK ((size >= 1)), the database has CHECK ((size >= 0))',
+    ]);
+  });
+});
