@@ -2,3 +2,4 @@ export * from './canonical-json';
 export * from './event-hash';
 export * from './signed-note';
 export * from './chain-checkpoint';
+export * from './merkle';

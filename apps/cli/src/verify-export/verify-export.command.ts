@@ -7,7 +7,7 @@ import { formatReport } from './report';
 import { CheckpointInput, verifyExport } from './verify-export';
 
 const MAX_EXPORT_BYTES = 1024 * 1024 * 1024;
-const MAX_CHECKPOINT_BYTES = 64 * 1024;
+export const MAX_CHECKPOINT_BYTES = 64 * 1024;
 
 export interface VerifyExportOptions {
   exportPath: string;
@@ -40,7 +40,7 @@ export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitC
 }
 
 /** A verifier key given inline, or the path of a file holding one. */
-function readVerifierKey(value: string): NoteVerifier {
+export function readVerifierKey(value: string): NoteVerifier {
   try {
     return parseVerifierKey(value);
   } catch (error) {
@@ -55,7 +55,7 @@ function readVerifierKey(value: string): NoteVerifier {
   }
 }
 
-function readBounded(path: string, maxBytes: number): Buffer {
+export function readBounded(path: string, maxBytes: number): Buffer {
   try {
     if (statSync(path).size > maxBytes) throw new InputError(`${path} is larger than ${maxBytes} bytes`);
     return readFileSync(path);
@@ -65,7 +65,7 @@ function readBounded(path: string, maxBytes: number): Buffer {
   }
 }
 
-function parseJson(bytes: Buffer, path: string): unknown {
+export function parseJson(bytes: Buffer, path: string): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {

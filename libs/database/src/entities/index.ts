@@ -4,6 +4,7 @@ import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
 import { EventEntity } from './event.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { MerkleNodeEntity } from './merkle-node.entity';
 
 export * from './account.entity';
 export * from './api-key.entity';
@@ -11,6 +12,15 @@ export * from './chain.entity';
 export * from './checkpoint.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
+export * from './merkle-node.entity';
 
 /** Every table, described exactly as the migrations create it (`npm run migration:check` holds them to it). */
-export const ENTITIES = [AccountEntity, ApiKeyEntity, ChainEntity, EventEntity, CheckpointEntity, IdempotencyKeyEntity];
+export const ENTITIES = [
+  AccountEntity,
+  ApiKeyEntity,
+  ChainEntity,
+  EventEntity,
+  CheckpointEntity,
+  IdempotencyKeyEntity,
+  MerkleNodeEntity,
+];

@@ -6,6 +6,7 @@ import { ChainsRepository } from './chains.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { EventsRepository } from './events.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { MerkleNodesRepository } from './merkle-nodes.repository';
 
 export * from './accounts.repository';
 export * from './api-keys.repository';
@@ -14,6 +15,7 @@ export * from './checkpoints.repository';
 export * from './event-snapshot';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
+export * from './merkle-nodes.repository';
 export * from './verification-window.queries';
 
 /**
@@ -29,4 +31,5 @@ export const REPOSITORIES: Provider[] = [
   CheckpointsRepository,
   EventsRepository,
   IdempotencyKeysRepository,
+  MerkleNodesRepository,
 ];

@@ -1,0 +1,31 @@
+import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { bigintAsNumber } from './bigint-number.transformer';
+import { ChainEntity } from './chain.entity';
+
+/**
+ * One perfect subtree of a chain's RFC 9162 Merkle tree (migration 1764100000000): the hash of
+ * leaves [index·2^level, (index+1)·2^level), level 0 being the leaf hashes of the events in
+ * position order. Rows are never updated or deleted.
+ */
+@Entity({ name: 'merkle_nodes' })
+@Check('ck_merkle_nodes_level', `level >= 0 AND level <= 62`)
+@Check('ck_merkle_nodes_index', `"index" >= 0`)
+@Check('ck_merkle_nodes_hash', `octet_length(hash) = 32`)
+export class MerkleNodeEntity {
+  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_merkle_nodes' })
+  chainId!: string;
+
+  @ManyToOne(() => ChainEntity)
+  @JoinColumn({ name: 'chain_id', referencedColumnName: 'id', foreignKeyConstraintName: 'fk_merkle_nodes_chain' })
+  chain?: ChainEntity;
+
+  @PrimaryColumn({ type: 'smallint', primaryKeyConstraintName: 'pk_merkle_nodes' })
+  level!: number;
+
+  @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber, primaryKeyConstraintName: 'pk_merkle_nodes' })
+  index!: number;
+
+  /** SHA-256, 32 bytes. */
+  @Column({ type: 'bytea' })
+  hash!: Buffer;
+}

@@ -1,0 +1,338 @@
+import { createHash } from 'node:crypto';
+import { HEX_HASH } from './event-hash';
+
+/*
+ * RFC 9162 §2.1 Merkle trees (the hashing of RFC 6962, Certificate Transparency and Go's sumdb):
+ *   empty tree  MTH({})   = SHA-256("")
+ *   leaf        MTH({d})  = SHA-256(0x00 || d)
+ *   interior    MTH(D[n]) = SHA-256(0x01 || MTH(D[0:k]) || MTH(D[k:n])), k the largest power of 2 < n
+ *
+ * What is stored is every *perfect* subtree, addressed by (level, index): the node covering leaves
+ * [index·2^level, (index+1)·2^level). Every hash a proof needs is the root of a range of leaves
+ * [begin, end) that splits into O(log n) perfect subtrees, so a proof is planned first (which
+ * nodes, read in one query), then assembled from what was read. Pure functions over node:crypto.
+ */
+
+export const MERKLE_HASH_BYTES = 32;
+
+/** A perfect subtree: leaves [index·2^level, (index+1)·2^level). Level 0 nodes are leaf hashes. */
+export interface NodeId {
+  level: number;
+  index: number;
+}
+
+export interface MerkleNode extends NodeId {
+  hash: Buffer;
+}
+
+/** A range of leaves [begin, end) whose RFC 9162 subtree hash is one element of a proof. */
+export type LeafRange = readonly [begin: number, end: number];
+
+/** What a proof or root needs: `ranges` in output order, `nodes` (distinct) to read for them. */
+export interface MerklePlan {
+  ranges: LeafRange[];
+  nodes: NodeId[];
+}
+
+/** Reads stored perfect-subtree hashes, in the order asked (one batched query). */
+export type NodeReader = (ids: readonly NodeId[]) => Promise<readonly Buffer[]>;
+
+const LEAF_PREFIX = Buffer.from([0x00]);
+const NODE_PREFIX = Buffer.from([0x01]);
+const EMPTY_ROOT = createHash('sha256').digest();
+
+/** SHA-256(""), the root of the empty tree. */
+export function emptyRoot(): Buffer {
+  return Buffer.from(EMPTY_ROOT);
+}
+
+/** SHA-256(0x00 || data) */
+export function leafHash(data: Uint8Array): Buffer {
+  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+}
+
+/** SHA-256(0x01 || left || right) */
+export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
+  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+}
+
+/** The leaf hash of an event (contract §10): its leaf data is the event hash, hex-decoded. */
+export function eventLeafHash(eventHashHex: string): Buffer {
+  if (!HEX_HASH.test(eventHashHex)) throw new RangeError('an event hash is 64 lowercase hex characters');
+  return leafHash(Buffer.from(eventHashHex, 'hex'));
+}
+
+const isSize = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
+const isLsbSet = (n: number): boolean => n % 2 === 1;
+const half = (n: number): number => Math.floor(n / 2);
+
+/** The largest power of 2 strictly below n (n ≥ 2): where RFC 9162 splits a tree of n leaves. */
+export function splitPoint(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/**
+ * The perfect subtrees whose hashes make the subtree hash of leaves [begin, end), largest first.
+ * RFC 9162 subtrees always start at a multiple of a power of 2 at least as large as they are;
+ * any other range has no subtree hash and is refused.
+ */
+export function rangeNodes(begin: number, end: number): NodeId[] {
+  if (!isSize(begin) || !isSize(end) || begin >= end) throw new RangeError(`no leaves in [${begin}, ${end})`);
+  if (begin % (end - begin > 1 ? splitPoint(end - begin) * 2 : 1) !== 0)
+    throw new RangeError(`[${begin}, ${end}) is not a subtree of an RFC 9162 tree`);
+  const ids: NodeId[] = [];
+  for (let at = begin; at < end;) {
+    let width = 1;
+    let level = 0;
+    while (at % (width * 2) === 0 && at + width * 2 <= end) {
+      width *= 2;
+      level++;
+    }
+    ids.push({ level, index: at / width });
+    at += width;
+  }
+  return ids;
+}
+
+/** The stored nodes on the right edge of a tree of `size` leaves, left to right: what an append extends. */
+export function frontierIds(size: number): NodeId[] {
+  return size === 0 ? [] : rangeNodes(0, size);
+}
+
+/** The subtree hash of a range from the hashes of its `rangeNodes`, in that order. */
+export function foldRange(hashes: readonly Buffer[]): Buffer {
+  if (hashes.length === 0) throw new RangeError('a range has at least one node');
+  let acc = hashes[hashes.length - 1]!;
+  for (let i = hashes.length - 2; i >= 0; i--) acc = nodeHash(hashes[i]!, acc);
+  return acc;
+}
+
+function planOf(ranges: LeafRange[]): MerklePlan {
+  const seen = new Set<string>();
+  const nodes: NodeId[] = [];
+  for (const [begin, end] of ranges) {
+    for (const id of rangeNodes(begin, end)) {
+      const key = `${id.level}/${id.index}`;
+      if (!seen.has(key)) nodes.push(id);
+      seen.add(key);
+    }
+  }
+  return { ranges, nodes };
+}
+
+/** The root of a tree of `size` ≥ 1 leaves. (The empty tree's root needs no node: `emptyRoot()`.) */
+export function rootPlan(size: number): MerklePlan {
+  if (!isSize(size) || size === 0) throw new RangeError('a root plan needs at least one leaf');
+  return planOf([[0, size]]);
+}
+
+/** RFC 9162 §2.1.3.1 (RFC 6962 PATH): the inclusion proof of leaf `index` in a tree of `size` leaves. */
+export function inclusionPlan(index: number, size: number): MerklePlan {
+  if (!isSize(index) || !isSize(size) || index >= size) throw new RangeError(`no leaf ${index} in a tree of ${size}`);
+  const ranges: LeafRange[] = [];
+  const path = (lo: number, hi: number): void => {
+    if (hi - lo === 1) return;
+    const k = splitPoint(hi - lo);
+    if (index < lo + k) {
+      path(lo, lo + k);
+      ranges.push([lo + k, hi]);
+    } else {
+      path(lo + k, hi);
+      ranges.push([lo, lo + k]);
+    }
+  };
+  path(0, size);
+  return planOf(ranges);
+}
+
+/**
+ * RFC 9162 §2.1.4.1 (RFC 6962 PROOF/SUBPROOF): the consistency proof from a tree of `from` leaves to
+ * one of `to`. Empty for from = 0 and from = to (trivially consistent, contract §10).
+ */
+export function consistencyPlan(from: number, to: number): MerklePlan {
+  if (!isSize(from) || !isSize(to) || from > to) throw new RangeError(`no consistency proof from ${from} to ${to}`);
+  const ranges: LeafRange[] = [];
+  const subproof = (lo: number, hi: number, whole: boolean): void => {
+    if (from === hi) {
+      if (!whole) ranges.push([lo, hi]);
+      return;
+    }
+    const k = splitPoint(hi - lo);
+    if (from <= lo + k) {
+      subproof(lo, lo + k, whole);
+      ranges.push([lo + k, hi]);
+    } else {
+      subproof(lo + k, hi, false);
+      ranges.push([lo, lo + k]);
+    }
+  };
+  if (from > 0 && from < to) subproof(0, to, true);
+  return planOf(ranges);
+}
+
+/** The plan's hashes, in its range order, from the hashes of `plan.nodes` (in that order). */
+export function assemble(plan: MerklePlan, nodeHashes: readonly Buffer[]): Buffer[] {
+  if (nodeHashes.length !== plan.nodes.length)
+    throw new RangeError(`the plan needs ${plan.nodes.length} node(s), ${nodeHashes.length} given`);
+  const byId = new Map(plan.nodes.map((id, i) => [`${id.level}/${id.index}`, nodeHashes[i]!]));
+  return plan.ranges.map(([begin, end]) =>
+    foldRange(rangeNodes(begin, end).map((id) => byId.get(`${id.level}/${id.index}`)!)),
+  );
+}
+
+/** Reads a plan's nodes with one call to `read` and assembles it. */
+export async function resolvePlan(plan: MerklePlan, read: NodeReader): Promise<Buffer[]> {
+  return assemble(plan, plan.nodes.length === 0 ? [] : await read(plan.nodes));
+}
+
+export const treeRoot = async (size: number, read: NodeReader): Promise<Buffer> =>
+  size === 0 ? emptyRoot() : (await resolvePlan(rootPlan(size), read))[0]!;
+export const proveInclusion = (index: number, size: number, read: NodeReader): Promise<Buffer[]> =>
+  resolvePlan(inclusionPlan(index, size), read);
+export const proveConsistency = (from: number, to: number, read: NodeReader): Promise<Buffer[]> =>
+  resolvePlan(consistencyPlan(from, to), read);
+
+/**
+ * What appending `leafHashes` to a tree of `size` leaves adds: every new perfect node (level 0 =
+ * the leaf hashes themselves), in an order where children come before their parent, and the new
+ * frontier. `frontier` is the stored nodes at `frontierIds(size)`, in that order.
+ */
+export function extendTree(
+  size: number,
+  frontier: readonly MerkleNode[],
+  leafHashes: readonly Buffer[],
+): { nodes: MerkleNode[]; frontier: MerkleNode[] } {
+  const expected = frontierIds(size);
+  if (frontier.length !== expected.length || expected.some((id, i) => !sameId(id, frontier[i]!)))
+    throw new RangeError(`the frontier of a tree of ${size} is ${expected.map(formatId).join(', ') || 'empty'}`);
+  const stack = [...frontier];
+  const nodes: MerkleNode[] = [];
+  leafHashes.forEach((hash, i) => {
+    let node: MerkleNode = { level: 0, index: size + i, hash };
+    nodes.push(node);
+    while (stack.length > 0 && stack[stack.length - 1]!.level === node.level) {
+      const left = stack.pop()!;
+      node = { level: node.level + 1, index: half(node.index), hash: nodeHash(left.hash, node.hash) };
+      nodes.push(node);
+    }
+    stack.push(node);
+  });
+  return { nodes, frontier: stack };
+}
+
+/** The root of the tree whose frontier this is (the empty tree's for none). */
+export function rootFromFrontier(frontier: readonly MerkleNode[]): Buffer {
+  return frontier.length === 0 ? emptyRoot() : foldRange(frontier.map((n) => n.hash));
+}
+
+/** The root over leaf hashes, in O(log n) memory. */
+export function merkleRoot(leafHashes: Iterable<Buffer>): Buffer {
+  const stack: { level: number; hash: Buffer }[] = [];
+  for (const leaf of leafHashes) {
+    let node = { level: 0, hash: leaf };
+    while (stack.length > 0 && stack[stack.length - 1]!.level === node.level)
+      node = { level: node.level + 1, hash: nodeHash(stack.pop()!.hash, node.hash) };
+    stack.push(node);
+  }
+  return stack.length === 0 ? emptyRoot() : foldRange(stack.map((n) => n.hash));
+}
+
+const sameId = (a: NodeId, b: NodeId): boolean => a.level === b.level && a.index === b.index;
+const formatId = (id: NodeId): string => `(${id.level}, ${id.index})`;
+const isHash = (h: Uint8Array): boolean => h.length === MERKLE_HASH_BYTES;
+const equal = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
+
+/**
+ * RFC 9162 §2.1.3.2: the root an inclusion proof leads to, or null when the proof cannot be
+ * one for leaf `index` of a tree of `size` (wrong length, index out of range, bad hash size).
+ */
+export function rootFromInclusionProof(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+): Buffer | null {
+  if (!isSize(index) || !isSize(size) || index >= size || !isHash(leaf) || !proof.every(isHash)) return null;
+  let fn = index;
+  let sn = size - 1;
+  let r: Buffer = Buffer.from(leaf);
+  for (const p of proof) {
+    if (sn === 0) return null;
+    if (isLsbSet(fn) || fn === sn) {
+      r = nodeHash(p, r);
+      while (!isLsbSet(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 ? r : null;
+}
+
+/** RFC 9162 §2.1.3.2: does `proof` show leaf hash `leaf` at `index` in the tree of `size` with `root`? */
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
+  const computed = rootFromInclusionProof(index, size, leaf, proof);
+  return computed !== null && isHash(root) && equal(computed, root);
+}
+
+/**
+ * RFC 9162 §2.1.4.2: does `proof` show the tree of `from` leaves with `fromRoot` to be a prefix of
+ * the tree of `to` leaves with `toRoot`? For from = to the proof is empty and the roots equal; for
+ * from = 0 the proof is empty and `fromRoot` is the empty tree's root (contract §10).
+ */
+export function verifyConsistency(
+  from: number,
+  to: number,
+  fromRoot: Uint8Array,
+  toRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
+  if (!isSize(from) || !isSize(to) || from > to || !isHash(fromRoot) || !isHash(toRoot) || !proof.every(isHash))
+    return false;
+  if (from === 0) return proof.length === 0 && equal(fromRoot, EMPTY_ROOT);
+  if (from === to) return proof.length === 0 && equal(fromRoot, toRoot);
+  if (proof.length === 0) return false;
+  const path = isPowerOfTwo(from) ? [fromRoot, ...proof] : [...proof];
+  let fn = from - 1;
+  let sn = to - 1;
+  while (isLsbSet(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr: Buffer = Buffer.from(path[0]!);
+  let sr: Buffer = Buffer.from(path[0]!);
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (isLsbSet(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (!isLsbSet(fn) && fn !== 0) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && equal(fr, fromRoot) && equal(sr, toRoot);
+}
+
+function isPowerOfTwo(n: number): boolean {
+  let k = 1;
+  while (k < n) k *= 2;
+  return k === n;
+}

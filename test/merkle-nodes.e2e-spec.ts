@@ -1,0 +1,237 @@
+import type { PoolClient } from 'pg';
+import { ulid } from 'ulid';
+import {
+  eventLeafHash,
+  extendTree,
+  frontierIds,
+  leafHash,
+  merkleRoot,
+  proveConsistency,
+  proveInclusion,
+  treeRoot,
+  verifyConsistency,
+  verifyInclusion,
+} from '@app/hashing';
+import { MerkleNodesRepository } from '@app/database';
+import { MerkleNodes1764100000000 } from '@app/database/migrations/1764100000000-merkle-nodes';
+import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+
+/**
+ * merkle_nodes (migration 1764100000000): the backfill of existing chains' trees, the repository
+ * and the append-only triggers, on the real database. Events are appended through the API; the
+ * tree expected is computed independently from the exported event hashes.
+ */
+describe('merkle_nodes', () => {
+  let t: TestApp;
+  let repository: MerkleNodesRepository;
+  beforeAll(async () => {
+    t = await startTestApp();
+    repository = t.app.get(MerkleNodesRepository);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  interface Exported {
+    hash: string;
+    chain: { id: string; name: string; position: number };
+  }
+
+  /** Every exported event of the key's account, grouped by chain, in position order. */
+  async function exportedChains(key: string): Promise<Map<string, string[]>> {
+    const res = await t
+      .http()
+      .get('/v1/events/export?format=json&after=2000-01-01T00:00:00.000Z&before=2999-01-01T00:00:00.000Z')
+      .set(...bearer(key))
+      .expect(200);
+    const chains = new Map<string, string[]>();
+    for (const e of (res.body as { data: Exported[] }).data) {
+      const hashes = chains.get(e.chain.id) ?? [];
+      hashes[e.chain.position - 1] = e.hash;
+      chains.set(e.chain.id, hashes);
+    }
+    return chains;
+  }
+
+  /** Runs the migration's own down and up: the table rebuilt from the events, as on an existing database. */
+  async function rerunMigration(): Promise<void> {
+    const runner = t.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const migration = new MerkleNodes1764100000000();
+      await migration.down(runner);
+      await migration.up(runner);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async function storedNodes(chainId: string): Promise<string[]> {
+    const rows = (await t.dataSource.query(
+      `SELECT level, "index"::text AS index, encode(hash, 'hex') AS hash FROM merkle_nodes WHERE chain_id = $1`,
+      [chainId],
+    )) as { level: number; index: string; hash: string }[];
+    return rows.map((r) => `${r.level}/${r.index}/${r.hash}`).sort();
+  }
+
+  const SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33];
+
+  describe('backfill of existing chains', () => {
+    let acme: Map<string, string[]>;
+    let globex: Map<string, string[]>;
+
+    beforeAll(async () => {
+      // Interleaved, so that no chain's events are contiguous in the events table.
+      for (let round = 0; round < Math.max(...SIZES); round++) {
+        for (const size of SIZES.filter((s) => s > round)) {
+          await t
+            .http()
+            .post('/v1/events')
+            .set(...bearer(KEYS.acme))
+            .send({ actor: `user_${round}`, action: 'doc.update', chain: `merkle-${size}`, context: { round } })
+            .expect(201);
+        }
+      }
+      for (let i = 0; i < 6; i++)
+        await t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.globex))
+          .send({ actor: 'g', action: 'a' })
+          .expect(201);
+      await rerunMigration();
+      acme = await exportedChains(KEYS.acme);
+      globex = await exportedChains(KEYS.globex);
+    });
+
+    it('stores, for every chain, exactly the perfect subtrees of the tree over its exported event hashes', async () => {
+      expect([...acme.values()].map((h) => h.length).sort((a, b) => a - b)).toEqual(SIZES);
+      for (const [chainId, hashes] of [...acme, ...globex]) {
+        const expected = extendTree(0, [], hashes.map(eventLeafHash)).nodes.map(
+          (n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`,
+        );
+        expect(await storedNodes(chainId)).toEqual(expected.sort());
+      }
+    });
+
+    it('gives, through the repository, the root, inclusion and consistency proofs of every size', async () => {
+      for (const [chainId, hashes] of [...acme, ...globex]) {
+        const leaves = hashes.map(eventLeafHash);
+        const read = repository.reader(chainId);
+        const roots = [merkleRoot([])];
+        for (let n = 1; n <= leaves.length; n++) {
+          roots.push(await treeRoot(n, read));
+          expect(roots[n]).toEqual(merkleRoot(leaves.slice(0, n)));
+        }
+        const n = leaves.length;
+        for (let m = 0; m < n; m++) {
+          expect(verifyInclusion(m, n, leaves[m]!, await proveInclusion(m, n, read), roots[n]!)).toBe(true);
+          expect(verifyConsistency(m, n, roots[m]!, roots[n]!, await proveConsistency(m, n, read))).toBe(true);
+        }
+      }
+    });
+
+    it("gives the frontier of every size, and nothing of another chain's tree", async () => {
+      const [chainId, hashes] = [...acme].find(([, h]) => h.length === 33)!;
+      for (let size = 0; size <= 33; size++) {
+        const frontier = await repository.frontier(chainId, size);
+        expect(frontier.map(({ level, index }) => ({ level, index }))).toEqual(frontierIds(size));
+        expect(frontier).toEqual(extendTree(0, [], hashes.slice(0, size).map(eventLeafHash)).frontier);
+      }
+      const [otherId] = [...globex.keys()];
+      await expect(repository.frontier(otherId!, 33)).rejects.toThrow(/lacks Merkle node\(s\) \(5, 0\)/);
+      expect(await repository.nodes(otherId!, [{ level: 5, index: 0 }])).toEqual([]);
+    });
+  });
+
+  describe('the repository writes what extendTree computes', () => {
+    let chainId: string;
+    const leaves = Array.from({ length: 40 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+
+    beforeAll(async () => {
+      chainId = `chn_${ulid()}`;
+      const [{ account_id: accountId }] = (await t.dataSource.query(
+        `SELECT account_id FROM chains ORDER BY created_at LIMIT 1`,
+      )) as [{ account_id: string }];
+      await t.dataSource.query(`INSERT INTO chains (id, account_id, name) VALUES ($1, $2, 'merkle-synthetic')`, [
+        chainId,
+        accountId,
+      ]);
+    });
+
+    it('grows a tree batch by batch from its stored frontier, in transactions', async () => {
+      let size = 0;
+      for (const batch of [1, 2, 5, 1, 7, 16, 8]) {
+        await t.dataSource.transaction(async (tx) => {
+          const frontier = await repository.frontier(chainId, size, tx);
+          const { nodes } = extendTree(size, frontier, leaves.slice(size, size + batch));
+          await repository.insertNodes(chainId, nodes, tx);
+        });
+        size += batch;
+        expect(await treeRoot(size, repository.reader(chainId))).toEqual(merkleRoot(leaves.slice(0, size)));
+      }
+      expect(await storedNodes(chainId)).toEqual(
+        extendTree(0, [], leaves)
+          .nodes.map((n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`)
+          .sort(),
+      );
+    });
+
+    it('refuses a second hash for a stored node, and a hash that is not 32 bytes', async () => {
+      const twice = attempt((m) =>
+        m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 0, 0, $2)`, [
+          chainId,
+          Buffer.alloc(32),
+        ]),
+      );
+      expect(await twice).toMatchObject({ code: '23505' });
+      const short = attempt((m) =>
+        m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 0, 1000, $2)`, [
+          chainId,
+          Buffer.alloc(31),
+        ]),
+      );
+      expect(await short).toMatchObject({ code: '23514' });
+    });
+  });
+
+  type Sql = { query: (text: string, params?: unknown[]) => Promise<unknown> };
+
+  /** SQL in a transaction on a raw pooled connection (TypeORM would log every refusal); the error, if any. */
+  async function attempt(work: (m: Sql) => Promise<unknown>): Promise<{ code?: string; message: string } | null> {
+    const runner = t.dataSource.createQueryRunner();
+    await runner.connect();
+    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+    try {
+      await client.query('BEGIN');
+      await work({ query: (text, params) => client.query(text, params) });
+      await client.query('COMMIT');
+      return null;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      return error as { code?: string; message: string };
+    } finally {
+      await runner.release();
+    }
+  }
+
+  describe('append-only', () => {
+    it.each([
+      ['UPDATE', `UPDATE merkle_nodes SET hash = sha256(hash)`],
+      ['UPDATE of no row at all', `UPDATE merkle_nodes SET hash = hash WHERE level < 0`],
+      ['DELETE', `DELETE FROM merkle_nodes`],
+      ['TRUNCATE', `TRUNCATE merkle_nodes`],
+      ['TRUNCATE through a cascade from chains', `TRUNCATE chains CASCADE`],
+    ])('refuses %s', async (_label, sql) => {
+      const before = (await t.dataSource.query(`SELECT count(*)::int AS n FROM merkle_nodes`)) as [{ n: number }];
+      expect(before[0].n).toBeGreaterThan(0);
+      expect(await attempt((m) => m.query(sql))).toMatchObject({
+        code: '42501',
+        message: expect.stringMatching(/not allowed: the audit trail is append-only/),
+      });
+      expect(await t.dataSource.query(`SELECT count(*)::int AS n FROM merkle_nodes`)).toEqual(before);
+    });
+  });
+});
