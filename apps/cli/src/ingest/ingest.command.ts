@@ -43,6 +43,8 @@ interface Tally {
   replayed: number;
   rejected: number[];
   started: number;
+  /** The last line of the last batch that went through. */
+  lastLine: number;
 }
 
 /**
@@ -53,7 +55,7 @@ interface Tally {
  * Running the same command again after a crash or Ctrl-C replays what is in and appends the rest.
  */
 export async function ingestCommand(options: IngestOptions, io: Io): Promise<ExitCode> {
-  const tally: Tally = { done: 0, appended: 0, replayed: 0, rejected: [], started: Date.now() };
+  const tally: Tally = { done: 0, appended: 0, replayed: 0, rejected: [], started: Date.now(), lastLine: 0 };
   let scan;
   try {
     scan = await scanFile(options.file);
@@ -90,6 +92,7 @@ export async function ingestCommand(options: IngestOptions, io: Io): Promise<Exi
           io.err(text);
         },
       });
+      if (!rejected || options.skipInvalid) tally.lastLine = batch.lastLine;
       progress.setNote('');
       progress.update(tally.done);
       if (rejected && !options.skipInvalid) {
@@ -101,7 +104,11 @@ export async function ingestCommand(options: IngestOptions, io: Io): Promise<Exi
     if (!(error instanceof IngestStopped)) throw error;
     progress.clear();
     io.err(`ingest: ${error.message}\n`);
-    io.out(`${summary(options.file, tally)}; stopped, run the same command again to resume\n`);
+    const where =
+      tally.lastLine === 0
+        ? 'before anything was appended'
+        : `after line ${tally.lastLine}: the same command again resumes from there`;
+    io.out(`${summary(options.file, tally)}; stopped ${where}\n`);
     return error.exitCode;
   }
   progress.finish(tally.done);

@@ -252,7 +252,7 @@ describe('ingest', () => {
     const first = await ingest(path, ['--batch-size', '10']);
     expect(first.code).toBe(2);
     expect(first.err).toMatch(/gave up after 8 attempts/);
-    expect(first.out).toMatch(/20 events appended.*run the same command again to resume/);
+    expect(first.out).toMatch(/20 events appended.*stopped after line 20: the same command again resumes from there/);
     expect(fake.stored).toHaveLength(30);
 
     fake.fault = () => undefined;
