@@ -18,12 +18,20 @@ export interface SenderOptions {
   url: string;
   key: string;
   sleep: (ms: number) => Promise<void>;
+  /** Nothing went through yet in this run (see FIRST_CONTACT_ATTEMPTS). */
+  firstContact: () => boolean;
   /** Told before each wait, for the progress line. */
   onRetry?: (reason: string, ms: number) => void;
 }
 
-/** Network errors, 5xx, 429 and 409 (an earlier run's request still in flight) are retried this often. */
-export const MAX_ATTEMPTS = 8;
+/**
+ * Network errors, 5xx, 429 and 409 (an earlier run's request still in flight) are retried: the
+ * backoff of 10 attempts adds up to about 2 minutes, past the 60 s after which the service takes
+ * over the claim of a request that died.
+ */
+export const MAX_ATTEMPTS = 10;
+/** Until a first batch has gone through, a server that cannot be reached at all is a wrong --url: fail fast. */
+export const FIRST_CONTACT_ATTEMPTS = 3;
 const REQUEST_TIMEOUT_MS = 120_000;
 /** Longest wait we accept from Retry-After, and the ceiling of the backoff. */
 const MAX_RETRY_AFTER_MS = 300_000;
@@ -36,7 +44,7 @@ interface ErrorBody {
 /** POST /v1/events/batch with retries; the Idempotency-Key makes every retry safe. */
 export async function sendBatch(body: string, idempotencyKey: string, options: SenderOptions): Promise<BatchOutcome> {
   for (let attempt = 1; ; attempt++) {
-    let retry: { reason: string; ms: number | null };
+    let retry: { reason: string; ms: number | null; network?: true };
     try {
       const response = await fetch(options.url, {
         method: 'POST',
@@ -59,9 +67,10 @@ export async function sendBatch(body: string, idempotencyKey: string, options: S
       retry = { reason: what, ms: retryAfterMs(response.headers.get('retry-after')) };
     } catch (error) {
       if (error instanceof IngestStopped) throw error;
-      retry = { reason: networkReason(error), ms: null };
+      retry = { reason: networkReason(error), ms: null, network: true };
     }
-    if (attempt >= MAX_ATTEMPTS)
+    const limit = retry.network && options.firstContact() ? FIRST_CONTACT_ATTEMPTS : MAX_ATTEMPTS;
+    if (attempt >= limit)
       throw new IngestStopped(`${options.url}: gave up after ${attempt} attempts, last: ${retry.reason}`);
     const ms = retry.ms ?? Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1));
     options.onRetry?.(retry.reason, ms);

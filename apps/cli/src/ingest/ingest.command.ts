@@ -75,6 +75,7 @@ export async function ingestCommand(options: IngestOptions, io: Io): Promise<Exi
     url: `${options.url}/v1/events/batch`,
     key: options.key,
     sleep: io.sleep ?? ((ms) => delay(ms)),
+    firstContact: () => tally.done === 0,
     onRetry: (reason, ms) => {
       progress.setNote(`retry in ${(ms / 1000).toFixed(1)} s (${reason})`);
       progress.update(tally.done, true);

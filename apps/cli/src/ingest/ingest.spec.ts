@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../cli';
-import { MAX_ATTEMPTS } from './batch-sender';
+import { FIRST_CONTACT_ATTEMPTS, MAX_ATTEMPTS } from './batch-sender';
 
 const KEY = 'test-key';
 
@@ -251,7 +251,7 @@ describe('ingest', () => {
     fake.fault = (n) => (n === 3 ? 'commit-then-reset' : n > 3 ? 'reset' : undefined);
     const first = await ingest(path, ['--batch-size', '10']);
     expect(first.code).toBe(2);
-    expect(first.err).toMatch(/gave up after 8 attempts/);
+    expect(first.err).toMatch(new RegExp(`gave up after ${MAX_ATTEMPTS} attempts`));
     expect(first.out).toMatch(/20 events appended.*stopped after line 20: the same command again resumes from there/);
     expect(fake.stored).toHaveLength(30);
 
@@ -286,7 +286,9 @@ describe('ingest', () => {
     const down = await ingest(path);
     expect(down.code).toBe(2);
     expect(down.err).toMatch(/ECONNREFUSED/);
-    expect(sleeps).toHaveLength(MAX_ATTEMPTS - 1);
+    // Nothing went through yet: a server that cannot be reached at all is given up on quickly.
+    expect(down.err).toMatch(new RegExp(`gave up after ${FIRST_CONTACT_ATTEMPTS} attempts`));
+    expect(sleeps).toHaveLength(FIRST_CONTACT_ATTEMPTS - 1);
     fake = new FakeBatchServer();
     await fake.start();
   });
