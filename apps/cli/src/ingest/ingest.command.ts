@@ -5,7 +5,7 @@ import { ExitCode } from '../exit-code';
 import { Io } from '../io';
 import { UsageError } from '../keys/keys.command';
 import { IngestStopped, sendBatch, SenderOptions } from './batch-sender';
-import { Batch, FileError, readBatches, scanFile } from './ndjson-file';
+import { Batch, FileError, FileScan, readBatches, scanFile } from './ndjson-file';
 import { fmt, Progress } from './progress';
 
 export interface IngestOptions {
@@ -56,51 +56,16 @@ interface Tally {
  */
 export async function ingestCommand(options: IngestOptions, io: Io): Promise<ExitCode> {
   const tally: Tally = { done: 0, appended: 0, replayed: 0, rejected: [], started: Date.now(), lastLine: 0 };
-  let scan;
-  try {
-    scan = await scanFile(options.file);
-  } catch (error) {
-    if (!(error instanceof FileError)) throw error;
-    io.err(`ingest: ${error.message}\n`);
-    return ExitCode.BadInput;
-  }
-  for (const [line, problem] of scan.badLines) io.err(`line ${line}: ${problem}\n`);
+  const scan = await scanOrReport(options, io);
+  if (typeof scan === 'number') return scan;
   tally.rejected.push(...scan.badLines.keys());
-  if (scan.badLines.size > 0 && !options.skipInvalid) {
-    io.err(`ingest: ${scan.badLines.size} bad line(s); nothing was sent (--skip-invalid sends the others)\n`);
-    return ExitCode.Failed;
-  }
   const progress = new Progress(io.err, io.errIsTTY === true, scan.events);
-  const sender: SenderOptions = {
-    url: `${options.url}/v1/events/batch`,
-    key: options.key,
-    sleep: io.sleep ?? ((ms) => delay(ms)),
-    firstContact: () => tally.done === 0,
-    onRetry: (reason, ms) => {
-      progress.setNote(`retry in ${(ms / 1000).toFixed(1)} s (${reason})`);
-      progress.update(tally.done, true);
-    },
-  };
-  const keyPrefix = `ingest:${scan.sha256.slice(0, 16)}`;
-  let stoppedAt: number | null = null;
   try {
-    for await (const batch of readBatches(options.file, options.batchSize, new Set(scan.badLines.keys()))) {
-      const rejected = await ingestBatch(batch, `${keyPrefix}:${batch.firstLine}-${batch.lastLine}`, tally, {
-        sender,
-        options,
-        report: (text) => {
-          progress.clear();
-          io.err(text);
-        },
-      });
-      if (!rejected || options.skipInvalid) tally.lastLine = batch.lastLine;
-      progress.setNote('');
-      progress.update(tally.done);
-      if (rejected && !options.skipInvalid) {
-        stoppedAt = batch.firstLine;
-        break;
-      }
-    }
+    const stoppedAt = await sendAll(options, scan, tally, progress, io);
+    progress.finish(tally.done);
+    const stopped = stoppedAt === null ? '' : `; stopped: nothing from line ${stoppedAt} on was appended`;
+    io.out(`${summary(options.file, tally)}${stopped}\n`);
+    return tally.rejected.length > 0 ? ExitCode.Failed : ExitCode.Ok;
   } catch (error) {
     if (!(error instanceof IngestStopped)) throw error;
     progress.clear();
@@ -112,10 +77,58 @@ export async function ingestCommand(options: IngestOptions, io: Io): Promise<Exi
     io.out(`${summary(options.file, tally)}; stopped ${where}\n`);
     return error.exitCode;
   }
-  progress.finish(tally.done);
-  const stopped = stoppedAt === null ? '' : `; stopped: nothing from line ${stoppedAt} on was appended`;
-  io.out(`${summary(options.file, tally)}${stopped}\n`);
-  return tally.rejected.length > 0 ? ExitCode.Failed : ExitCode.Ok;
+}
+
+/** The first reading; its bad lines are reported. An exit code when the command ends here. */
+async function scanOrReport(options: IngestOptions, io: Io): Promise<FileScan | ExitCode> {
+  let scan: FileScan;
+  try {
+    scan = await scanFile(options.file);
+  } catch (error) {
+    if (!(error instanceof FileError)) throw error;
+    io.err(`ingest: ${error.message}\n`);
+    return ExitCode.BadInput;
+  }
+  for (const [line, problem] of scan.badLines) io.err(`line ${line}: ${problem}\n`);
+  if (scan.badLines.size > 0 && !options.skipInvalid) {
+    io.err(`ingest: ${scan.badLines.size} bad line(s); nothing was sent (--skip-invalid sends the others)\n`);
+    return ExitCode.Failed;
+  }
+  return scan;
+}
+
+/** The second reading, batch by batch. Returns the first line of a batch the server refused (no --skip-invalid). */
+async function sendAll(
+  options: IngestOptions,
+  scan: FileScan,
+  tally: Tally,
+  progress: Progress,
+  io: Io,
+): Promise<number | null> {
+  const sender: SenderOptions = {
+    url: `${options.url}/v1/events/batch`,
+    key: options.key,
+    sleep: io.sleep ?? ((ms) => delay(ms)),
+    firstContact: () => tally.done === 0,
+    onRetry: (reason, ms) => {
+      progress.setNote(`retry in ${(ms / 1000).toFixed(1)} s (${reason})`);
+      progress.update(tally.done, true);
+    },
+  };
+  const report = (text: string) => {
+    progress.clear();
+    io.err(text);
+  };
+  const keyPrefix = `ingest:${scan.sha256.slice(0, 16)}`;
+  for await (const batch of readBatches(options.file, options.batchSize, new Set(scan.badLines.keys()))) {
+    const key = `${keyPrefix}:${batch.firstLine}-${batch.lastLine}`;
+    const rejected = await ingestBatch(batch, key, tally, { sender, options, report });
+    if (rejected && !options.skipInvalid) return batch.firstLine;
+    tally.lastLine = batch.lastLine;
+    progress.setNote('');
+    progress.update(tally.done);
+  }
+  return null;
 }
 
 /**
