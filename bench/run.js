@@ -26,6 +26,7 @@ const { CpuMeter } = require('./lib/cpu');
 const { writeReport } = require('./lib/report');
 const { seedEvents } = require('./lib/seed');
 const { ingestSpread, ingestHot } = require('./scenarios/ingest');
+const { batchSpread, batchHot } = require('./scenarios/batch');
 const { listScenario } = require('./scenarios/list');
 const { exportScenario } = require('./scenarios/export');
 const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
@@ -33,6 +34,8 @@ const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
   'ingest-hot': ingestHot,
+  'batch-spread': batchSpread,
+  'batch-hot': batchHot,
   list: listScenario,
   export: exportScenario,
   verify: verifyScenario,
@@ -230,7 +233,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of ['ingest-spread', 'ingest-hot']) {
+  for (const name of ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };

@@ -14,7 +14,16 @@ function int(name, fallback, min, max) {
   return value;
 }
 
-const ALL_SCENARIOS = ['ingest-spread', 'ingest-hot', 'list', 'export', 'verify', 'chain-verify'];
+const ALL_SCENARIOS = [
+  'ingest-spread',
+  'ingest-hot',
+  'batch-spread',
+  'batch-hot',
+  'list',
+  'export',
+  'verify',
+  'chain-verify',
+];
 
 /** Everything the run can be tuned with, read once from the environment. */
 function loadBenchConfig() {
@@ -40,6 +49,9 @@ function loadBenchConfig() {
     chains: int('BENCH_CHAINS', 300, 2, 100_000),
     /** HTTP connections (and pg clients) of the ingest scenarios. */
     ingestConnections: int('BENCH_CONNECTIONS', 64, 1, 90),
+    /** Events per POST /v1/events/batch, and the HTTP connections sending them (the raw-pg baselines keep BENCH_CONNECTIONS). */
+    batchSize: int('BENCH_BATCH_SIZE', 100, 1, 1000),
+    batchConnections: int('BENCH_BATCH_CONNECTIONS', 16, 1, 90),
     /** Concurrency of the read scenarios: the service's default pool size (DATABASE_POOL_SIZE = 10). */
     readConnections: int('BENCH_READ_CONNECTIONS', 10, 1, 80),
     readPoolSize: int('DATABASE_POOL_SIZE', 10, 1, 80),

@@ -233,4 +233,4 @@ async function ingestHot(ctx) {
   ];
 }
 
-module.exports = { ingestSpread, ingestHot };
+module.exports = { ingestSpread, ingestHot, brokenLinks, createChains, rawPgContender, withClients };

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ExitCode } from './exit-code';
+import { ingestCommand, ingestOptions } from './ingest/ingest.command';
 import { Io } from './io';
 import { keysCommand, UsageError } from './keys/keys.command';
 import { verifyExportCommand } from './verify-export/verify-export.command';
@@ -21,6 +22,12 @@ export const USAGE = `Usage:
   npm run cli -- keys list --account <name>
   npm run cli -- keys revoke <key id or prefix> [--account <name>]
       Key management on DATABASE_URL. A new key is printed once; only its SHA-256 digest is stored.
+  npm run cli -- ingest <file.ndjson> --url <base> --key <key> [--batch-size 100] [--skip-invalid]
+      Appends one event per line (a POST /v1/events body; blank lines ignored) through POST /v1/events/batch,
+      in batches of --batch-size (1-1000) lines. Resumable: run the same command (same --batch-size) again
+      after a crash or Ctrl-C and nothing is appended twice. The key may also come from AUDIT_TRAIL_KEY.
+      Exit 0: everything appended; 1: some lines rejected (without --skip-invalid it stops at the first);
+      2: bad usage, unreadable file, or the server refused the key or could not be reached.
 `;
 
 /** The whole CLI as a function of its arguments, for main.ts and for tests. */
@@ -77,6 +84,20 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
         if (extra.length > 0 || (target !== undefined && sub !== 'revoke'))
           throw new UsageError(`unexpected argument '${extra[0] ?? target}'`);
         return await keysCommand(sub, { ...values, target }, io);
+      }
+      case 'ingest': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          options: {
+            url: { type: 'string' },
+            key: { type: 'string' },
+            'batch-size': { type: 'string' },
+            'skip-invalid': { type: 'boolean' },
+          },
+          allowPositionals: true,
+        });
+        if (positionals.length > 1) throw new UsageError('ingest takes exactly one NDJSON file');
+        return await ingestCommand(ingestOptions(positionals[0], values, io.env), io);
       }
       case 'help':
       case '--help':
