@@ -1,0 +1,111 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { NextFunction, raw, Request, Response } from 'express';
+import { Observable } from 'rxjs';
+import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
+
+/**
+ * Reads a request's body after authentication (contract §8). Nest runs guards (ApiKeyGuard, the
+ * rate limit), then interceptors, then the pipes that resolve `@Body()`: registered as the first
+ * APP_INTERCEPTOR (AppModule), this is the first step after the guards, and a request they refuse
+ * never has its body read. Only a handler with a `@Body()` parameter reads one; elsewhere a body
+ * is left unread (Node discards it once the response is sent).
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  private readonly takesBody = new WeakMap<object, boolean>();
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (context.getType() === 'http' && this.handlerTakesBody(context)) {
+      const http = context.switchToHttp();
+      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>());
+    }
+    return next.handle();
+  }
+
+  private handlerTakesBody(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    let takes = this.takesBody.get(handler);
+    if (takes === undefined) {
+      const params = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {};
+      takes = Object.keys(params).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+      this.takesBody.set(handler, takes);
+    }
+    return takes;
+  }
+}
+
+/** 415 unless the body is JSON, then the JSON parser. */
+async function readJsonBody(req: Request, res: Response): Promise<void> {
+  for (const step of [requireJsonBody, parseJsonBody]) {
+    await new Promise<void>((resolve, reject) =>
+      step(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error))),
+    );
+  }
+}
+
+/** A request that carries a body must say it is JSON (415 otherwise). */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
+    return;
+  }
+  next();
+}
+
+const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * The JSON body parser, the one place a body is read and parsed: body-parser reads it (limit,
+ * inflation), then it is parsed as I-JSON (contract §8): UTF-8 only, decoded without replacing
+ * anything, then `parseIJson` (duplicates, `__proto__`, depth).
+ */
+function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    next(bodyError({ type: 'charset.unsupported' }));
+    return;
+  }
+  readBody(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error));
+    if (!Buffer.isBuffer(req.body)) return next();
+    try {
+      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
+    } catch (e) {
+      return next(e);
+    }
+    next();
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw AppError.validation(
+      [{ field: 'body', message: 'body is not valid UTF-8' }],
+      'The request body is not valid UTF-8.',
+    );
+  }
+}
+
+function bodyError(error: unknown): AppError {
+  switch ((error as { type?: unknown }).type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
+        limitBytes: MAX_BODY_BYTES,
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON.');
+    default:
+      return AppError.validation(
+        [{ field: 'body', message: 'body is not valid JSON' }],
+        'The request body is not valid JSON.',
+      );
+  }
+}
