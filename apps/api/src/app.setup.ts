@@ -3,7 +3,15 @@ import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, raw, Request, Response } from 'express';
 import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
-import { AppError, EVENT_ID, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson, REQUEST_ID } from '@app/common';
+import {
+  AppError,
+  EVENT_ID,
+  MAX_BATCH_BODY_BYTES,
+  MAX_BODY_BYTES,
+  MAX_BODY_DEPTH,
+  parseIJson,
+  REQUEST_ID,
+} from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
@@ -102,7 +110,25 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
-const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
+/**
+ * The routes whose body may be larger than MAX_BODY_BYTES, by method and path: the body is read
+ * before Nest routes the request, so the limit cannot come from the handler.
+ */
+const BODY_LIMITS: ReadonlyMap<string, number> = new Map([['POST /v1/events/batch', MAX_BATCH_BODY_BYTES]]);
+
+/** The body limit of `req`'s route; paths as Express routes them (case-insensitive, a trailing slash allowed). */
+export function bodyLimitOf(req: Request): number {
+  const path = req.path.toLowerCase().replace(/\/+$/, '');
+  return BODY_LIMITS.get(`${req.method} ${path}`) ?? MAX_BODY_BYTES;
+}
+
+/** body-parser's raw reader (limit, inflation), one per limit. */
+const readers = new Map<number, ReturnType<typeof raw>>();
+function readerFor(limit: number): ReturnType<typeof raw> {
+  let reader = readers.get(limit);
+  if (!reader) readers.set(limit, (reader = raw({ limit, type: () => true })));
+  return reader;
+}
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
@@ -113,11 +139,12 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 export function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
   const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    next(bodyError({ type: 'charset.unsupported' }));
+    next(bodyError({ type: 'charset.unsupported' }, MAX_BODY_BYTES));
     return;
   }
-  readBody(req, res, (error?: unknown) => {
-    if (error !== undefined) return next(bodyError(error));
+  const limit = bodyLimitOf(req);
+  readerFor(limit)(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error, limit));
     if (!Buffer.isBuffer(req.body)) return next();
     try {
       req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
@@ -139,11 +166,11 @@ function decodeUtf8(bytes: Buffer): string {
   }
 }
 
-function bodyError(error: unknown): AppError {
+function bodyError(error: unknown, limit: number): AppError {
   switch ((error as { type?: unknown }).type) {
     case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
-        limitBytes: MAX_BODY_BYTES,
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`, {
+        limitBytes: limit,
       });
     case 'encoding.unsupported':
     case 'charset.unsupported':
