@@ -321,6 +321,31 @@ describe('POST /v1/events/batch (contract §9)', () => {
   });
 });
 
+describe('POST /v1/events/batch and the rate limit', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimitPerSecond: 3 });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a batch counts as one request for RATE_LIMIT_PER_SECOND, whatever its size', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const events = Array.from({ length: 10 }, () => ({ actor: 'a', action: 'b', chain: 'rated' }));
+      const res = await t
+        .http()
+        .post('/v1/events/batch')
+        .set(...bearer(KEYS.acme))
+        .send({ events });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(2);
+  });
+});
+
 describe('cli ingest against the service: resumption after a kill (issue 11)', () => {
   let t: TestApp;
   let url: string;
