@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { NextFunction, raw, Request, Response } from 'express';
@@ -14,35 +14,46 @@ import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/commo
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
-  private readonly takesBody = new WeakMap<object, boolean>();
+  /** Per handler: the most bytes its body may have, or null when it takes no body. */
+  private readonly limits = new WeakMap<object, number | null>();
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType() === 'http' && this.handlerTakesBody(context)) {
+    const limit = context.getType() === 'http' ? this.bodyLimit(context) : null;
+    if (limit !== null) {
       const http = context.switchToHttp();
-      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>());
+      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>(), limit);
     }
     return next.handle();
   }
 
-  private handlerTakesBody(context: ExecutionContext): boolean {
+  private bodyLimit(context: ExecutionContext): number | null {
     const handler = context.getHandler();
-    let takes = this.takesBody.get(handler);
-    if (takes === undefined) {
+    let limit = this.limits.get(handler);
+    if (limit === undefined) {
       const params = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {};
-      takes = Object.keys(params).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
-      this.takesBody.set(handler, takes);
+      const takesBody = Object.keys(params).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+      limit = takesBody ? ((Reflect.getMetadata(BODY_LIMIT, handler) as number | undefined) ?? MAX_BODY_BYTES) : null;
+      this.limits.set(handler, limit);
     }
-    return takes;
+    return limit;
   }
 }
 
-/** 415 unless the body is JSON, then the JSON parser. */
-async function readJsonBody(req: Request, res: Response): Promise<void> {
-  for (const step of [requireJsonBody, parseJsonBody]) {
-    await new Promise<void>((resolve, reject) =>
-      step(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error))),
-    );
-  }
+const BODY_LIMIT = 'audit:body-limit';
+
+/** A handler whose body may be larger than MAX_BODY_BYTES (e.g. the batch append's 8 MiB). */
+export const BodyLimit = (bytes: number) => SetMetadata(BODY_LIMIT, bytes);
+
+/** 415 unless the body is JSON, then the JSON parser with the handler's limit. */
+async function readJsonBody(req: Request, res: Response, limit: number): Promise<void> {
+  await settle((next) => requireJsonBody(req, res, next));
+  await settle((next) => parseJsonBody(req, res, next, limit));
+}
+
+function settle(step: (next: NextFunction) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) =>
+    step((error?: unknown) => (error === undefined ? resolve() : reject(error))),
+  );
 }
 
 /** A request that carries a body must say it is JSON (415 otherwise). */
@@ -55,7 +66,13 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
-const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
+/** body-parser's raw reader (limit, inflation), one per limit. */
+const readers = new Map<number, ReturnType<typeof raw>>();
+function readerFor(limit: number): ReturnType<typeof raw> {
+  let reader = readers.get(limit);
+  if (!reader) readers.set(limit, (reader = raw({ limit, type: () => true })));
+  return reader;
+}
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
@@ -64,14 +81,14 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
  * inflation), then it is parsed as I-JSON (contract §8): UTF-8 only, decoded without replacing
  * anything, then `parseIJson` (duplicates, `__proto__`, depth).
  */
-function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+function parseJsonBody(req: Request, res: Response, next: NextFunction, limit: number): void {
   const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    next(bodyError({ type: 'charset.unsupported' }));
+    next(bodyError({ type: 'charset.unsupported' }, limit));
     return;
   }
-  readBody(req, res, (error?: unknown) => {
-    if (error !== undefined) return next(bodyError(error));
+  readerFor(limit)(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error, limit));
     if (!Buffer.isBuffer(req.body)) return next();
     try {
       req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
@@ -93,11 +110,11 @@ function decodeUtf8(bytes: Buffer): string {
   }
 }
 
-function bodyError(error: unknown): AppError {
+function bodyError(error: unknown, limit: number): AppError {
   switch ((error as { type?: unknown }).type) {
     case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
-        limitBytes: MAX_BODY_BYTES,
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`, {
+        limitBytes: limit,
       });
     case 'encoding.unsupported':
     case 'charset.unsupported':
