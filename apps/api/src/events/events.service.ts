@@ -90,9 +90,12 @@ export class EventsService {
         before: query.before === undefined ? undefined : new Date(query.before),
       },
       query.limit + 1,
-      query.cursor ? EVENTS_CURSOR.decode(query.cursor) : undefined,
+      query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined,
     );
-    const page = EVENTS_CURSOR.page(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
+    const page = EVENTS_CURSOR.page(accountId, rows, query.limit, (e) => ({
+      time: e.timestamp.toISOString(),
+      id: e.id,
+    }));
     return { data: page.items.map(toEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
