@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
-import { IDEMPOTENCY_KEY } from '@app/common';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { CreateEventDto } from './dto/create-event.dto';
@@ -25,9 +25,8 @@ export class EventsController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description:
-      '1–255 printable ASCII characters, the first not a space: a retry with the same key and body replays the first response (Idempotent-Replayed: true); kept 24 hours',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+    description: `${IDEMPOTENCY_KEY_TEXT}: a retry with the same key and body replays the first response (Idempotent-Replayed: true); kept 24 hours`,
+    schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY.source },
   })
   @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
     'Idempotent-Replayed': {

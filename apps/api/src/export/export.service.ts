@@ -1,6 +1,6 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { pipeline } from 'node:stream';
-import { AppError } from '@app/common';
+import { AppError, EXPORT_LIMIT } from '@app/common';
 import { EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
@@ -9,8 +9,6 @@ import { csvExport } from './formats/csv-export.format';
 import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
 import { SnapshotRows } from './snapshot-rows';
-
-export const EXPORT_LIMIT = 10_000;
 
 const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport, json: jsonExport };
 

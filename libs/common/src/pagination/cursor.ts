@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
 import { CHAIN_ID, EVENT_ID } from '../ids';
+import { MAX_CURSOR_LENGTH } from '../limits';
 
 /** Position of the last row of a page in a (time, id) keyset order. */
 export interface CursorKey {
@@ -27,7 +28,7 @@ export class CursorCodec {
   /** Decodes a cursor, or throws 400 VALIDATION_ERROR for anything this endpoint did not issue. */
   decode(cursor: string): CursorKey {
     const invalid = AppError.validation([{ field: 'cursor', message: 'cursor is not valid for this endpoint' }]);
-    if (cursor.length > 200 || !/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid;
+    if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid;
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -1,6 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { MAX_CONTEXT_BYTES, MAX_CONTEXT_DEPTH } from '@app/common';
+import {
+  CHAIN_NAME,
+  CHAIN_NAME_TEXT,
+  MAX_ACTION_LENGTH,
+  MAX_ACTOR_LENGTH,
+  MAX_CONTEXT_BYTES,
+  MAX_CONTEXT_DEPTH,
+  MAX_RESOURCE_LENGTH,
+} from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsStorable } from './storable.validator';
 
@@ -9,17 +17,17 @@ export const DEFAULT_CHAIN = 'default';
 /** Body of POST /v1/events: exactly the spec's fields (contract §4); any other member is a 400. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventDto {
-  @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: 256, example: 'alice@example.com' })
+  @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: MAX_ACTOR_LENGTH, example: 'alice@example.com' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(MAX_ACTOR_LENGTH)
   @IsStorable()
   actor!: string;
 
-  @ApiProperty({ description: 'What they did', minLength: 1, maxLength: 256, example: 'invoice.approve' })
+  @ApiProperty({ description: 'What they did', minLength: 1, maxLength: MAX_ACTION_LENGTH, example: 'invoice.approve' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(MAX_ACTION_LENGTH)
   @IsStorable()
   action!: string;
 
@@ -28,13 +36,13 @@ export class CreateEventDto {
     nullable: true,
     description: 'What it was done to',
     minLength: 1,
-    maxLength: 512,
+    maxLength: MAX_RESOURCE_LENGTH,
     example: 'invoice:42',
   })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @MaxLength(MAX_RESOURCE_LENGTH)
   @IsStorable()
   resource?: string | null;
 
@@ -55,10 +63,10 @@ export class CreateEventDto {
     nullable: true,
     // No `default`: generated clients would then type the member as always present.
     description: `Name of the chain to append to (created on first use); absent or null means "${DEFAULT_CHAIN}"`,
-    pattern: '^[A-Za-z0-9._:-]{1,128}$',
+    pattern: CHAIN_NAME.source,
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'chain must be 1-128 characters of A-Z a-z 0-9 . _ : -' })
+  @Matches(CHAIN_NAME, { message: `chain must be ${CHAIN_NAME_TEXT}` })
   chain?: string | null;
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { CHAIN_ID } from '@app/common';
+import { CHAIN_ID, MAX_ACTION_LENGTH, MAX_ACTOR_LENGTH, MAX_RESOURCE_LENGTH } from '@app/common';
 import { IsStorable } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
@@ -12,27 +12,27 @@ const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 
 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
-  @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: MAX_ACTOR_LENGTH })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(MAX_ACTOR_LENGTH)
   @IsStorable()
   actor?: string;
 
-  @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: MAX_ACTION_LENGTH })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @MaxLength(MAX_ACTION_LENGTH)
   @IsStorable()
   action?: string;
 
-  @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: 512 })
+  @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: MAX_RESOURCE_LENGTH })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @MaxLength(MAX_RESOURCE_LENGTH)
   @IsStorable()
   resource?: string;
 

@@ -1,8 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CHAIN_ID } from '@app/common';
+import { CHAIN_ID, EXPORT_LIMIT } from '@app/common';
 import { HEX_HASH } from '@app/hashing';
 import { EventChainRef } from '../../events/dto/event.view';
-import { EXPORT_LIMIT } from '../export.service';
 import { ExportHeader } from '../formats/export-format';
 import { ExportItem } from '../formats/json-export.format';
 import { EXPORT_FORMATS, ExportFormatName } from './export-query.dto';
