@@ -1,4 +1,5 @@
 import { KeyObject } from 'node:crypto';
+import { CHAIN_ID } from '@app/common/ids';
 import { HEX_HASH } from './event-hash';
 import {
   Checkpoint,
@@ -25,8 +26,6 @@ import {
  */
 export const CHECKPOINT_KEY_NAME = 'audit-trail';
 export const CHECKPOINT_ORIGIN_PREFIX = 'audit-trail/';
-
-const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export interface ChainCheckpoint {
   chainId: string;
