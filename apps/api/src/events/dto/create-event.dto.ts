@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsObject, IsOptional, IsString, Matches } from 'class-validator';
 import {
   CHAIN_NAME,
   CHAIN_NAME_TEXT,
@@ -10,7 +10,7 @@ import {
   MAX_RESOURCE_LENGTH,
 } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
-import { IsStorable } from './storable.validator';
+import { IsEventText, IsStorable } from './storable.validator';
 
 export const DEFAULT_CHAIN = 'default';
 
@@ -18,17 +18,11 @@ export const DEFAULT_CHAIN = 'default';
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventDto {
   @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: MAX_ACTOR_LENGTH, example: 'alice@example.com' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_ACTOR_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_ACTOR_LENGTH)
   actor!: string;
 
   @ApiProperty({ description: 'What they did', minLength: 1, maxLength: MAX_ACTION_LENGTH, example: 'invoice.approve' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_ACTION_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_ACTION_LENGTH)
   action!: string;
 
   @ApiPropertyOptional({
@@ -40,10 +34,7 @@ export class CreateEventDto {
     example: 'invoice:42',
   })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_RESOURCE_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_RESOURCE_LENGTH)
   resource?: string | null;
 
   /** Kept exactly as parsed (bodies are never rebuilt: see the validation pipe). */

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
 import { CHAIN_ID, MAX_ACTION_LENGTH, MAX_ACTOR_LENGTH, MAX_RESOURCE_LENGTH } from '@app/common';
-import { IsStorable } from './storable.validator';
+import { IsEventText } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
 export const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -14,26 +14,17 @@ const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 
 export class EventFiltersDto {
   @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: MAX_ACTOR_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_ACTOR_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_ACTOR_LENGTH)
   actor?: string;
 
   @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: MAX_ACTION_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_ACTION_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_ACTION_LENGTH)
   action?: string;
 
   @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: MAX_RESOURCE_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(MAX_RESOURCE_LENGTH)
-  @IsStorable()
+  @IsEventText(MAX_RESOURCE_LENGTH)
   resource?: string;
 
   @ApiPropertyOptional({ description: 'A chain id', pattern: CHAIN_ID.source })
