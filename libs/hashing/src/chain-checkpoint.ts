@@ -1,6 +1,6 @@
 import { KeyObject } from 'node:crypto';
 import { CHAIN_ID } from '@app/common/ids';
-import { HEX_HASH } from './event-hash';
+import { HEX_HASH, HEX_HASH_TEXT } from './event-hash';
 import {
   Checkpoint,
   formatCheckpoint,
@@ -40,7 +40,7 @@ export function chainCheckpointOrigin(chainId: string): string {
 
 /** The note text (body) of a chain checkpoint. */
 export function chainCheckpointText({ chainId, size, hash }: ChainCheckpoint): string {
-  if (!HEX_HASH.test(hash)) throw new NoteFormatError('a chain head is 64 lowercase hex characters');
+  if (!HEX_HASH.test(hash)) throw new NoteFormatError(`a chain head is ${HEX_HASH_TEXT}`);
   return formatCheckpoint({ origin: chainCheckpointOrigin(chainId), size, hash: Buffer.from(hash, 'hex') });
 }
 

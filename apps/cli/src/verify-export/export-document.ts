@@ -1,4 +1,4 @@
-import { HEX_HASH } from '@app/hashing';
+import { HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
 import type { ExportedEvent } from '@app/verification';
 
 /** The wire type of an exported event, shared with the service that writes it. */
@@ -41,9 +41,9 @@ function readEvent(item: unknown, index: number): ExportedEvent {
   if (typeof action !== 'string') problems.push('action must be a string');
   if (resource !== null && typeof resource !== 'string') problems.push('resource must be a string or null');
   if (context !== null && !isObject(context)) problems.push('context must be an object or null');
-  if (typeof hash !== 'string' || !HEX_HASH.test(hash)) problems.push('hash must be 64 lowercase hex characters');
+  if (typeof hash !== 'string' || !HEX_HASH.test(hash)) problems.push(`hash must be ${HEX_HASH_TEXT}`);
   if (typeof previousHash !== 'string' || !HEX_HASH.test(previousHash))
-    problems.push('previousHash must be 64 lowercase hex characters');
+    problems.push(`previousHash must be ${HEX_HASH_TEXT}`);
   const chainOk =
     isObject(chain) &&
     typeof chain.id === 'string' &&
