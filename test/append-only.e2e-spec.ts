@@ -1,7 +1,7 @@
-import type { PoolClient } from 'pg';
 import { ulid } from 'ulid';
 import { computeEventHash } from '@app/hashing';
 import { assertChainIntact } from './support/chain-check';
+import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /** The triggers of migration 1763800000000, exercised with plain SQL as the service's own role would. */
@@ -33,28 +33,7 @@ describe('append-only schema', () => {
     return { id: events[0]!.chain.id, accountId, events };
   }
 
-  type Sql = { query: (text: string, params?: unknown[]) => Promise<unknown> };
-
-  /**
-   * Runs SQL in a transaction on a raw pooled connection (TypeORM would log every refusal),
-   * rolled back when it fails; returns the error, if any.
-   */
-  async function attempt(work: (m: Sql) => Promise<unknown>): Promise<{ code?: string; message: string } | null> {
-    const runner = t.dataSource.createQueryRunner();
-    await runner.connect();
-    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    try {
-      await client.query('BEGIN');
-      await work({ query: (text, params) => client.query(text, params) });
-      await client.query('COMMIT');
-      return null;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      return error as { code?: string; message: string };
-    } finally {
-      await runner.release();
-    }
-  }
+  const attempt = (work: (m: Sql) => Promise<unknown>) => attemptSql(t.dataSource, work);
 
   const head = async (chainId: string) =>
     (

@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
-import { computeEventHash, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
+import { GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
 import { readExportDocument } from '../apps/cli/src/verify-export/export-document';
 import { verifyExport } from '../apps/cli/src/verify-export/verify-export';
+import { readChainEvents, rehash } from './support/chain-check';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /*
@@ -355,33 +356,15 @@ describe('signed checkpoints and whole-chain verification', () => {
     }
 
     async function rehashFrom(m: EntityManager, chainId: string, from: number): Promise<string> {
-      const rows = (await m.query(
-        `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", previous_hash, hash FROM events WHERE chain_id = $1 ORDER BY position`,
-        [chainId],
-      )) as {
-        id: string;
-        chain_id: string;
-        position: number;
-        actor: string;
-        action: string;
-        resource: string | null;
-        context: Record<string, unknown> | null;
-        timestamp: Date;
-        previous_hash: string;
-      }[];
+      const rows = await readChainEvents(m, chainId);
       let previous = GENESIS_HASH;
       for (const r of rows) {
         if (r.position >= from) {
-          const hash = computeEventHash({
-            ...r,
-            chainId: r.chain_id,
-            timestamp: r.timestamp.toISOString(),
-            previousHash: previous,
-          });
+          const hash = rehash(r, previous);
           await m.query(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [previous, hash, r.id]);
           previous = hash;
         } else {
-          previous = ((await m.query(`SELECT hash FROM events WHERE id = $1`, [r.id])) as { hash: string }[])[0]!.hash;
+          previous = r.hash;
         }
       }
       const last = rows[rows.length - 1]!;

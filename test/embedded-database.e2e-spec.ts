@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey } from '@app/hashing';
-import { DatabaseEndpoint, EmbeddedPostgres } from '@app/database';
+import { DatabaseLocator, EmbeddedPostgres } from '@app/database';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
@@ -115,7 +115,7 @@ describe('the embedded database is reachable by the service alone (§8)', () => 
     expect(t.app.getHttpServer().listening).toBe(false); // supertest listens only during a request
     expect(listeningTcpPorts()).toEqual([]);
 
-    const url = new URL(t.app.get(DatabaseEndpoint).settings.url);
+    const url = new URL(t.app.get(DatabaseLocator).settings.url);
     const socketDir = join(dataDir, 'socket');
     expect(url.searchParams.get('host')).toBe(socketDir);
     expect(statSync(socketDir).mode & 0o777).toBe(0o700);

@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import { ulid } from 'ulid';
 import {
   eventLeafHash,
@@ -14,6 +13,7 @@ import {
 } from '@app/hashing';
 import { MerkleNodesRepository } from '@app/database';
 import { MerkleNodes1764100000000 } from '@app/database/migrations/1764100000000-merkle-nodes';
+import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -197,25 +197,7 @@ describe('merkle_nodes', () => {
     });
   });
 
-  type Sql = { query: (text: string, params?: unknown[]) => Promise<unknown> };
-
-  /** SQL in a transaction on a raw pooled connection (TypeORM would log every refusal); the error, if any. */
-  async function attempt(work: (m: Sql) => Promise<unknown>): Promise<{ code?: string; message: string } | null> {
-    const runner = t.dataSource.createQueryRunner();
-    await runner.connect();
-    const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    try {
-      await client.query('BEGIN');
-      await work({ query: (text, params) => client.query(text, params) });
-      await client.query('COMMIT');
-      return null;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      return error as { code?: string; message: string };
-    } finally {
-      await runner.release();
-    }
-  }
+  const attempt = (work: (m: Sql) => Promise<unknown>) => attemptSql(t.dataSource, work);
 
   describe('append-only', () => {
     it.each([

@@ -1,7 +1,6 @@
 'use strict';
 
-const { httpLoad } = require('../lib/load');
-const { compareRuns, eventBody, unavailable } = require('./common');
+const { compareRuns, eventBody, serviceLoad, unavailable } = require('./common');
 const { brokenLinks, createChains, rawPgContender, withClients } = require('./ingest');
 
 const BATCH_PATH = '/v1/events/batch';
@@ -34,18 +33,12 @@ function batchContender(ctx, connections, chainOf) {
   return {
     key: 'service',
     run: async (seconds) => {
-      const result = await httpLoad({
-        url: ctx.serviceUrl,
-        connections,
-        seconds,
-        headers: ctx.headers,
-        next: () => {
-          const events = Array.from({ length: size }, () => {
-            const n = k++;
-            return eventBody(n, chainOf(n));
-          });
-          return { method: 'POST', path: BATCH_PATH, body: JSON.stringify({ events }) };
-        },
+      const result = await serviceLoad(ctx, connections, seconds, () => {
+        const events = Array.from({ length: size }, () => {
+          const n = k++;
+          return eventBody(n, chainOf(n));
+        });
+        return { method: 'POST', path: BATCH_PATH, body: JSON.stringify({ events }) };
       });
       return { ...result, requests: result.ok, ok: result.ok * size, throughput: result.throughput * size };
     },

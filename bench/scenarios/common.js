@@ -100,19 +100,14 @@ function eventBody(k, chain) {
   };
 }
 
+/** Sends the requests `next()` builds to the service, with its key, over `connections` connections for `seconds`. */
+function serviceLoad(ctx, connections, seconds, next) {
+  return httpLoad({ url: ctx.serviceUrl, connections, seconds, headers: ctx.headers, next });
+}
+
 /** A contender that sends GETs of `nextPath()` to the service over `connections` connections. */
 function serviceGets(ctx, key, connections, nextPath) {
-  return {
-    key,
-    run: (seconds) =>
-      httpLoad({
-        url: ctx.serviceUrl,
-        connections,
-        seconds,
-        headers: ctx.headers,
-        next: () => ({ method: 'GET', path: nextPath() }),
-      }),
-  };
+  return { key, run: (seconds) => serviceLoad(ctx, connections, seconds, () => ({ method: 'GET', path: nextPath() })) };
 }
 
 /** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */
@@ -130,4 +125,16 @@ function rowHash(hashing, row, chainId = row.chain_id) {
   });
 }
 
-module.exports = { summarize, compareRuns, probe, unavailable, eventBody, serviceGets, rowHash, fmt, ms, cores };
+module.exports = {
+  summarize,
+  compareRuns,
+  probe,
+  unavailable,
+  eventBody,
+  serviceLoad,
+  serviceGets,
+  rowHash,
+  fmt,
+  ms,
+  cores,
+};

@@ -3,9 +3,9 @@
 const path = require('node:path');
 const { monotonicFactory } = require('ulid');
 const { connectClients } = require('../lib/database');
-const { httpLoad, loopLoad } = require('../lib/load');
+const { loopLoad } = require('../lib/load');
 const { freePort, startNode, waitUntilReady, stopChild } = require('../lib/processes');
-const { compareRuns, eventBody } = require('./common');
+const { compareRuns, eventBody, serviceLoad } = require('./common');
 
 /**
  * The design the issue measured and wants beaten: one transaction per event, the chain head
@@ -93,15 +93,9 @@ function serviceContender(ctx, connections, chainOf) {
   return {
     key: 'service',
     run: (seconds) =>
-      httpLoad({
-        url: ctx.serviceUrl,
-        connections,
-        seconds,
-        headers: ctx.headers,
-        next: () => {
-          const n = k++;
-          return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, chainOf(n))) };
-        },
+      serviceLoad(ctx, connections, seconds, () => {
+        const n = k++;
+        return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, chainOf(n))) };
       }),
   };
 }

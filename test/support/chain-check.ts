@@ -1,5 +1,29 @@
 import { DataSource } from 'typeorm';
-import { computeEventHash, GENESIS_HASH } from '@app/hashing';
+import { computeEventHash, EventHashPayload, GENESIS_HASH } from '@app/hashing';
+
+/** A stored event of a chain, as the table holds it, under the names of the hashed payload. */
+export interface StoredChainEvent extends Omit<EventHashPayload, 'timestamp'> {
+  timestamp: Date;
+  hash: string;
+}
+
+/** Anything that runs SQL: a DataSource, an EntityManager. */
+type Queryable = Pick<DataSource, 'query'>;
+
+/** A chain's events straight from the table, in position order. */
+export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
+  return (await db.query(
+    `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
+            previous_hash AS "previousHash", hash
+       FROM events WHERE chain_id = $1 ORDER BY position`,
+    [chainId],
+  )) as StoredChainEvent[];
+}
+
+/** The hash a stored event should have, recomputed from its payload (with this previousHash, if given). */
+export function rehash(event: StoredChainEvent, previousHash = event.previousHash): string {
+  return computeEventHash({ ...event, timestamp: event.timestamp.toISOString(), previousHash });
+}
 
 /**
  * Reads a chain straight from the database and checks it with the real hash: positions
@@ -7,40 +31,14 @@ import { computeEventHash, GENESIS_HASH } from '@app/hashing';
  * recomputed from the stored payload, and the chain row's head equal to the last event.
  */
 export async function assertChainIntact(dataSource: DataSource, chainId: string): Promise<number> {
-  const events = (await dataSource.query(
-    `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", previous_hash, hash
-       FROM events WHERE chain_id = $1 ORDER BY position`,
-    [chainId],
-  )) as {
-    id: string;
-    chain_id: string;
-    position: number;
-    actor: string;
-    action: string;
-    resource: string | null;
-    context: Record<string, unknown> | null;
-    timestamp: Date;
-    previous_hash: string;
-    hash: string;
-  }[];
+  const events = await readChainEvents(dataSource, chainId);
   let previous = GENESIS_HASH;
   let lastTime = 0;
   events.forEach((e, index) => {
     expect(e.position).toBe(index + 1);
-    expect(e.previous_hash).toBe(previous);
+    expect(e.previousHash).toBe(previous);
     expect(e.timestamp.getTime()).toBeGreaterThanOrEqual(lastTime);
-    const recomputed = computeEventHash({
-      id: e.id,
-      chainId: e.chain_id,
-      position: e.position,
-      actor: e.actor,
-      action: e.action,
-      resource: e.resource,
-      context: e.context,
-      timestamp: e.timestamp.toISOString(),
-      previousHash: e.previous_hash,
-    });
-    expect(recomputed).toBe(e.hash);
+    expect(rehash(e)).toBe(e.hash);
     previous = e.hash;
     lastTime = e.timestamp.getTime();
   });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { MAX_BATCH_EVENTS } from '@app/common/batch-limits';
 import { ExitCode } from './exit-code';
 import { ingestCommand, ingestOptions } from './ingest/ingest.command';
 import { Io } from './io';
@@ -24,7 +25,7 @@ export const USAGE = `Usage:
       Key management on DATABASE_URL. A new key is printed once; only its SHA-256 digest is stored.
   npm run cli -- ingest <file.ndjson> --url <base> --key <key> [--batch-size 100] [--skip-invalid]
       Appends one event per line (a POST /v1/events body; blank lines ignored) through POST /v1/events/batch,
-      in batches of --batch-size (1-1000) lines. Resumable: run the same command (same --batch-size) again
+      in batches of --batch-size (1-${MAX_BATCH_EVENTS}) lines. Resumable: run the same command (same --batch-size) again
       after a crash or Ctrl-C and nothing is appended twice. The key may also come from AUDIT_TRAIL_KEY.
       Exit 0: everything appended; 1: some lines rejected (without --skip-invalid it stops at the first);
       2: bad usage, unreadable file, or the server refused the key or could not be reached.

@@ -1,10 +1,18 @@
+import { MAX_CHAIN_NAME_LENGTH, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REQUEST_ID_LENGTH } from './limits';
+
 /**
  * Ids as we issue them: a type prefix and a ULID (contract §2). An id that does not match is
  * answered like an unknown one (404), without a database round trip.
  */
 export const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** A chain's name, as the caller chooses it (an event's `chain`, the `name` filter of GET /v1/chains). */
+export const CHAIN_NAME = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_CHAIN_NAME_LENGTH}}$`);
+/** CHAIN_NAME in words, for error messages. */
+export const CHAIN_NAME_TEXT = `1-${MAX_CHAIN_NAME_LENGTH} characters of A-Z a-z 0-9 . _ : -`;
 /** An X-Request-Id the caller may choose (else the service makes a UUID, which matches too). */
-export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+export const REQUEST_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_REQUEST_ID_LENGTH}}$`);
 /** An Idempotency-Key (contract §7): 1–255 printable ASCII characters, not starting with a space. */
-export const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
+export const IDEMPOTENCY_KEY = new RegExp(String.raw`^[\x21-\x7e][\x20-\x7e]{0,${MAX_IDEMPOTENCY_KEY_LENGTH - 1}}$`);
+/** IDEMPOTENCY_KEY in words, for error messages and the OpenAPI description. */
+export const IDEMPOTENCY_KEY_TEXT = `1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, the first not a space`;

@@ -12,3 +12,26 @@ export const MAX_CONTEXT_DEPTH = 32;
  * deep is still answered on `context` with its own limit.
  */
 export const MAX_BODY_DEPTH = 2 * MAX_CONTEXT_DEPTH;
+/** An event's `actor` and `action`, in characters. */
+export const MAX_ACTOR_LENGTH = 256;
+export const MAX_ACTION_LENGTH = 256;
+/** An event's `resource`, in characters. */
+export const MAX_RESOURCE_LENGTH = 512;
+/** A chain's name, in characters (the rest of the rule is CHAIN_NAME in ids.ts). */
+export const MAX_CHAIN_NAME_LENGTH = 128;
+/** An Idempotency-Key, in characters (the rest of the rule is IDEMPOTENCY_KEY in ids.ts). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** A caller's X-Request-Id, in characters (the rest of the rule is REQUEST_ID in ids.ts). */
+export const MAX_REQUEST_ID_LENGTH = 128;
+/** `limit` of a list endpoint: its default and its largest value. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+/** A `cursor`, in characters: longer than any we issue, so anything longer is refused unread. */
+export const MAX_CURSOR_LENGTH = 200;
+/** GET /v1/events/export: at most this many events (422 EXPORT_LIMIT_EXCEEDED beyond). */
+export const EXPORT_LIMIT = 10_000;
+/** An account's name (API_KEYS, `cli keys`), in characters. */
+export const MAX_ACCOUNT_NAME_LENGTH = 64;
+/** What an API key may be (ours are 47 characters; API_KEYS may bring others), in characters. */
+export const MIN_API_KEY_LENGTH = 16;
+export const MAX_API_KEY_LENGTH = 256;

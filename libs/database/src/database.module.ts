@@ -1,14 +1,14 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { DatabaseEndpoint } from './database-endpoint';
+import { DatabaseLocator } from './database-locator';
 import { dataSourceOptions } from './data-source-options';
 import { runMigrations } from './migrate';
 import { REPOSITORIES } from './repositories';
 
 @Global()
-@Module({ providers: [DatabaseEndpoint], exports: [DatabaseEndpoint] })
-class DatabaseEndpointModule {}
+@Module({ providers: [DatabaseLocator], exports: [DatabaseLocator] })
+class DatabaseLocatorModule {}
 
 /** Every repository and the TransactionRunner, injectable anywhere. */
 @Global()
@@ -18,10 +18,10 @@ class RepositoriesModule {}
 /** TypeORM on PostgreSQL (DATABASE_URL) or the embedded default; migrations run at start. */
 @Module({
   imports: [
-    DatabaseEndpointModule,
+    DatabaseLocatorModule,
     TypeOrmModule.forRootAsync({
-      inject: [DatabaseEndpoint],
-      useFactory: async (endpoint: DatabaseEndpoint) => dataSourceOptions(await endpoint.open()),
+      inject: [DatabaseLocator],
+      useFactory: async (database: DatabaseLocator) => dataSourceOptions(await database.open()),
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
         await runMigrations(dataSource);

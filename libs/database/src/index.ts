@@ -1,5 +1,5 @@
 export * from './data-source-options';
-export * from './database-endpoint';
+export * from './database-locator';
 export * from './database.module';
 export * from './embedded-postgres';
 export * from './entities';

@@ -1,5 +1,6 @@
 import { KeyObject } from 'node:crypto';
-import { HEX_HASH } from './event-hash';
+import { CHAIN_ID } from '@app/common/ids';
+import { HEX_HASH, HEX_HASH_TEXT } from './event-hash';
 import {
   Checkpoint,
   formatCheckpoint,
@@ -26,8 +27,6 @@ import {
 export const CHECKPOINT_KEY_NAME = 'audit-trail';
 export const CHECKPOINT_ORIGIN_PREFIX = 'audit-trail/';
 
-const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
-
 export interface ChainCheckpoint {
   chainId: string;
   size: number;
@@ -41,7 +40,7 @@ export function chainCheckpointOrigin(chainId: string): string {
 
 /** The note text (body) of a chain checkpoint. */
 export function chainCheckpointText({ chainId, size, hash }: ChainCheckpoint): string {
-  if (!HEX_HASH.test(hash)) throw new NoteFormatError('a chain head is 64 lowercase hex characters');
+  if (!HEX_HASH.test(hash)) throw new NoteFormatError(`a chain head is ${HEX_HASH_TEXT}`);
   return formatCheckpoint({ origin: chainCheckpointOrigin(chainId), size, hash: Buffer.from(hash, 'hex') });
 }
 

@@ -6,6 +6,8 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** The text form of every hash: hex, lowercase, 64 characters. */
 export const HEX_HASH = /^[0-9a-f]{64}$/;
+/** HEX_HASH in words, for error messages. */
+export const HEX_HASH_TEXT = '64 lowercase hex characters';
 
 /** Exactly the members that are hashed (contract §3); nothing more, nothing less. */
 export interface EventHashPayload {

@@ -23,6 +23,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from './merkle';
+import { seededRandom as random } from '../../../test/support/seeded-random';
 
 const hex = (h: string): Buffer => Buffer.from(h, 'hex');
 const hexes = (b: readonly Buffer[]): string[] => b.map((x) => x.toString('hex'));
@@ -686,18 +687,6 @@ describe("Go's sumdb/tlog on its TestTree records", () => {
 });
 
 /* ---- Property tests against RFC 6962 §2.1's recursive definitions (MTH, PATH, PROOF/SUBPROOF). ---- */
-
-/** A small seeded generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** RFC 6962 §2.1 taken literally, over leaf hashes D (MTH of one leaf is its leaf hash). */
 class Reference {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HEX_HASH } from './event-hash';
+import { HEX_HASH, HEX_HASH_TEXT } from './event-hash';
 
 /*
  * RFC 9162 §2.1 Merkle trees (the hashing of RFC 6962, Certificate Transparency and Go's sumdb):
@@ -58,7 +58,7 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
 
 /** The leaf hash of an event (contract §10): its leaf data is the event hash, hex-decoded. */
 export function eventLeafHash(eventHashHex: string): Buffer {
-  if (!HEX_HASH.test(eventHashHex)) throw new RangeError('an event hash is 64 lowercase hex characters');
+  if (!HEX_HASH.test(eventHashHex)) throw new RangeError(`an event hash is ${HEX_HASH_TEXT}`);
   return leafHash(Buffer.from(eventHashHex, 'hex'));
 }
 

@@ -3,21 +3,10 @@ import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH,
 import { ChainAudit } from './chain-audit';
 import { hashWindow, inspectWindow, StoredEvent } from './chain-window';
 import { CHAIN, honestChain } from './chain.fixture';
+import { seededRandom as prng } from '../../../test/support/seeded-random';
 
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey));
 const NOW = new Date('2026-11-22T08:00:00.000Z');
-
-/** A small deterministic generator, so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One of the attacks whole-chain verification must catch, applied to a copy of the rows. */
 function tamper(events: StoredEvent[], random: () => number): StoredEvent[] {

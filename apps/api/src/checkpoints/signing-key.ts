@@ -66,7 +66,7 @@ export function loadSigningKey(
 ): SigningKey {
   if (signingKey) {
     if (keyFile) warn('SIGNING_KEY is set: SIGNING_KEY_FILE is ignored.');
-    return describe(parseSigningKey(signingKey), 'SIGNING_KEY');
+    return toSigningKey(parseSigningKey(signingKey), 'SIGNING_KEY');
   }
   if (keyFile) {
     if (!existsSync(keyFile))
@@ -74,7 +74,7 @@ export function loadSigningKey(
         `SIGNING_KEY_FILE ${keyFile} does not exist: create it (openssl genpkey -algorithm ed25519 -out ${keyFile}; chmod 600 ${keyFile}) or unset SIGNING_KEY_FILE`,
       );
     warnIfOpenToOthers(keyFile, warn);
-    return describe(parseSigningKeyFile(readFileSync(keyFile, 'utf8'), keyFile), keyFile);
+    return toSigningKey(parseSigningKeyFile(readFileSync(keyFile, 'utf8'), keyFile), keyFile);
   }
   const path = join(dataDir, SIGNING_KEY_FILE);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -89,7 +89,7 @@ export function loadSigningKey(
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     warnIfOpenToOthers(path, warn);
   }
-  return describe(parseSigningKeyFile(readFileSync(path, 'utf8'), path), path);
+  return toSigningKey(parseSigningKeyFile(readFileSync(path, 'utf8'), path), path);
 }
 
 function warnIfOpenToOthers(path: string, warn: KeyWarning): void {
@@ -123,7 +123,7 @@ export function parseRetiredVerifierKeys(keys: readonly string[]): NoteVerifier[
   });
 }
 
-function describe(privateKey: KeyObject, source: string): SigningKey {
+function toSigningKey(privateKey: KeyObject, source: string): SigningKey {
   const verifierKey = formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey);
   return { privateKey, verifierKey, verifier: parseVerifierKey(verifierKey), source };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
-import { IDEMPOTENCY_KEY, MAX_BATCH_BODY_BYTES } from '@app/common';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
@@ -32,9 +32,8 @@ export class EventsController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description:
-      '1–255 printable ASCII characters, the first not a space: a retry with the same key and body replays the first response (Idempotent-Replayed: true); kept 24 hours',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+    description: `${IDEMPOTENCY_KEY_TEXT}: a retry with the same key and body replays the first response (Idempotent-Replayed: true); kept 24 hours`,
+    schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY.source },
   })
   @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
     'Idempotent-Replayed': REPLAYED,

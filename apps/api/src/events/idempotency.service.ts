@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, AppError, IDEMPOTENCY_KEY } from '@app/common';
+import { AppConfig, AppError, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT } from '@app/common';
 import { IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
@@ -21,7 +21,7 @@ export class IdempotencyService {
   static validate(key: string): void {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw AppError.validation([
-        { field: 'Idempotency-Key', message: 'Idempotency-Key must be 1-255 printable ASCII characters' },
+        { field: 'Idempotency-Key', message: `Idempotency-Key must be ${IDEMPOTENCY_KEY_TEXT}` },
       ]);
     }
   }

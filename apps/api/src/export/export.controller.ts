@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { Account } from '@app/auth';
+import { EXPORT_LIMIT } from '@app/common';
 import { ApiErrors } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -15,7 +16,7 @@ export class ExportController {
   @Get()
   @ApiOperation({
     summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
-    description: 'At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).',
+    description: `At most ${EXPORT_LIMIT.toLocaleString('en-US')} events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).`,
   })
   @ApiExtraModels(ExportDocumentView)
   @ApiResponse({

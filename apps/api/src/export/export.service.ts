@@ -1,8 +1,8 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable, Writable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
-import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, EventSnapshot, EventsRepository } from '@app/database';
+import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
+import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
@@ -11,8 +11,6 @@ import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
 import { SnapshotRows } from './snapshot-rows';
 import { ExportStalledError, StallGuard } from './stall-guard';
-
-export const EXPORT_LIMIT = 10_000;
 
 const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport, json: jsonExport };
 
@@ -23,7 +21,7 @@ export class ExportService {
   constructor(
     private readonly events: EventsRepository,
     private readonly config: AppConfig,
-    private readonly database: DatabaseEndpoint,
+    private readonly database: DatabaseLocator,
   ) {}
 
   /**

@@ -9,7 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { HeaderObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ErrorCode, REQUEST_ID } from '@app/common';
+import { ErrorCode, MAX_ACTOR_LENGTH, MAX_REQUEST_ID_LENGTH, REQUEST_ID } from '@app/common';
 
 const ERROR_CODES: Record<ErrorCode, true> = {
   VALIDATION_ERROR: true,
@@ -37,7 +37,7 @@ export class FieldErrorView {
   @ApiProperty({ description: 'The body member, query parameter or header at fault', example: 'actor' })
   field!: string;
 
-  @ApiProperty({ example: 'actor must be shorter than or equal to 256 characters' })
+  @ApiProperty({ example: `actor must be shorter than or equal to ${MAX_ACTOR_LENGTH} characters` })
   message!: string;
 }
 
@@ -105,8 +105,7 @@ const ERROR_HEADERS: Partial<Record<ErrorStatus, Record<string, HeaderObject>>> 
 
 /** Every response's X-Request-Id (app.setup.ts). */
 export const REQUEST_ID_HEADER: HeaderObject = {
-  description:
-    'The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it',
+  description: `The caller’s X-Request-Id when it is 1–${MAX_REQUEST_ID_LENGTH} of [A-Za-z0-9._:-], else a new UUID; failures are logged under it`,
   required: true,
   schema: { type: 'string', pattern: REQUEST_ID.source },
 };

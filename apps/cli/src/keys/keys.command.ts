@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { apiKeyPrefix, generateApiKey } from '@app/auth/api-key';
 import { KeyRegistrationRepositories, registerApiKey } from '@app/auth/key-registration';
-import { ACCOUNT_NAME, parseScopes as scopesOf, Scope } from '@app/common/config/app-config';
+import { ACCOUNT_NAME, ACCOUNT_NAME_TEXT, parseScopes as scopesOf, Scope } from '@app/common/config/app-config';
 import { dataSourceOptions } from '@app/database/data-source-options';
 import { AccountsRepository } from '@app/database/repositories/accounts.repository';
 import { ApiKeyListingRow, ApiKeysRepository } from '@app/database/repositories/api-keys.repository';
@@ -53,7 +53,7 @@ export async function keysCommand(
 
 function requireAccount(account: string | undefined): string {
   if (!account || !ACCOUNT_NAME.test(account))
-    throw new UsageError('--account <name> is required: 1-64 characters of [A-Za-z0-9._-]');
+    throw new UsageError(`--account <name> is required: ${ACCOUNT_NAME_TEXT}`);
   return account;
 }
 

@@ -1,3 +1,4 @@
+import { HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
 import type { ExportedEvent } from '@app/verification';
 
 /** The wire type of an exported event, shared with the service that writes it. */
@@ -15,7 +16,6 @@ export class InputError extends Error {
   override readonly name = 'InputError';
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Checks the shape of a parsed export; a wrong shape is bad input, not tampering. */
@@ -41,9 +41,9 @@ function readEvent(item: unknown, index: number): ExportedEvent {
   if (typeof action !== 'string') problems.push('action must be a string');
   if (resource !== null && typeof resource !== 'string') problems.push('resource must be a string or null');
   if (context !== null && !isObject(context)) problems.push('context must be an object or null');
-  if (typeof hash !== 'string' || !HEX64.test(hash)) problems.push('hash must be 64 lowercase hex characters');
-  if (typeof previousHash !== 'string' || !HEX64.test(previousHash))
-    problems.push('previousHash must be 64 lowercase hex characters');
+  if (typeof hash !== 'string' || !HEX_HASH.test(hash)) problems.push(`hash must be ${HEX_HASH_TEXT}`);
+  if (typeof previousHash !== 'string' || !HEX_HASH.test(previousHash))
+    problems.push(`previousHash must be ${HEX_HASH_TEXT}`);
   const chainOk =
     isObject(chain) &&
     typeof chain.id === 'string' &&

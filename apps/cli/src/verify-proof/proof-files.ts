@@ -1,4 +1,4 @@
-import { HEX_HASH } from '@app/hashing';
+import { HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
 import { InputError } from '../verify-export/export-document';
 
 /** GET /v1/events/:id/proof's `data` (contract §10). */
@@ -55,8 +55,8 @@ export function readInclusionProof(parsed: unknown): InclusionProofFile {
   else if (isCount(d.position) && d.size < d.position) problems.push('size must be at least position');
   if (!isCount(d.leafIndex) || d.leafIndex !== (d.position as number) - 1)
     problems.push('leafIndex must be position − 1');
-  if (!isHex(d.eventHash)) problems.push('eventHash must be 64 lowercase hex characters');
-  if (!isHex(d.rootHash)) problems.push('rootHash must be 64 lowercase hex characters');
+  if (!isHex(d.eventHash)) problems.push(`eventHash must be ${HEX_HASH_TEXT}`);
+  if (!isHex(d.rootHash)) problems.push(`rootHash must be ${HEX_HASH_TEXT}`);
   fail(what, problems);
   return d as unknown as InclusionProofFile;
 }
@@ -68,8 +68,8 @@ export function readConsistencyProof(parsed: unknown): ConsistencyProofFile {
   if (!isCount(d.from)) problems.push('from must be a non-negative integer');
   if (!isCount(d.to)) problems.push('to must be a non-negative integer');
   else if (isCount(d.from) && d.to < d.from) problems.push('to must be at least from');
-  if (!isHex(d.fromRoot)) problems.push('fromRoot must be 64 lowercase hex characters');
-  if (!isHex(d.toRoot)) problems.push('toRoot must be 64 lowercase hex characters');
+  if (!isHex(d.fromRoot)) problems.push(`fromRoot must be ${HEX_HASH_TEXT}`);
+  if (!isHex(d.toRoot)) problems.push(`toRoot must be ${HEX_HASH_TEXT}`);
   fail(what, problems);
   return d as unknown as ConsistencyProofFile;
 }

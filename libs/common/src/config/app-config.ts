@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../limits';
 
 /** The validated environment (contract §1). Loading it fails fast with a readable message. */
 export class AppConfig {
@@ -45,7 +46,9 @@ export type Scope = 'ingest' | 'read';
 const SCOPES: readonly Scope[] = ['ingest', 'read'];
 
 /** Account names of API_KEYS and of `cli keys`. */
-export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+export const ACCOUNT_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${MAX_ACCOUNT_NAME_LENGTH}}$`);
+/** ACCOUNT_NAME in words, for error messages. */
+export const ACCOUNT_NAME_TEXT = `1-${MAX_ACCOUNT_NAME_LENGTH} characters of [A-Za-z0-9._-]`;
 
 /** `ingest`, `read` or `ingest+read`, or null for anything else. */
 export function parseScopes(text: string): Scope[] | null {
@@ -110,7 +113,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
 }
 
 /** What an API key can look like (ours are `ats_…`; API_KEYS may bring others): anything else is no key. */
-export const API_KEY_TEXT = /^[\x21-\x7e]{16,256}$/;
+export const API_KEY_TEXT = new RegExp(String.raw`^[\x21-\x7e]{${MIN_API_KEY_LENGTH},${MAX_API_KEY_LENGTH}}$`);
 
 export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
   return raw
@@ -122,7 +125,7 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
       const parsedScopes = parseScopes(scopes);
       if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !API_KEY_TEXT.test(key) || parsedScopes === null) {
         problems.push(
-          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account [A-Za-z0-9._-]{1,64}, key 16-256 printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
+          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
         );
         return [];
       }

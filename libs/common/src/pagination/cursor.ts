@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
 import { CHAIN_ID, EVENT_ID } from '../ids';
+import { MAX_CURSOR_LENGTH } from '../limits';
 
 /** Position of the last row of a page in a (time, id) keyset order. */
 export interface CursorKey {
@@ -35,7 +36,7 @@ export class CursorCodec {
     const invalid = AppError.validation([
       { field: 'cursor', message: 'cursor was not issued by this endpoint for this account' },
     ]);
-    if (cursor.length > 200 || !/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid;
+    if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid;
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -1,23 +1,23 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DEFAULT_PAGE_SIZE, MAX_CURSOR_LENGTH, MAX_PAGE_SIZE } from '../limits';
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+const LIMIT_MESSAGE = `limit must be an integer between 1 and ${MAX_PAGE_SIZE}`;
 
 /** `limit` and `cursor`, shared by every list endpoint. */
 export class PageQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer between 1 and 200' })
-  @Min(1, { message: 'limit must be an integer between 1 and 200' })
-  @Max(MAX_PAGE_SIZE, { message: 'limit must be an integer between 1 and 200' })
+  @IsInt({ message: LIMIT_MESSAGE })
+  @Min(1, { message: LIMIT_MESSAGE })
+  @Max(MAX_PAGE_SIZE, { message: LIMIT_MESSAGE })
   limit: number = DEFAULT_PAGE_SIZE;
 
-  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: 200 })
+  @ApiPropertyOptional({ description: 'nextCursor of the previous page', maxLength: MAX_CURSOR_LENGTH })
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(MAX_CURSOR_LENGTH)
   cursor?: string;
 }

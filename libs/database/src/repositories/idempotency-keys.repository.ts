@@ -16,6 +16,9 @@ export interface IdempotencyKeyRecord {
 export const claimId = (accountId: string, key: string, token: string): string =>
   `${accountId}\u0000${key}\u0000${token}`;
 
+/** A claim older than $3 seconds: `find` calls it stale, and only such a claim (without a response) is taken over. */
+const CLAIMED_BEFORE_STALE = 'claimed_at < now() - make_interval(secs => $3)';
+
 /** Every query of the `idempotency_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
 export class IdempotencyKeysRepository {
@@ -69,7 +72,7 @@ export class IdempotencyKeysRepository {
     db: Db = this.pool,
   ): Promise<IdempotencyKeyRecord | null> {
     const [row] = (await db.query(
-      `SELECT request_digest, response, claimed_at < now() - make_interval(secs => $3) AS stale
+      `SELECT request_digest, response, ${CLAIMED_BEFORE_STALE} AS stale
          FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
       [accountId, key, staleAfterSeconds],
     )) as { request_digest: string; response: string | null; stale: boolean }[];
@@ -89,7 +92,7 @@ export class IdempotencyKeysRepository {
     // TypeORM answers an UPDATE with [rows, affected].
     const [taken] = (await db.query(
       `UPDATE idempotency_keys SET claimed_at = now()
-        WHERE account_id = $1 AND key = $2 AND response IS NULL AND claimed_at < now() - make_interval(secs => $3)
+        WHERE account_id = $1 AND key = $2 AND response IS NULL AND ${CLAIMED_BEFORE_STALE}
        RETURNING claimed_at::text AS token`,
       [accountId, key, staleAfterSeconds],
     )) as [{ token: string }[], number];

@@ -1,5 +1,5 @@
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, EventRecord } from '@app/database';
+import { DatabaseLocator, EventRecord } from '@app/database';
 import { AppendQueue, appendRequestBytes } from './append-queue';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
@@ -50,8 +50,8 @@ const request = (chainName: string, actor: string): AppendRequest => ({
 function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
   const config = Object.assign(new AppConfig(), overrides);
-  const endpoint = { settings: { url: 'postgres://x', poolSize: 10 } } as DatabaseEndpoint;
-  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, endpoint) };
+  const database = { settings: { url: 'postgres://x', poolSize: 10 } } as DatabaseLocator;
+  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, database) };
 }
 
 describe('AppendQueue', () => {

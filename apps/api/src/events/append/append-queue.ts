@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseEndpoint, isDataError, sqlState } from '@app/database';
+import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
@@ -42,10 +42,10 @@ export class AppendQueue implements BeforeApplicationShutdown {
   constructor(
     private readonly ledger: ChainLedger,
     private readonly config: AppConfig,
-    endpoint: DatabaseEndpoint,
+    database: DatabaseLocator,
   ) {
     // Leave connections for reads; the embedded database has only one anyway.
-    this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, endpoint.settings.poolSize - 1));
+    this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, database.settings.poolSize - 1));
   }
 
   async append(request: AppendRequest): Promise<Appended> {

@@ -23,6 +23,9 @@ interface ChainHead {
   lastTimestamp: number;
 }
 
+/** Chains remembered as already committed; beyond, the set starts again (memory stays bounded). */
+const COMMITTED_CHAINS_MAX = 100_000;
+
 const chainKey = (accountId: string, name: string): string => `${accountId}\u0000${name}`;
 
 /**
@@ -92,7 +95,7 @@ export class ChainLedger {
       const results = all.map((r) => (live(r) ? written.next().value! : IdempotencyService.inProgress()));
       return { results, heads };
     });
-    if (this.committedChains.size > 100_000) this.committedChains.clear();
+    if (this.committedChains.size > COMMITTED_CHAINS_MAX) this.committedChains.clear();
     for (const key of heads.keys()) this.committedChains.add(key);
     return results;
   }

@@ -1,26 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { MAX_CONTEXT_BYTES, MAX_CONTEXT_DEPTH } from '@app/common';
+import { IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import {
+  CHAIN_NAME,
+  CHAIN_NAME_TEXT,
+  MAX_ACTION_LENGTH,
+  MAX_ACTOR_LENGTH,
+  MAX_CONTEXT_BYTES,
+  MAX_CONTEXT_DEPTH,
+  MAX_RESOURCE_LENGTH,
+} from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
-import { IsStorable } from './storable.validator';
+import { IsEventText, IsStorable } from './storable.validator';
 
 export const DEFAULT_CHAIN = 'default';
 
 /** Body of POST /v1/events: exactly the spec's fields (contract §4); any other member is a 400. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventDto {
-  @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: 256, example: 'alice@example.com' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
-  @IsStorable()
+  @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: MAX_ACTOR_LENGTH, example: 'alice@example.com' })
+  @IsEventText(MAX_ACTOR_LENGTH)
   actor!: string;
 
-  @ApiProperty({ description: 'What they did', minLength: 1, maxLength: 256, example: 'invoice.approve' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
-  @IsStorable()
+  @ApiProperty({ description: 'What they did', minLength: 1, maxLength: MAX_ACTION_LENGTH, example: 'invoice.approve' })
+  @IsEventText(MAX_ACTION_LENGTH)
   action!: string;
 
   @ApiPropertyOptional({
@@ -28,14 +30,11 @@ export class CreateEventDto {
     nullable: true,
     description: 'What it was done to',
     minLength: 1,
-    maxLength: 512,
+    maxLength: MAX_RESOURCE_LENGTH,
     example: 'invoice:42',
   })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  @IsStorable()
+  @IsEventText(MAX_RESOURCE_LENGTH)
   resource?: string | null;
 
   /** Kept exactly as parsed (bodies are never rebuilt: see the validation pipe). */
@@ -55,10 +54,10 @@ export class CreateEventDto {
     nullable: true,
     // No `default`: generated clients would then type the member as always present.
     description: `Name of the chain to append to (created on first use); absent or null means "${DEFAULT_CHAIN}"`,
-    pattern: '^[A-Za-z0-9._:-]{1,128}$',
+    pattern: CHAIN_NAME.source,
   })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9._:-]{1,128}$/, { message: 'chain must be 1-128 characters of A-Z a-z 0-9 . _ : -' })
+  @Matches(CHAIN_NAME, { message: `chain must be ${CHAIN_NAME_TEXT}` })
   chain?: string | null;
 }

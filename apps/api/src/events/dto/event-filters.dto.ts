@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { CHAIN_ID } from '@app/common';
-import { IsStorable } from './storable.validator';
+import { IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { CHAIN_ID, MAX_ACTION_LENGTH, MAX_ACTOR_LENGTH, MAX_RESOURCE_LENGTH } from '@app/common';
+import { IsEventText } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
 export const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -12,28 +12,19 @@ const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 
 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
-  @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: MAX_ACTOR_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
-  @IsStorable()
+  @IsEventText(MAX_ACTOR_LENGTH)
   actor?: string;
 
-  @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: 256 })
+  @ApiPropertyOptional({ description: 'Exact action', minLength: 1, maxLength: MAX_ACTION_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(256)
-  @IsStorable()
+  @IsEventText(MAX_ACTION_LENGTH)
   action?: string;
 
-  @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: 512 })
+  @ApiPropertyOptional({ description: 'Exact resource', minLength: 1, maxLength: MAX_RESOURCE_LENGTH })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  @IsStorable()
+  @IsEventText(MAX_RESOURCE_LENGTH)
   resource?: string;
 
   @ApiPropertyOptional({ description: 'A chain id', pattern: CHAIN_ID.source })

@@ -1,4 +1,11 @@
-import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
+import {
+  IsNotEmpty,
+  IsString,
+  MaxLength,
+  registerDecorator,
+  ValidationArguments,
+  ValidationOptions,
+} from 'class-validator';
 import { unstorableReason } from '@app/hashing';
 
 /** Rejects what PostgreSQL cannot store byte-faithfully (NUL, lone surrogates, unsafe integers). */
@@ -16,6 +23,16 @@ export function IsStorable(options: { maxDepth?: number; maxBytes?: number } = {
       },
     });
   };
+}
+
+/**
+ * An event's text member (actor, action, resource), in a body and as a filter: a non-empty,
+ * storable string of at most `maxLength` characters.
+ */
+export function IsEventText(maxLength: number) {
+  // In the order they had as stacked decorators, which apply from the bottom up.
+  const rules = [IsStorable(), MaxLength(maxLength), IsNotEmpty(), IsString()];
+  return (target: object, propertyName: string): void => rules.forEach((rule) => rule(target, propertyName));
 }
 
 function problemWith(

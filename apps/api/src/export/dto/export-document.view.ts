@@ -1,41 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { CHAIN_ID } from '@app/common';
-import { HEX_HASH } from '@app/hashing';
-import { EventChainRef } from '../../events/dto/event.view';
-import { EXPORT_LIMIT } from '../export.service';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { CHAIN_ID, EXPORT_LIMIT } from '@app/common';
+import { EventView } from '../../events/dto/event.view';
 import { ExportHeader } from '../formats/export-format';
 import { ExportItem } from '../formats/json-export.format';
 import { EXPORT_FORMATS, ExportFormatName } from './export-query.dto';
 
-/** An exported event: the spec's export fields (no createdAt). `implements` keeps it in step with the encoder. */
-export class ExportedEventView implements ExportItem {
-  @ApiProperty({ example: 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
-  id!: string;
-
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T07:24:53.449Z' })
-  timestamp!: string;
-
-  @ApiProperty({ example: 'alice@example.com' })
-  actor!: string;
-
-  @ApiProperty({ example: 'invoice.approve' })
-  action!: string;
-
-  @ApiProperty({ type: String, nullable: true, example: 'invoice:42' })
-  resource!: string | null;
-
-  @ApiProperty({ type: EventChainRef })
-  chain!: EventChainRef;
-
-  @ApiProperty({ description: 'hex(SHA-256(JCS(payload))), see docs/hashing.md', pattern: HEX_HASH.source })
-  hash!: string;
-
-  @ApiProperty({ pattern: HEX_HASH.source })
-  previousHash!: string;
-
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
-  context!: Record<string, unknown> | null;
-}
+/** An exported event: the Event resource without createdAt (the spec's export fields). `implements` keeps it in step with the encoder. */
+export class ExportedEventView extends OmitType(EventView, ['createdAt'] as const) implements ExportItem {}
 
 export class ExportPeriodView {
   @ApiProperty({ format: 'date-time', description: 'Inclusive, as UTC' })

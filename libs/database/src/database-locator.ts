@@ -10,7 +10,7 @@ import { EmbeddedPostgres } from './embedded-postgres';
  * Owns the embedded server's lifetime, stopping it after the data source has closed.
  */
 @Injectable()
-export class DatabaseEndpoint implements OnApplicationShutdown {
+export class DatabaseLocator implements OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private embedded: EmbeddedPostgres | null = null;
   settings!: ConnectionSettings;
