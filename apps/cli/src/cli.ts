@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { MAX_BATCH_EVENTS } from '@app/common/batch-limits';
+import { MAX_BATCH_EVENTS } from '@app/common/limits';
 import { ExitCode } from './exit-code';
 import { ingestCommand, ingestOptions } from './ingest/ingest.command';
 import { Io } from './io';

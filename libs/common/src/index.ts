@@ -5,4 +5,3 @@ export * from './pagination';
 export * from './validation';
 export * from './json';
 export * from './limits';
-export * from './batch-limits';

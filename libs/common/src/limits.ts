@@ -35,3 +35,8 @@ export const MAX_ACCOUNT_NAME_LENGTH = 64;
 /** What an API key may be (ours are 47 characters; API_KEYS may bring others), in characters. */
 export const MIN_API_KEY_LENGTH = 16;
 export const MAX_API_KEY_LENGTH = 256;
+
+/** POST /v1/events/batch (contract §9): at most this many events per request … */
+export const MAX_BATCH_EVENTS = 1000;
+/** … and a body of at most this many bytes (413 beyond). */
+export const MAX_BATCH_BODY_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { MAX_BATCH_EVENTS } from '@app/common/batch-limits';
+import { MAX_BATCH_EVENTS } from '@app/common/limits';
 import { ExitCode } from '../exit-code';
 import { Io } from '../io';
 import { UsageError } from '../keys/keys.command';

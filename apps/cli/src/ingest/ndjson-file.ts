@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { MAX_BATCH_BODY_BYTES } from '@app/common/batch-limits';
+import { MAX_BATCH_BODY_BYTES } from '@app/common/limits';
 
 /** What one reading of the file found: its digest, how many events it holds, which lines are unusable. */
 export interface FileScan {
