@@ -36,21 +36,53 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
  * class-transformer (`limit=20` becomes a number).
  */
 class StrictValidationPipe extends ValidationPipe {
+  /**
+   * Query DTOs for which an empty query string has given an instance without members and no
+   * error. That input is a constant and a DTO's rules are pure, so it always will: later empty
+   * queries (every `NoQueryDto` request) get a fresh instance without class-transformer and
+   * class-validator going over nothing again.
+   */
+  private readonly emptyQueryPasses = new WeakSet<object>();
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && this.toValidate(metadata) && isEmptyObject(value)) {
+      return this.transformEmptyQuery(value, metadata, metadata.metatype as new () => object);
+    }
     if (metadata.type !== 'body') return super.transform(value, metadata);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw AppError.validation([{ field: 'body', message: 'body must be a JSON object' }]);
     }
     const { metatype } = metadata;
     if (!metatype || !this.toValidate(metadata)) return value;
-    // An own `constructor` would hide the DTO's class from class-validator: it is unknown like any other.
-    const { constructor: ctor, ...members } = value as Record<string, unknown>;
-    const dto = Object.assign(Object.create(metatype.prototype as object) as object, members);
+    // The members as parsed, on the DTO's class (one copy). An own `constructor` would hide that
+    // class from class-validator: it is left out, and unknown like any other member.
+    const dto = Object.create(metatype.prototype as object) as Record<string, unknown>;
+    for (const name of Object.keys(value))
+      if (name !== 'constructor') dto[name] = (value as Record<string, unknown>)[name];
     const errors = await this.validate(dto, this.validatorOptions);
-    if (Object.hasOwn(value, 'constructor')) errors.unshift(unknownMember('constructor', ctor));
+    if (Object.hasOwn(value, 'constructor')) {
+      errors.unshift(unknownMember('constructor', (value as Record<string, unknown>).constructor));
+    }
     if (errors.length > 0) throw this.exceptionFactory(errors);
     return dto;
   }
+
+  private async transformEmptyQuery(
+    value: object,
+    metadata: ArgumentMetadata,
+    metatype: new () => object,
+  ): Promise<unknown> {
+    if (this.emptyQueryPasses.has(metatype)) return new metatype();
+    const dto: unknown = await super.transform(value, metadata);
+    if (dto instanceof metatype && Object.keys(dto).length === 0) this.emptyQueryPasses.add(metatype);
+    return dto;
+  }
+}
+
+function isEmptyObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 function unknownMember(property: string, value: unknown): ValidationError {
