@@ -42,16 +42,31 @@ export class KeyAuthenticator {
     return presented === undefined ? undefined : this.store.cached(presented);
   }
 
+  /**
+   * Keys being looked up, each with its one reservation: concurrent requests with one key (a
+   * valid key whose cache entry just expired, under load) share its answer, so they neither
+   * count as that many failures of the address nor query more than once.
+   */
+  private readonly lookups = new Map<string, Promise<Authentication>>();
+
   /** `address` is only asked for when the key is not cached (Express works it out from the headers). */
   async authenticate(authorization: string | undefined, address: () => string): Promise<Authentication> {
     const presented = bearerKey(authorization);
     if (presented === undefined) return { outcome: 'missing' };
     const known = this.store.cached(presented);
     if (known) return { outcome: 'authenticated', key: known };
+    const pending = this.lookups.get(presented);
+    if (pending) return pending;
     const client = address();
     const retryAfterSeconds = this.limiter.admit(client);
     if (retryAfterSeconds !== null)
       return { outcome: 'throttled', retryAfterSeconds, limitPerMinute: this.limiter.limitPerMinute };
+    const lookup = this.lookUp(presented, client).finally(() => this.lookups.delete(presented));
+    this.lookups.set(presented, lookup);
+    return lookup;
+  }
+
+  private async lookUp(presented: string, client: string): Promise<Authentication> {
     let key: AuthenticatedKey | null;
     try {
       key = await this.store.authenticate(presented);
