@@ -19,7 +19,13 @@ export class JsonBodyInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     if (context.getType() === 'http' && this.handlerTakesBody(context)) {
       const http = context.switchToHttp();
-      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>());
+      const req = http.getRequest<Request>();
+      requireJsonBody(req);
+      await new Promise<void>((resolve, reject) =>
+        parseJsonBody(req, http.getResponse<Response>(), (error?: unknown) =>
+          error === undefined ? resolve() : reject(error),
+        ),
+      );
     }
     return next.handle();
   }
@@ -36,23 +42,12 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
-/** 415 unless the body is JSON, then the JSON parser. */
-async function readJsonBody(req: Request, res: Response): Promise<void> {
-  for (const step of [requireJsonBody, parseJsonBody]) {
-    await new Promise<void>((resolve, reject) =>
-      step(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(error))),
-    );
-  }
-}
-
 /** A request that carries a body must say it is JSON (415 otherwise). */
-function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+function requireJsonBody(req: Request): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
-    return;
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).');
   }
-  next();
 }
 
 const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
