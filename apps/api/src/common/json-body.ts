@@ -42,10 +42,13 @@ export class JsonBodyInterceptor implements NestInterceptor {
   }
 }
 
+/** The Content-Type headers most clients send, known to be JSON without parsing them (type-is would agree). */
+const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
+
 /** A request that carries a body must say it is JSON (415 otherwise). */
 function requireJsonBody(req: Request): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
+  if (hasBody && !PLAIN_JSON.has(req.headers['content-type'] ?? '') && !req.is('application/json')) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).');
   }
 }
