@@ -19,11 +19,14 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
     super();
   }
 
+  /** What each handler asks for, read once from its decorators (per class: a handler may be inherited). */
+  private readonly routes = new WeakMap<object, WeakMap<object, RouteAccess>>();
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.metadata<boolean>(IS_PUBLIC, context)) return true;
+    const { isPublic, scope } = this.access(context);
+    if (isPublic) return true;
     await super.canActivate(context); // ApiKeyStrategy, then handleRequest; sets request.user
     const key = context.switchToHttp().getRequest<{ user: AuthenticatedKey }>().user;
-    const scope = this.metadata<Scope>(REQUIRED_SCOPE, context) ?? 'read';
     if (!key.scopes.includes(scope)) {
       throw new AppError('FORBIDDEN', `This key lacks the '${scope}' scope.`, { requiredScope: scope });
     }
@@ -37,9 +40,27 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
     throw refusal(failure ?? { outcome: 'missing' });
   }
 
-  private metadata<T>(key: string, context: ExecutionContext): T | undefined {
-    return this.reflector.getAllAndOverride<T>(key, [context.getHandler(), context.getClass()]);
+  private access(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let handlers = this.routes.get(controller);
+    if (!handlers) this.routes.set(controller, (handlers = new WeakMap()));
+    let access = handlers.get(handler);
+    if (!access) {
+      const targets = [handler, controller];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+        scope: this.reflector.getAllAndOverride<Scope>(REQUIRED_SCOPE, targets) ?? 'read',
+      };
+      handlers.set(handler, access);
+    }
+    return access;
   }
+}
+
+interface RouteAccess {
+  isPublic: boolean;
+  scope: Scope;
 }
 
 /** What ApiKeyStrategy hands passport as the failure of a request without a valid key. */

@@ -24,8 +24,13 @@ export class ApiKeyStrategy extends PassportStrategy<
     super();
   }
 
-  async validate(req: Request): Promise<AuthenticatedKey | [false, Authentication]> {
-    const authentication = await this.authenticator.authenticate(req.headers.authorization, req.ip ?? 'unknown');
+  /** A cached key is passport's success at once (no promise); anything else asks KeyAuthenticator. */
+  validate(req: Request): AuthenticatedKey | Promise<AuthenticatedKey | [false, Authentication]> {
+    return this.authenticator.cached(req.headers.authorization) ?? this.lookUp(req);
+  }
+
+  private async lookUp(req: Request): Promise<AuthenticatedKey | [false, Authentication]> {
+    const authentication = await this.authenticator.authenticate(req.headers.authorization, () => req.ip ?? 'unknown');
     return authentication.outcome === 'authenticated' ? authentication.key : [false, authentication];
   }
 }

@@ -9,6 +9,7 @@ import { AuthFailureLimiter } from './auth-failure-limiter';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyBootstrapService } from './key-bootstrap.service';
 import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimitStorage } from './rate-limit.storage';
 
 /**
  * Deny by default: the key guard (@nestjs/passport over ApiKeyStrategy, which asks
@@ -22,6 +23,7 @@ import { RateLimitGuard } from './rate-limit.guard';
         throttlers: [{ ttl: 1000, limit: Math.max(1, config.rateLimitPerSecond) }],
         skipIf: () => config.rateLimitPerSecond === 0,
         setHeaders: false,
+        storage: new RateLimitStorage(),
       }),
     }),
   ],

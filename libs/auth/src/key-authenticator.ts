@@ -18,6 +18,11 @@ export type Authentication =
 /** RFC 6750 §2.1, and only that: keys in the query string or the body are never read. */
 const BEARER = /^Bearer +(\S+)$/i;
 
+/** The key of an `Authorization: Bearer <key>` header; undefined for any other header or none. */
+function bearerKey(authorization: string | undefined): string | undefined {
+  return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+}
+
 /** Resolves a request's key from its Authorization header alone, cheaply for the ones that fail. */
 @Injectable()
 export class KeyAuthenticator {
@@ -28,26 +33,52 @@ export class KeyAuthenticator {
     private readonly limiter: AuthFailureLimiter,
   ) {}
 
-  async authenticate(authorization: string | undefined, address: string): Promise<Authentication> {
-    const presented = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  /**
+   * The hot path, synchronous: the header's key when it was found valid lately (no promise, no
+   * query, the client's address not even worked out). Otherwise undefined, and `authenticate` decides.
+   */
+  cached(authorization: string | undefined): AuthenticatedKey | undefined {
+    const presented = bearerKey(authorization);
+    return presented === undefined ? undefined : this.store.cached(presented);
+  }
+
+  /**
+   * Keys being looked up, each with its one reservation: concurrent requests with one key (a
+   * valid key whose cache entry just expired, under load) share its answer, so they neither
+   * count as that many failures of the address nor query more than once.
+   */
+  private readonly lookups = new Map<string, Promise<Authentication>>();
+
+  /** `address` is only asked for when the key is not cached (Express works it out from the headers). */
+  async authenticate(authorization: string | undefined, address: () => string): Promise<Authentication> {
+    const presented = bearerKey(authorization);
     if (presented === undefined) return { outcome: 'missing' };
     const known = this.store.cached(presented);
     if (known) return { outcome: 'authenticated', key: known };
-    const retryAfterSeconds = this.limiter.admit(address);
+    const pending = this.lookups.get(presented);
+    if (pending) return pending;
+    const client = address();
+    const retryAfterSeconds = this.limiter.admit(client);
     if (retryAfterSeconds !== null)
       return { outcome: 'throttled', retryAfterSeconds, limitPerMinute: this.limiter.limitPerMinute };
+    const lookup = this.lookUp(presented, client).finally(() => this.lookups.delete(presented));
+    this.lookups.set(presented, lookup);
+    return lookup;
+  }
+
+  private async lookUp(presented: string, client: string): Promise<Authentication> {
     let key: AuthenticatedKey | null;
     try {
       key = await this.store.authenticate(presented);
     } catch (error) {
-      this.limiter.forgive(address);
+      this.limiter.forgive(client);
       this.logger.error(
         `API keys cannot be looked up, answering 503: ${error instanceof Error ? error.message : error}`,
       );
       return { outcome: 'unavailable' };
     }
     if (!key) return { outcome: 'refused' };
-    this.limiter.forgive(address);
+    this.limiter.forgive(client);
     return { outcome: 'authenticated', key };
   }
 }

@@ -21,7 +21,16 @@ export class JsonBodyInterceptor implements NestInterceptor {
     const limit = context.getType() === 'http' ? this.bodyLimit(context) : null;
     if (limit !== null) {
       const http = context.switchToHttp();
-      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>(), limit);
+      const req = http.getRequest<Request>();
+      requireJsonBody(req);
+      await new Promise<void>((resolve, reject) =>
+        parseJsonBody(
+          req,
+          http.getResponse<Response>(),
+          (error?: unknown) => (error === undefined ? resolve() : reject(error)),
+          limit,
+        ),
+      );
     }
     return next.handle();
   }
@@ -44,26 +53,15 @@ const BODY_LIMIT = 'audit:body-limit';
 /** A handler whose body may be larger than MAX_BODY_BYTES (e.g. the batch append's 8 MiB). */
 export const BodyLimit = (bytes: number) => SetMetadata(BODY_LIMIT, bytes);
 
-/** 415 unless the body is JSON, then the JSON parser with the handler's limit. */
-async function readJsonBody(req: Request, res: Response, limit: number): Promise<void> {
-  await settle((next) => requireJsonBody(req, res, next));
-  await settle((next) => parseJsonBody(req, res, next, limit));
-}
-
-function settle(step: (next: NextFunction) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) =>
-    step((error?: unknown) => (error === undefined ? resolve() : reject(error))),
-  );
-}
+/** The Content-Type headers most clients send, known to be JSON without parsing them (type-is would agree). */
+const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
 
 /** A request that carries a body must say it is JSON (415 otherwise). */
-function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+function requireJsonBody(req: Request): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
-    return;
+  if (hasBody && !PLAIN_JSON.has(req.headers['content-type'] ?? '') && !req.is('application/json')) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).');
   }
-  next();
 }
 
 /** body-parser's raw reader (limit, inflation), one per limit. */

@@ -8,9 +8,13 @@ import { AppError } from '../errors';
  * 400 VALIDATION_ERROR naming the offending member by its path (`context.items[2].k`).
  *
  * JSON.parse checks the syntax (V8's parser is iterative: any depth is safe). It cannot see
- * duplicates (the last one wins), so a second pass walks the tokens of jsonc-parser's scanner,
- * which decodes escapes the way JSON.parse does ("k" and "\u006b" are one name), with an explicit
- * stack: no recursion, whatever the depth.
+ * duplicates (the last one wins), but it keeps one member per distinct name: the body has a
+ * duplicate exactly when the parsed objects hold fewer members than the text has name separators
+ * (every `:` outside a string of valid JSON is one). That count, and a walk of the parsed value
+ * for depth and `__proto__` (which JSON.parse keeps as an own member), are the whole check of a
+ * good body. Only a body that fails them is gone over by `checkMembers`, which walks the tokens
+ * of jsonc-parser's scanner (it decodes escapes the way JSON.parse does: "k" and "\u006b" are
+ * one name) to name the offending member. Both use explicit stacks: no recursion, whatever the depth.
  */
 export function parseIJson(text: string, maxDepth: number): unknown {
   let value: unknown;
@@ -22,8 +26,45 @@ export function parseIJson(text: string, maxDepth: number): unknown {
       'The request body is not valid JSON.',
     );
   }
-  checkMembers(text, maxDepth);
+  if (parsedMembers(value, maxDepth) !== nameSeparators(text)) checkMembers(text, maxDepth);
   return value;
+}
+
+/** The members of every object of a parsed value; -1 if it nests deeper than maxDepth or holds `__proto__`. */
+function parsedMembers(value: unknown, maxDepth: number): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let members = 0;
+  const pending: { container: object; depth: number }[] = [{ container: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { container, depth } = next;
+    if (depth > maxDepth) return -1;
+    const items: unknown[] = Array.isArray(container) ? container : Object.values(container);
+    if (!Array.isArray(container)) {
+      if (Object.hasOwn(container, '__proto__')) return -1;
+      members += items.length;
+    }
+    for (const item of items) {
+      if (typeof item === 'object' && item !== null) pending.push({ container: item, depth: depth + 1 });
+    }
+  }
+  return members;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+
+/** The `:` of a valid JSON text that are outside strings: one per member. */
+function nameSeparators(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === COLON) count++;
+    else if (c === QUOTE) {
+      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+    }
+  }
+  return count;
 }
 
 interface Container {

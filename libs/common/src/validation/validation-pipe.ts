@@ -52,7 +52,18 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
  * class-transformer (`limit=20` becomes a number).
  */
 class StrictValidationPipe extends ValidationPipe {
+  /**
+   * Query DTOs for which an empty query string has given an instance without members and no
+   * error. That input is a constant and a DTO's rules are pure, so it always will: later empty
+   * queries (every `NoQueryDto` request) get a fresh instance without class-transformer and
+   * class-validator going over nothing again.
+   */
+  private readonly emptyQueryPasses = new WeakSet<object>();
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && this.toValidate(metadata) && isEmptyObject(value)) {
+      return this.transformEmptyQuery(value, metadata, metadata.metatype as new () => object);
+    }
     if (metadata.type !== 'body') return super.transform(value, metadata);
     const { metatype } = metadata;
     if (!metatype || !this.toValidate(metadata)) {
@@ -89,6 +100,23 @@ class StrictValidationPipe extends ValidationPipe {
     }
     return { dto, fields };
   }
+
+  private async transformEmptyQuery(
+    value: object,
+    metadata: ArgumentMetadata,
+    metatype: new () => object,
+  ): Promise<unknown> {
+    if (this.emptyQueryPasses.has(metatype)) return new metatype();
+    const dto: unknown = await super.transform(value, metadata);
+    if (dto instanceof metatype && Object.keys(dto).length === 0) this.emptyQueryPasses.add(metatype);
+    return dto;
+  }
+}
+
+function isEmptyObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false;
+  for (const _ in value) return false;
+  return true;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
