@@ -1,25 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
+import { proveConsistency, treeRoot, verifyConsistency } from '@app/hashing';
 import {
   ChainsRepository,
   CheckpointRow,
   CheckpointsRepository,
   Db,
-  EventsRepository,
+  MerkleNodesRepository,
   TransactionRunner,
 } from '@app/database';
 import { CheckpointSigner } from './checkpoint-signer';
 
+/** What a checkpoint signs: the chain's size and the Merkle root (hex) of its first `size` events. */
 interface Head {
   size: number;
   hash: string;
 }
 
 /**
- * Signs checkpoints. The invariant (tlog-checkpoint: never sign a checkpoint inconsistent with
- * one signed before) is checked against the stored checkpoints inside a transaction that holds
- * the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other checkpoint requests
- * do not, and all of them see the same head.
+ * Signs checkpoints of the chain's Merkle root (contract §10). The invariant (tlog-checkpoint:
+ * never sign a checkpoint inconsistent with one signed before) is checked against the latest
+ * stored checkpoint with an RFC 9162 consistency proof read from the stored tree, inside a
+ * transaction that holds the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other
+ * checkpoint requests do not, and all of them see the same head and tree.
  */
 @Injectable()
 export class CheckpointsService {
@@ -27,7 +30,7 @@ export class CheckpointsService {
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainsRepository,
     private readonly checkpoints: CheckpointsRepository,
-    private readonly events: EventsRepository,
+    private readonly nodes: MerkleNodesRepository,
     private readonly signer: CheckpointSigner,
   ) {}
 
@@ -39,8 +42,10 @@ export class CheckpointsService {
   async latest(accountId: string, chainId: string): Promise<string> {
     if (!CHAIN_ID.test(chainId)) throw AppError.notFound(`Chain ${chainId}`);
     return this.transactions.run(async (tx) => {
-      const head = await this.chains.lockHeadForShare(accountId, chainId, tx);
-      if (!head) throw AppError.notFound(`Chain ${chainId}`);
+      const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
+      if (!locked) throw AppError.notFound(`Chain ${chainId}`);
+      const root = await treeRoot(locked.size, this.nodes.reader(chainId, tx));
+      const head: Head = { size: locked.size, hash: root.toString('hex') };
       const latest = await this.checkpoints.findLatest(chainId, tx);
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
         return this.asCurrent(chainId, latest);
@@ -56,13 +61,13 @@ export class CheckpointsService {
     }, 'READ COMMITTED');
   }
 
-  /** The head may only be signed if it grew from the latest signed checkpoint, through its hash. */
+  /** The tree may only be signed if it grew from the latest signed one: a consistency proof from the stored nodes. */
   private async assertExtends(tx: Db, chainId: string, head: Head, latest: CheckpointRow): Promise<void> {
     const signedSize = Number(latest.size);
     if (signedSize >= head.size) throw this.refuse(chainId, head, latest);
-    if (signedSize === 0) return;
-    if ((await this.events.findHashAt(chainId, signedSize, tx)) !== latest.hash)
-      throw this.refuse(chainId, head, latest);
+    const proof = await proveConsistency(signedSize, head.size, this.nodes.reader(chainId, tx));
+    const [signedRoot, root] = [Buffer.from(latest.hash, 'hex'), Buffer.from(head.hash, 'hex')];
+    if (!verifyConsistency(signedSize, head.size, signedRoot, root, proof)) throw this.refuse(chainId, head, latest);
   }
 
   /** A note signed by an earlier key is signed again, identically in content, by the current one. */

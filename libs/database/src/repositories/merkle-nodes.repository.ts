@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db } from '../transaction-runner';
+import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
 
 interface NodeRow {
   level: number;
@@ -54,6 +55,56 @@ export class MerkleNodesRepository {
          FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS node(level, idx, hash)`,
       [chainId, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString('hex'))],
     );
+  }
+
+  /**
+   * The frontiers of several chains' trees (chain id → size) in one query: what one append
+   * transaction extends. Each chain's nodes come back in `frontierIds(size)` order; a missing
+   * node is an error naming it.
+   */
+  async frontiers(sizes: ReadonlyMap<string, number>, db: Db = this.pool): Promise<Map<string, MerkleNode[]>> {
+    const wanted = [...sizes].flatMap(([chainId, size]) => frontierIds(size).map((id) => ({ chainId, ...id })));
+    const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
+    if (wanted.length === 0) return result;
+    const rows = (await db.query(
+      `SELECT n.chain_id, n.level, n."index"::text AS index, n.hash
+         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
+         JOIN merkle_nodes n ON n.chain_id = want.chain_id AND n.level = want.level AND n."index" = want.idx
+        ORDER BY want.ord`,
+      [wanted.map((w) => w.chainId), wanted.map((w) => w.level), wanted.map((w) => w.index)],
+    )) as (NodeRow & { chain_id: string })[];
+    for (const row of rows)
+      result.get(row.chain_id)!.push({ level: row.level, index: Number(row.index), hash: row.hash });
+    for (const [chainId, size] of sizes)
+      if (result.get(chainId)!.length !== frontierIds(size).length)
+        throw new Error(`chain ${chainId} lacks Merkle node(s) of its frontier at size ${size}`);
+    return result;
+  }
+
+  /** Stores the new nodes of several chains with one statement; a node already stored is a conflict. */
+  async insertMany(nodes: readonly (MerkleNode & { chainId: string })[], db: Db = this.pool): Promise<void> {
+    if (nodes.length === 0) return;
+    await db.query(
+      `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+       SELECT chain_id, level, idx, decode(hash, 'hex')
+         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
+      [
+        nodes.map((n) => n.chainId),
+        nodes.map((n) => n.level),
+        nodes.map((n) => n.index),
+        nodes.map((n) => n.hash.toString('hex')),
+      ],
+    );
+  }
+
+  /** Hands each stored node of a whole-chain verification window to `onRow`, in completion order. */
+  async streamVerificationWindow(
+    window: VerificationWindow,
+    onRow: (row: { level: number; index: string; hash: Buffer }) => void,
+    db: Db = this.pool,
+  ): Promise<void> {
+    const { text, values } = verificationWindowNodesQuery(window);
+    ((await db.query(text, values)) as NodeRow[]).forEach(onRow);
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {
