@@ -8,6 +8,7 @@ import { CheckpointsModule } from './checkpoints/checkpoints.module';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
+import { ProofsModule } from './proofs/proofs.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
@@ -21,6 +22,7 @@ import { VerificationModule } from './verification/verification.module';
     EventsModule,
     ChainsModule,
     CheckpointsModule,
+    ProofsModule,
   ],
   providers: [
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },

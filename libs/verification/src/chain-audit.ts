@@ -72,6 +72,9 @@ export class ChainAudit {
   private readonly errors: ChainVerificationError[] = [];
   /** The Merkle tree over the windows folded so far; null once a gap or repeat left it unknown. */
   private tree: TreeFrontier | null = new TreeFrontier();
+  /** Stored Merkle nodes found to disagree with the events, reported as one error by `result`. */
+  private treeMismatches = 0;
+  private firstTreeMismatch: NodeId | null = null;
 
   constructor(
     private readonly chain: { id: string },
@@ -108,12 +111,21 @@ export class ChainAudit {
 
   /** Stored Merkle nodes that the events' tree does not have, with those hashes. */
   private treeDisagrees(count: number, first: NodeId): void {
-    const position = first.index * 2 ** first.level + 1;
+    this.treeMismatches += count;
+    const at = (n: NodeId): number => n.index * 2 ** n.level;
+    if (!this.firstTreeMismatch || at(first) < at(this.firstTreeMismatch)) this.firstTreeMismatch = first;
+  }
+
+  /** One error for the whole stored tree, however many nodes disagree. */
+  private reportTree(): void {
+    const first = this.firstTreeMismatch;
+    if (!first) return;
     this.fail(
-      position,
+      first.index * 2 ** first.level + 1,
       null,
-      `the stored Merkle tree disagrees with the events: ${count} node(s) differ, are missing or are extra, the first ${describeNode(first)}: the tree or the events were rewritten`,
+      `the stored Merkle tree disagrees with the events: ${this.treeMismatches} node(s) differ, are missing or are extra, the first ${describeNode(first)}: the tree or the events were rewritten`,
     );
+    this.firstTreeMismatch = null;
   }
 
   /** `computedHash` is the hash recomputed from the event's stored payload. */
@@ -211,6 +223,7 @@ export class ChainAudit {
   }
 
   result(verifiedAt: Date): ChainVerificationResult {
+    this.reportTree();
     return {
       valid: this.errorCount === 0,
       chainId: this.chain.id,

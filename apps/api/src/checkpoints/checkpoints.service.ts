@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
-import { proveConsistency, treeRoot, verifyConsistency } from '@app/hashing';
+import { assemble, emptyRoot, eventLeafHash, proveConsistency, rootPlan, verifyConsistency } from '@app/hashing';
 import {
   ChainsRepository,
   CheckpointRow,
@@ -44,8 +44,7 @@ export class CheckpointsService {
     return this.transactions.run(async (tx) => {
       const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
       if (!locked) throw AppError.notFound(`Chain ${chainId}`);
-      const root = await treeRoot(locked.size, this.nodes.reader(chainId, tx));
-      const head: Head = { size: locked.size, hash: root.toString('hex') };
+      const head: Head = { size: locked.size, hash: await this.rootAt(chainId, locked, tx) };
       const latest = await this.checkpoints.findLatest(chainId, tx);
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
         return this.asCurrent(chainId, latest);
@@ -59,6 +58,20 @@ export class CheckpointsService {
         throw this.refuse(chainId, head, first);
       return this.asCurrent(chainId, first);
     }, 'READ COMMITTED');
+  }
+
+  /**
+   * The stored tree's root at the head's size, read with the head's own leaf in one query: a tree
+   * whose last leaf is not the chain head's hash (events or head rewritten, tree not) is not signed.
+   */
+  private async rootAt(chainId: string, head: { size: number; hash: string }, tx: Db): Promise<string> {
+    if (head.size === 0) return emptyRoot().toString('hex');
+    const plan = rootPlan(head.size);
+    const last = { level: 0, index: head.size - 1 };
+    const hashes = await this.nodes.reader(chainId, tx)([...plan.nodes, last]);
+    if (!hashes[hashes.length - 1]!.equals(eventLeafHash(head.hash)))
+      throw this.refuse(chainId, { size: head.size, hash: '' }, await this.checkpoints.findLatest(chainId, tx));
+    return assemble(plan, hashes.slice(0, -1))[0]!.toString('hex');
   }
 
   /** The tree may only be signed if it grew from the latest signed one: a consistency proof from the stored nodes. */
