@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
-import { ChainsRepository, EventsRepository, MerkleNodesRepository } from '@app/database';
+import { ChainsRepository, MerkleNodesRepository } from '@app/database';
 import {
   assemble,
   consistencyPlan,
@@ -17,14 +17,14 @@ import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 const hex = (hash: Buffer): string => hash.toString('hex');
 
 /**
- * Inclusion and consistency proofs (contract §10), from the stored tree: one statement for the
- * event (or chain) and its size, one for every node the proof and its roots need. Nodes of a size
- * the chain has reached never change, so no transaction is needed between the two.
+ * Inclusion and consistency proofs (contract §10), from the stored tree. An inclusion proof is one
+ * statement (the event, its chain's size and the nodes it can need); a consistency proof two (the
+ * chain, then every node of the proof and both roots). Nodes of a size the chain has reached never
+ * change, so no transaction is needed between the two.
  */
 @Injectable()
 export class ProofsService {
   constructor(
-    private readonly events: EventsRepository,
     private readonly chains: ChainsRepository,
     private readonly nodes: MerkleNodesRepository,
   ) {}
@@ -34,25 +34,25 @@ export class ProofsService {
     eventId: string,
     query: InclusionProofQuery,
   ): Promise<{ data: InclusionProofView }> {
-    const event = await this.events.findProofFacts(accountId, eventId);
-    if (!event) throw AppError.notFound(`Event ${eventId}`);
-    const size = query.size ?? event.size;
-    if (size < event.position || size > event.size)
+    const facts = await this.nodes.inclusion(accountId, eventId, query.size ?? null);
+    if (!facts) throw AppError.notFound(`Event ${eventId}`);
+    const { chainId, position, size } = facts;
+    if (size < position || size > facts.chainSize)
       throw outOfRange(
         'size',
-        `size must be between the event's position (${event.position}) and the chain's size (${event.size})`,
+        `size must be between the event's position (${position}) and the chain's size (${facts.chainSize})`,
       );
-    const [proof, rootHashes] = await resolve(
-      [inclusionPlan(event.position - 1, size), rootPlan(size)],
-      this.nodes.reader(event.chainId),
+    const stored = new Map(facts.nodes.map((n) => [key(n), n.hash]));
+    const [proof, rootHashes] = await resolve([inclusionPlan(position - 1, size), rootPlan(size)], async (ids) =>
+      ids.map((id) => stored.get(key(id)) ?? missing(chainId, id)),
     );
     return {
       data: {
-        chainId: event.chainId,
-        position: event.position,
-        leafIndex: event.position - 1,
+        chainId,
+        position,
+        leafIndex: position - 1,
         size,
-        eventHash: event.hash,
+        eventHash: facts.hash,
         rootHash: hex(rootHashes![0]!),
         proof: proof!.map(hex),
       },
@@ -78,13 +78,18 @@ export class ProofsService {
   }
 }
 
+const key = (id: NodeId): string => `${id.level}/${id.index}`;
+
+function missing(chainId: string, id: NodeId): never {
+  throw new Error(`chain ${chainId} lacks Merkle node (${id.level}, ${id.index})`);
+}
+
 function outOfRange(field: string, message: string): AppError {
   return AppError.validation([{ field, message }]);
 }
 
 /** Several plans' hashes with one read of all their (distinct) nodes. */
 async function resolve(plans: readonly MerklePlan[], read: NodeReader): Promise<Buffer[][]> {
-  const key = (id: NodeId): string => `${id.level}/${id.index}`;
   const ids = new Map<string, NodeId>();
   for (const plan of plans) for (const id of plan.nodes) ids.set(key(id), id);
   const wanted = [...ids.values()];

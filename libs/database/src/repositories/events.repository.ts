@@ -195,23 +195,6 @@ export class EventsRepository {
     return row ? toEventRecord(row) : null;
   }
 
-  /**
-   * What an inclusion proof (contract §10) needs in one statement: the event's chain, position and
-   * hash, and its chain's size now. Null for an unknown event or another account's.
-   */
-  async findProofFacts(
-    accountId: string,
-    id: string,
-    db: Db = this.pool,
-  ): Promise<{ chainId: string; position: number; hash: string; size: number } | null> {
-    const [row] = (await db.query(
-      `SELECT e.chain_id, e.position::float8 AS position, e.hash, c.last_position::float8 AS size
-         FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2`,
-      [id, accountId],
-    )) as { chain_id: string; position: number; hash: string; size: number }[];
-    return row ? { chainId: row.chain_id, position: row.position, hash: row.hash, size: row.size } : null;
-  }
-
   /** All `events` in one statement (`INSERT … SELECT FROM unnest`): one round trip per batch. */
   async insertMany(events: readonly EventRecord[], db: Db = this.pool): Promise<void> {
     await db.query(

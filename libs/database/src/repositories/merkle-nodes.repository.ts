@@ -5,6 +5,19 @@ import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db } from '../transaction-runner';
 import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
 
+/** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
+export interface InclusionFacts {
+  chainId: string;
+  position: number;
+  hash: string;
+  /** The chain's size now. */
+  chainSize: number;
+  /** The size asked for, or the chain's. */
+  size: number;
+  /** Stored nodes among those the proof and root need (none when the size is out of range). */
+  nodes: MerkleNode[];
+}
+
 interface NodeRow {
   level: number;
   index: string;
@@ -34,6 +47,56 @@ export class MerkleNodesRepository {
       [chainId, ids.map((id) => id.level), ids.map((id) => id.index)],
     )) as NodeRow[];
     return rows.map((row) => ({ level: row.level, index: Number(row.index), hash: row.hash }));
+  }
+
+  /**
+   * An inclusion proof's reads in one statement (contract §10; the proof endpoint's latency is
+   * one round trip): the account's event, its chain's size, and, when position ≤ size ≤ the
+   * chain's size, every stored node the proof and the root of `size` (default the chain's) can
+   * need: at each level the sibling of the leaf's ancestor, and the perfect subtrees on the right
+   * edge of the tree of `size` (merkle.ts `inclusionPlan` and `rootPlan` take only those).
+   * Null for an unknown event or another account's.
+   */
+  async inclusion(
+    accountId: string,
+    eventId: string,
+    size: number | null,
+    db: Db = this.pool,
+  ): Promise<InclusionFacts | null> {
+    const rows = (await db.query(
+      `WITH f AS (
+         SELECT e.chain_id, e.position, e.hash, c.last_position AS chain_size, COALESCE($3::bigint, c.last_position) AS size
+           FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2)
+       SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size,
+              f.size::float8 AS size, n.level, n."index"::float8 AS index, n.hash AS node
+         FROM f LEFT JOIN LATERAL (
+           SELECT n.level, n."index", n.hash
+             FROM generate_series(0, 62) AS l(level)
+             CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
+                                        (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
+             JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
+            WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n ON true`,
+      [eventId, accountId, size],
+    )) as {
+      chain_id: string;
+      position: number;
+      hash: string;
+      chain_size: number;
+      size: number;
+      level: number | null;
+      index: number | null;
+      node: Buffer | null;
+    }[];
+    const [first] = rows;
+    if (!first) return null;
+    return {
+      chainId: first.chain_id,
+      position: first.position,
+      hash: first.hash,
+      chainSize: first.chain_size,
+      size: first.size,
+      nodes: rows.flatMap((r) => (r.node === null ? [] : [{ level: r.level!, index: r.index!, hash: r.node }])),
+    };
   }
 
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */
