@@ -69,8 +69,12 @@ export class CheckpointsService {
     const plan = rootPlan(head.size);
     const last = { level: 0, index: head.size - 1 };
     const hashes = await this.nodes.reader(chainId, tx)([...plan.nodes, last]);
-    if (!hashes[hashes.length - 1]!.equals(eventLeafHash(head.hash)))
-      throw this.refuse(chainId, { size: head.size, hash: '' }, await this.checkpoints.findLatest(chainId, tx));
+    if (!hashes[hashes.length - 1]!.equals(eventLeafHash(head.hash))) {
+      const message =
+        `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree's last leaf is not the chain head's hash. ` +
+        'The chain or its tree was altered; run GET /v1/chain/:chainId/verify.';
+      throw new AppError('INTERNAL_ERROR', message, { chainId, size: head.size });
+    }
     return assemble(plan, hashes.slice(0, -1))[0]!.toString('hex');
   }
 
