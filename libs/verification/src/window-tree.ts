@@ -1,4 +1,4 @@
-import { emptyRoot, foldRange, leafHash, MerkleNode, nodeHash, NodeId } from '@app/hashing';
+import { emptyRoot, foldRange, leafHashOfHex, MerkleNode, nodeHash, NodeId } from '@app/hashing';
 
 /*
  * The Merkle part of whole-chain verification (contract §10): a window of events rebuilds the
@@ -69,7 +69,7 @@ export class WindowTreeBuilder {
       return;
     }
     this.count++;
-    let node: MerkleNode = { level: 0, index: position - 1, hash: leafHash(Buffer.from(eventHash, 'hex')) };
+    let node: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
     this.check(node);
     for (let top = this.stack.at(-1); top && isLeftSibling(top, node); top = this.stack.at(-1)) {
       this.stack.pop();
