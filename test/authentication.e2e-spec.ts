@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { ClientRequest, createServer, IncomingMessage, OutgoingHttpHeaders, request as httpRequest } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -10,6 +13,43 @@ function countKeyLookups(): { count: () => number; restore: () => void } {
     count: () => spy.mock.calls.filter(([sql]) => /\bapi_keys\b/.test(String(sql))).length,
     restore: () => spy.mockRestore(),
   };
+}
+
+/**
+ * Sends a request whose body is begun and never finished: the answer can only come from a server
+ * that did not wait for the body. Resolves with the response while the request is still open.
+ */
+async function withOpenBody(
+  t: TestApp,
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+): Promise<{ res: IncomingMessage; req: ClientRequest; body: unknown }> {
+  const server = createServer(t.app.getHttpAdapter().getInstance());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method,
+    path,
+    headers: { ...headers, 'Transfer-Encoding': 'chunked' },
+  });
+  req.on('error', () => undefined); // destroyed below
+  req.write('{"actor":"a","action":"b","context":{"x":"');
+  try {
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
+    expect(req.writableEnded).toBe(false); // the body is still open
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    expect(req.writableEnded).toBe(false);
+    return { res, req, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } finally {
+    req.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
 }
 
 const randomKey = (): string => `ats_${randomBytes(32).toString('base64url')}`;
@@ -61,6 +101,46 @@ describe('authentication comes first (contract §8)', () => {
       if (header) req.set('Authorization', header);
       expectUnauthorized(await req.send(body));
     }
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['an unknown key', `Bearer ${'ats_'.padEnd(47, 'x')}`],
+    ['the Basic scheme', `Basic ${KEYS.acme}`],
+  ])(
+    'without a valid key (%s), the 401 comes while the body is still being sent: it is never waited for',
+    async (_name, authorization) => {
+      const { res, body } = await withOpenBody(t, 'POST', '/v1/events', {
+        'Content-Type': 'application/json',
+        ...(authorization ? { Authorization: authorization } : {}),
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(body).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String), details: {} } });
+    },
+  );
+
+  it('with a valid key, a route that takes no body answers without reading one', async () => {
+    const { res } = await withOpenBody(t, 'GET', '/v1/chains', {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${KEYS.acme}`,
+    });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it.each([
+    ['malformed JSON', 400, 'VALIDATION_ERROR', '{"actor":', 'application/json'],
+    ['a text/plain body', 415, 'UNSUPPORTED_MEDIA_TYPE', 'actor=a', 'text/plain'],
+    ['a body over 64 KiB', 413, 'PAYLOAD_TOO_LARGE', `"${'y'.repeat(70 * 1024)}"`, 'application/json'],
+  ])('with a valid key, %s is still judged: %i %s', async (_name, status, code, body, type) => {
+    const res = await t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .set('Content-Type', type)
+      .send(body);
+    expect(res.status).toBe(status);
+    expect(res.body.error.code).toBe(code);
   });
 
   it('with a valid key, the body is still read and judged', async () => {

@@ -1,4 +1,4 @@
-import { request as httpRequest, IncomingMessage } from 'node:http';
+import { request as httpRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { Response } from 'supertest';
@@ -404,40 +404,49 @@ describe('GET /v1/events/export', () => {
     });
   });
 
+  /** Starts a 10,000-row export (about 24 MB), waits for its first bytes and stops reading: the socket buffers fill. */
+  async function startExport(
+    format: string,
+  ): Promise<{ hangUp: () => void; status: number; served: ServerResponse; res: IncomingMessage }> {
+    const server = t.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // The only request in flight now: the server's side of it, to see when the server ends it.
+    const served = new Promise<ServerResponse>((resolve) =>
+      server.once('request', (_req: IncomingMessage, response: ServerResponse) => resolve(response)),
+    );
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/v1/events/export?format=${format}&${BULK_10000}`,
+          headers: { Authorization: `Bearer ${KEYS.acme}` },
+        },
+        (res) => {
+          res.once('data', () => {
+            res.pause();
+            void served.then((response) =>
+              resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy(), served: response, res }),
+            );
+          });
+        },
+      );
+      req.on('error', (error) => (error.message === 'socket hang up' ? undefined : reject(error)));
+      req.end();
+    });
+  }
+
+  /** Polls `condition` every 50 ms, `attempts` times at most. */
+  async function waitFor(condition: () => Promise<boolean> | boolean, attempts = 100): Promise<boolean> {
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      if (await condition()) return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  }
+
   describe('a client that goes away mid-export', () => {
-    /** Starts a 10,000-row export, waits for its first bytes, and returns a way to hang up. */
-    async function startExport(format: string): Promise<{ hangUp: () => void; status: number }> {
-      const server = t.app.getHttpServer();
-      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      return new Promise((resolve, reject) => {
-        const req = httpRequest(
-          {
-            host: '127.0.0.1',
-            port,
-            path: `/v1/events/export?format=${format}&${BULK_10000}`,
-            headers: { Authorization: `Bearer ${KEYS.acme}` },
-          },
-          (res) => {
-            res.once('data', () => {
-              res.pause();
-              resolve({ status: res.statusCode ?? 0, hangUp: () => req.destroy() });
-            });
-          },
-        );
-        req.on('error', (error) => (error.message === 'socket hang up' ? undefined : reject(error)));
-        req.end();
-      });
-    }
-
-    async function waitFor(condition: () => Promise<boolean>): Promise<boolean> {
-      for (let attempt = 0; attempt < 100; attempt++) {
-        if (await condition()) return true;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return false;
-    }
-
     it.each(['json', 'csv'])('ends the transaction and returns the connection (%s)', async (format) => {
       const baseline = usingPostgres() ? await nonIdleConnections() : 0;
       const { hangUp, status } = await startExport(format);
@@ -451,6 +460,56 @@ describe('GET /v1/events/export', () => {
         `format=json&chain_id=${BULK_CHAIN}&after=2001-01-01T00:00:00.001Z&before=2001-01-01T00:00:00.003Z`,
       ).expect(200);
       expect(next.body.export.count).toBe(3);
+    });
+  });
+
+  describe('a client that stops reading (contract §8)', () => {
+    afterEach(() => {
+      t.config.exportStallTimeoutSeconds = 30;
+    });
+
+    it.each(['json', 'csv'])(
+      'is cut after EXPORT_STALL_TIMEOUT_SECONDS, its snapshot and connection released (%s)',
+      async (format) => {
+        t.config.exportStallTimeoutSeconds = 1;
+        const baseline = usingPostgres() ? await nonIdleConnections() : 0;
+        const { status, served, hangUp } = await startExport(format);
+        expect(status).toBe(200);
+        try {
+          // Generous bound (20 s) for a 1 s timeout; before, the response stayed open as long as the client did.
+          expect(await waitFor(() => served.closed, 400)).toBe(true);
+          expect(served.writableFinished).toBe(false);
+          if (usingPostgres()) {
+            expect(await waitFor(async () => (await nonIdleConnections()) === baseline, 400)).toBe(true);
+            const [{ n }] = await t.dataSource.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND state = 'idle in transaction'`,
+            );
+            expect(n).toBe(0);
+          }
+          const next = await exportOf(
+            `format=json&chain_id=${BULK_CHAIN}&after=2001-01-01T00:00:00.001Z&before=2001-01-01T00:00:00.003Z`,
+          ).expect(200);
+          expect(next.body.export.count).toBe(3);
+        } finally {
+          hangUp();
+        }
+      },
+    );
+
+    it('lets appends through while its export is open (the embedded pool has one connection)', async () => {
+      const baseline = usingPostgres() ? await nonIdleConnections() : 0;
+      const { status, served, hangUp } = await startExport('json');
+      expect(status).toBe(200);
+      try {
+        // Before, on the embedded database, this waited for the export's connection: 503 after 5 s.
+        await post({ actor: 'stall', action: 'append.during.export' });
+        expect(served.closed).toBe(false);
+      } finally {
+        hangUp();
+      }
+      expect(await waitFor(() => served.closed, 400)).toBe(true);
+      if (usingPostgres()) expect(await waitFor(async () => (await nonIdleConnections()) === baseline, 400)).toBe(true);
     });
   });
 });

@@ -70,13 +70,9 @@ describe('Idempotency-Key on POST /v1/events', () => {
       { id: string },
     ];
     const body = { actor: 'a', action: 'x', chain: 'idem-5' };
-    const digest = IdempotencyService.digest({
-      chainName: 'idem-5',
-      actor: 'a',
-      action: 'x',
-      resource: null,
-      context: null,
-    });
+    const digest = IdempotencyService.digest('POST /v1/events', [
+      { chainName: 'idem-5', actor: 'a', action: 'x', resource: null, context: null },
+    ]);
     const claim = (key: string, age: string) =>
       t.dataSource.query(
         `INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES ($1, $2, $3, now() - $4::interval)`,

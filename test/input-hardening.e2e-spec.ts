@@ -291,3 +291,37 @@ describe('A cursor is valid only on the endpoint that issued it (contract §8, i
     }
   });
 });
+
+describe('A cursor is valid only for the account it was issued to (contract §8, item 13)', () => {
+  let t: TestApp;
+  const get = (path: string, key: string) =>
+    t
+      .http()
+      .get(path)
+      .set(...bearer(key));
+  beforeAll(async () => {
+    t = await startTestApp();
+    for (const key of [KEYS.acme, KEYS.acme, KEYS.globex, KEYS.globex]) {
+      for (const chain of [`c-${key.length}-1`, `c-${key.length}-2`]) {
+        await t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(key))
+          .send({ actor: 'a', action: 'b', chain })
+          .expect(201);
+      }
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each(['/v1/events', '/v1/chains'])("another account's nextCursor on %s is 400 on cursor", async (path) => {
+    const acme = (await get(`${path}?limit=1`, KEYS.acme).expect(200)).body.nextCursor as string;
+    expect(acme).toEqual(expect.any(String));
+    expect((await get(`${path}?cursor=${acme}`, KEYS.acme).expect(200)).body.data.length).toBeGreaterThan(0);
+    // Before: 200 with globex's own rows, paged from acme's position.
+    const res = await get(`${path}?cursor=${acme}`, KEYS.globex).expect(400);
+    expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { fields: [{ field: 'cursor' }] } });
+  });
+});

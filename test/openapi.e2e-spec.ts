@@ -73,6 +73,7 @@ describe('OpenAPI description', () => {
         'GET /health/live',
         'GET /health/ready',
         'POST /v1/events',
+        'POST /v1/events/batch',
         'GET /v1/events',
         'GET /v1/events/{id}',
         'GET /v1/events/{id}/proof',

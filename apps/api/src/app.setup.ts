@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { Application, NextFunction, raw, Request, Response } from 'express';
-import { authenticateRequests, forAuthenticated, KeyAuthenticator } from '@app/auth';
-import { AppError, EVENT_ID, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson, REQUEST_ID } from '@app/common';
+import { Application, NextFunction, Request, Response } from 'express';
+import { AppError, EVENT_ID, REQUEST_ID } from '@app/common';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
- * test, so both run the same pipeline. The app must be created with `bodyParser: false`.
- * The key is resolved from the Authorization header first; the body is read and parsed only
- * for a request with a valid key (contract §8), and ApiKeyGuard refuses the others.
+ * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
+ * middleware reads the body; JsonBodyInterceptor does, after ApiKeyGuard (contract §8).
  */
 export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;
@@ -21,9 +19,6 @@ export function configureApp(app: INestApplication): void {
   express.use(noSniffNoStore);
   express.use(placeUndecodableSegments);
   constrainPathParams(express.getHttpAdapter().getInstance() as Application);
-  express.use(authenticateRequests(app.get(KeyAuthenticator)));
-  express.use(forAuthenticated(requireJsonBody));
-  express.use(forAuthenticated(parseJsonBody)); // the JSON body parser
   serveOpenApi(app);
 }
 
@@ -90,68 +85,4 @@ function noSniffNoStore(_req: Request, res: Response, next: NextFunction): void 
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
   next();
-}
-
-/** A request that carries a body must say it is JSON (415 otherwise). */
-function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
-    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
-    return;
-  }
-  next();
-}
-
-const readBody = raw({ limit: MAX_BODY_BYTES, type: () => true });
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
-
-/**
- * Reads the body (body-parser: limit, inflation) and parses it as I-JSON (contract §8): UTF-8 only,
- * decoded without replacing anything, then `parseIJson` (duplicates, `__proto__`, depth).
- */
-export function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
-  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    next(bodyError({ type: 'charset.unsupported' }));
-    return;
-  }
-  readBody(req, res, (error?: unknown) => {
-    if (error !== undefined) return next(bodyError(error));
-    if (!Buffer.isBuffer(req.body)) return next();
-    try {
-      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
-    } catch (e) {
-      return next(e);
-    }
-    next();
-  });
-}
-
-function decodeUtf8(bytes: Buffer): string {
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    throw AppError.validation(
-      [{ field: 'body', message: 'body is not valid UTF-8' }],
-      'The request body is not valid UTF-8.',
-    );
-  }
-}
-
-function bodyError(error: unknown): AppError {
-  switch ((error as { type?: unknown }).type) {
-    case 'entity.too.large':
-      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, {
-        limitBytes: MAX_BODY_BYTES,
-      });
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON.');
-    default:
-      return AppError.validation(
-        [{ field: 'body', message: 'body is not valid JSON' }],
-        'The request body is not valid JSON.',
-      );
-  }
 }

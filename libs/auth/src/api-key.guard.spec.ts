@@ -1,22 +1,21 @@
-import { ExecutionContext } from '@nestjs/common';
+import { ExecutionContext, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import type { Request, Response } from 'express';
 import { AppConfig, AppError } from '@app/common';
 import { digestApiKey, digestsEqual, generateApiKey } from './api-key';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { authenticateRequests } from './authentication.middleware';
 import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
 import { KeyAuthenticator } from './key-authenticator';
 
-/** The real middleware, authenticator and guard; only the key lookup (a database read) is in memory. */
+/** The real guard, passport strategy and authenticator; only the key lookup (a database read) is in memory. */
 describe('ApiKeyGuard', () => {
   const validKey = generateApiKey();
   const readOnlyKey = generateApiKey();
+  const unreachableKey = generateApiKey();
   let sut: ApiKeyGuard;
-  let authenticator: KeyAuthenticator;
 
   beforeAll(async () => {
     const keys = new Map([
@@ -26,6 +25,7 @@ describe('ApiKeyGuard', () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         ApiKeyGuard,
+        ApiKeyStrategy,
         KeyAuthenticator,
         AuthFailureLimiter,
         Reflector,
@@ -34,24 +34,25 @@ describe('ApiKeyGuard', () => {
           provide: ApiKeyStore,
           useValue: {
             cached: () => undefined,
-            authenticate: async (k: string) => keys.get(digestApiKey(k)) ?? null,
+            authenticate: async (k: string) => {
+              if (k === unreachableKey) throw new Error('timeout exceeded when trying to connect');
+              return keys.get(digestApiKey(k)) ?? null;
+            },
           },
         },
       ],
     }).compile();
     sut = moduleRef.get(ApiKeyGuard);
-    authenticator = moduleRef.get(KeyAuthenticator);
   });
 
-  async function contextFor(authorization: string | undefined, metadata: Record<string, unknown> = {}) {
-    const request = { headers: authorization ? { authorization } : {}, ip: '127.0.0.1' } as unknown as Request & {
+  function contextFor(
+    authorization: string | undefined,
+    metadata: Record<string, unknown> = {},
+    elsewhere: { query?: object; body?: object } = {},
+  ) {
+    const request = { headers: authorization ? { authorization } : {}, ip: '127.0.0.1', ...elsewhere } as {
       user?: unknown;
     };
-    await new Promise<void>((resolve, reject) =>
-      authenticateRequests(authenticator)(request, {} as Response, (error?: unknown) =>
-        error ? reject(error as Error) : resolve(),
-      ),
-    );
     const handler = () => undefined;
     for (const [key, value] of Object.entries(metadata)) Reflect.defineMetadata(key, value, handler);
     const context = {
@@ -64,9 +65,9 @@ describe('ApiKeyGuard', () => {
     return { context, request };
   }
 
-  function failure(run: () => unknown): AppError {
+  async function failure(run: () => Promise<unknown>): Promise<AppError> {
     try {
-      run();
+      await run();
     } catch (error) {
       return error as AppError;
     }
@@ -74,8 +75,8 @@ describe('ApiKeyGuard', () => {
   }
 
   it("attaches the key's account for a valid bearer key", async () => {
-    const { context, request } = await contextFor(`Bearer ${validKey}`);
-    expect(sut.canActivate(context)).toBe(true);
+    const { context, request } = contextFor(`Bearer ${validKey}`);
+    expect(await sut.canActivate(context)).toBe(true);
     expect(request.user).toEqual({ keyId: 'key_1', accountId: 'acc_1', scopes: ['ingest', 'read'] });
   });
 
@@ -85,21 +86,39 @@ describe('ApiKeyGuard', () => {
     ['the Basic scheme', `Basic ${validKey}`],
     ['a bare key', validKey],
   ])('refuses %s with UNAUTHORIZED and WWW-Authenticate: Bearer', async (_name, header) => {
-    const { context } = await contextFor(header);
-    const error = failure(() => sut.canActivate(context));
+    const { context } = contextFor(header);
+    const error = await failure(() => sut.canActivate(context));
     expect(error).toBeInstanceOf(AppError);
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
   it("refuses a key without the route's scope with FORBIDDEN; read is the default scope", async () => {
-    const { context } = await contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' });
-    expect(failure(() => sut.canActivate(context)).code).toBe('FORBIDDEN');
-    expect(sut.canActivate((await contextFor(`Bearer ${readOnlyKey}`)).context)).toBe(true);
+    const { context } = contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' });
+    expect((await failure(() => sut.canActivate(context))).code).toBe('FORBIDDEN');
+    expect(await sut.canActivate(contextFor(`Bearer ${readOnlyKey}`).context)).toBe(true);
   });
 
   it('lets @Public() routes through without a key', async () => {
-    expect(sut.canActivate((await contextFor(undefined, { [IS_PUBLIC]: true })).context)).toBe(true);
+    expect(await sut.canActivate(contextFor(undefined, { [IS_PUBLIC]: true }).context)).toBe(true);
+  });
+
+  it('reads the key from the Authorization header only, never access_token in the query string or body', async () => {
+    const { context } = contextFor(
+      undefined,
+      {},
+      { query: { access_token: validKey }, body: { access_token: validKey } },
+    );
+    expect((await failure(() => sut.canActivate(context))).code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers SERVICE_UNAVAILABLE + Retry-After, not UNAUTHORIZED, when the key cannot be looked up', async () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const error = await failure(() => sut.canActivate(contextFor(`Bearer ${unreachableKey}`).context));
+    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/API keys cannot be looked up/));
+    logged.mockRestore();
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.headers).toEqual({ 'Retry-After': '1' });
   });
 });
 

@@ -1,31 +1,40 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
 import type { Scope } from '@app/common';
 import { AppError } from '@app/common';
-import { authenticationOf } from './authentication.middleware';
+import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';
 import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
 import { Authentication } from './key-authenticator';
 
 /**
  * Global (APP_GUARD): every route needs a valid key with the route's scope unless @Public().
- * The key was resolved from the Authorization header before the body was read
- * (authenticateRequests); this is where a request without one is refused.
+ * Guards run before interceptors and pipes, so before the body is read (JsonBodyInterceptor):
+ * a request refused here never has its body read, whatever it is (contract §8).
  */
 @Injectable()
-export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
 
-  canActivate(context: ExecutionContext): boolean {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.metadata<boolean>(IS_PUBLIC, context)) return true;
-    const request = context.switchToHttp().getRequest<{ user?: AuthenticatedKey }>();
-    const key = admittedKey(authenticationOf(request));
+    await super.canActivate(context); // ApiKeyStrategy, then handleRequest; sets request.user
+    const key = context.switchToHttp().getRequest<{ user: AuthenticatedKey }>().user;
     const scope = this.metadata<Scope>(REQUIRED_SCOPE, context) ?? 'read';
     if (!key.scopes.includes(scope)) {
       throw new AppError('FORBIDDEN', `This key lacks the '${scope}' scope.`, { requiredScope: scope });
     }
-    request.user = key;
     return true;
+  }
+
+  /** Passport's verdict: the key, or the strategy's failure (its outcome) as 401, 429 or 503. */
+  override handleRequest<T>(error: unknown, key: T | false, failure: Refusal | undefined): T {
+    if (error) throw error;
+    if (key) return key;
+    throw refusal(failure ?? { outcome: 'missing' });
   }
 
   private metadata<T>(key: string, context: ExecutionContext): T | undefined {
@@ -33,26 +42,27 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
-function admittedKey(authentication: Authentication): AuthenticatedKey {
-  switch (authentication.outcome) {
-    case 'authenticated':
-      return authentication.key;
+/** What ApiKeyStrategy hands passport as the failure of a request without a valid key. */
+type Refusal = Exclude<Authentication, { outcome: 'authenticated' }>;
+
+function refusal(failure: Refusal): AppError {
+  switch (failure.outcome) {
     case 'missing':
     case 'refused':
-      throw new AppError(
+      return new AppError(
         'UNAUTHORIZED',
         'A valid API key is required: Authorization: Bearer <key>.',
         {},
         { 'WWW-Authenticate': 'Bearer' },
       );
     case 'throttled':
-      throw new AppError(
+      return new AppError(
         'RATE_LIMITED',
-        `Too many refused API keys from this address: at most ${authentication.limitPerMinute} a minute.`,
-        { failedAuthenticationsPerMinute: authentication.limitPerMinute },
-        { 'Retry-After': String(authentication.retryAfterSeconds) },
+        `Too many refused API keys from this address: at most ${failure.limitPerMinute} a minute.`,
+        { failedAuthenticationsPerMinute: failure.limitPerMinute },
+        { 'Retry-After': String(failure.retryAfterSeconds) },
       );
     case 'unavailable':
-      throw AppError.unavailable('API keys cannot be checked right now (the database is unavailable); retry later.');
+      return AppError.unavailable('API keys cannot be checked right now (the database is unavailable); retry later.');
   }
 }

@@ -4,14 +4,15 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '@app/common';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyBootstrapService } from './key-bootstrap.service';
 import { RateLimitGuard } from './rate-limit.guard';
 
 /**
- * Deny by default: the key guard, then the per-key rate limit, on every route. KeyAuthenticator
- * is what the HTTP edge's authenticateRequests middleware resolves keys with, before any body.
+ * Deny by default: the key guard (@nestjs/passport over ApiKeyStrategy, which asks
+ * KeyAuthenticator), then the per-key rate limit, on every route, before any body is read.
  */
 @Module({
   imports: [
@@ -26,12 +27,12 @@ import { RateLimitGuard } from './rate-limit.guard';
   ],
   providers: [
     ApiKeyStore,
+    ApiKeyStrategy,
     AuthFailureLimiter,
     KeyAuthenticator,
     KeyBootstrapService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [KeyAuthenticator],
 })
 export class AuthModule {}

@@ -15,9 +15,12 @@ export class ChainsService {
       accountId,
       { name: query.name },
       query.limit + 1,
-      query.cursor ? CHAINS_CURSOR.decode(query.cursor) : undefined,
+      query.cursor ? CHAINS_CURSOR.decode(accountId, query.cursor) : undefined,
     );
-    const page = CHAINS_CURSOR.page(rows, query.limit, (c) => ({ time: c.createdAt.toISOString(), id: c.id }));
+    const page = CHAINS_CURSOR.page(accountId, rows, query.limit, (c) => ({
+      time: c.createdAt.toISOString(),
+      id: c.id,
+    }));
     return { data: page.items.map(toChainView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

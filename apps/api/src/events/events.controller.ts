@@ -1,14 +1,21 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
-import { IDEMPOTENCY_KEY } from '@app/common';
+import { IDEMPOTENCY_KEY, MAX_BATCH_BODY_BYTES } from '@app/common';
+import { BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
+import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
+import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
+
+const REPLAYED = {
+  description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
+  schema: { type: 'string', enum: ['true'] },
+};
 
 @ApiTags('events')
 @Controller('v1/events')
@@ -30,10 +37,7 @@ export class EventsController {
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
   })
   @ApiData(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
-    'Idempotent-Replayed': {
-      description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
-      schema: { type: 'string', enum: ['true'] },
-    },
+    'Idempotent-Replayed': REPLAYED,
   })
   @ApiErrors(409, 413, 415, 422)
   async append(
@@ -44,6 +48,39 @@ export class EventsController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const { body, replayed } = await this.events.append(account, dto, idempotencyKey);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return body;
+  }
+
+  @Post('batch')
+  @HttpCode(201)
+  @RequireScope('ingest')
+  @ApiOperation({
+    summary: 'Append 1–1,000 events, all or nothing',
+    description:
+      'Scope ingest. Each item is exactly a POST /v1/events body; items may name different chains. A 201 means every event is committed, answered in request order; events of one chain get consecutive positions. A 400 names every bad item by its path (events[3].actor) and nothing is written. Body up to 8 MiB.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'As on POST /v1/events, for the whole batch; one namespace per account: a key first used on the other endpoint is a 422',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+  })
+  @ApiDataList(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
+    'Idempotent-Replayed': REPLAYED,
+  })
+  @ApiErrors(409, 415, 422)
+  @ApiResponse({ status: 413, ...errorResponse(413, 'PAYLOAD_TOO_LARGE: body over 8 MiB') })
+  @BodyLimit(MAX_BATCH_BODY_BYTES)
+  async appendBatch(
+    @Account() account: string,
+    @Body() dto: CreateEventBatchDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Query() _query: NoQueryDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { body, replayed } = await this.events.appendBatch(account, dto, idempotencyKey);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     return body;
   }

@@ -3,18 +3,22 @@ import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventsRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { AppendRequest } from './append/append-request';
+import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
 import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 
-export interface AppendOutcome {
-  body: { data: EventView };
+export interface AppendOutcome<T = { data: EventView }> {
+  body: T;
   replayed: boolean;
 }
 
+type NewEvent = Omit<AppendRequest, 'idempotency'>;
+
 const toBody = (event: EventRecord): { data: EventView } => ({ data: toEventView(event) });
+const toBatchBody = (events: EventRecord[]): { data: EventView[] } => ({ data: events.map(toEventView) });
 
 @Injectable()
 export class EventsService {
@@ -24,32 +28,51 @@ export class EventsService {
     private readonly events: EventsRepository,
   ) {}
 
-  async append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
-    const event = {
-      accountId,
-      chainName: dto.chain ?? DEFAULT_CHAIN,
-      actor: dto.actor,
-      action: dto.action,
-      resource: dto.resource ?? null,
-      context: dto.context ?? null,
-    };
+  append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
+    return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], ([event]) => toBody(event!), idempotencyKey);
+  }
+
+  /** Contract §9: all or nothing, in request order; one Idempotency-Key covers the whole batch. */
+  appendBatch(
+    accountId: string,
+    dto: CreateEventBatchDto,
+    idempotencyKey?: string,
+  ): Promise<AppendOutcome<{ data: EventView[] }>> {
+    const events = dto.events.map((item) => newEvent(accountId, item));
+    return this.appendAll('POST /v1/events/batch', events, toBatchBody, idempotencyKey);
+  }
+
+  /**
+   * Appends `events` as one unit and answers `respond(their records)`. With an Idempotency-Key:
+   * the key is claimed for this endpoint and these events (keys are one namespace per account, so
+   * the endpoint is part of the digest), or the first answer is replayed; the response is built
+   * and stored in the events' transaction, and answers too.
+   */
+  private async appendAll<T>(
+    endpoint: string,
+    events: NewEvent[],
+    respond: (events: EventRecord[]) => T,
+    idempotencyKey: string | undefined,
+  ): Promise<AppendOutcome<T>> {
     let idempotency: AppendRequest['idempotency'] = null;
     if (idempotencyKey !== undefined) {
       IdempotencyService.validate(idempotencyKey);
-      const { accountId: _, ...body } = event;
-      const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(body));
-      if (claim.kind === 'replay') return { body: claim.body as { data: EventView }, replayed: true };
-      idempotency = { key: idempotencyKey, token: claim.token, respond: toBody };
+      const accountId = events[0]!.accountId;
+      const body = events.map(({ accountId: _, ...event }) => event);
+      const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(endpoint, body));
+      if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
+      idempotency = { key: idempotencyKey, token: claim.token, respond };
     }
     try {
-      const appended = await this.queue.append({ ...event, idempotency });
-      // A keyed append's response was built once, in its transaction, to be stored: it answers too.
+      const requests = events.map((event) => ({ ...event, idempotency }));
+      const appended =
+        requests.length === 1 ? [await this.queue.append(requests[0]!)] : await this.queue.appendAll(requests);
       return {
-        body: (appended.response as { data: EventView } | undefined) ?? toBody(appended.event),
+        body: (appended[0]!.response as T | undefined) ?? respond(appended.map((a) => a.event)),
         replayed: false,
       };
     } catch (error) {
-      if (idempotency) await this.idempotency.release(accountId, idempotency.key, idempotency.token);
+      if (idempotency) await this.idempotency.release(events[0]!.accountId, idempotency.key, idempotency.token);
       throw error;
     }
   }
@@ -67,9 +90,12 @@ export class EventsService {
         before: query.before === undefined ? undefined : new Date(query.before),
       },
       query.limit + 1,
-      query.cursor ? EVENTS_CURSOR.decode(query.cursor) : undefined,
+      query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined,
     );
-    const page = EVENTS_CURSOR.page(rows, query.limit, (e) => ({ time: e.timestamp.toISOString(), id: e.id }));
+    const page = EVENTS_CURSOR.page(accountId, rows, query.limit, (e) => ({
+      time: e.timestamp.toISOString(),
+      id: e.id,
+    }));
     return { data: page.items.map(toEventView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
@@ -79,4 +105,15 @@ export class EventsService {
     if (!event) throw AppError.notFound(`Event ${id}`);
     return toBody(event);
   }
+}
+
+function newEvent(accountId: string, dto: CreateEventDto): NewEvent {
+  return {
+    accountId,
+    chainName: dto.chain ?? DEFAULT_CHAIN,
+    actor: dto.actor,
+    action: dto.action,
+    resource: dto.resource ?? null,
+    context: dto.context ?? null,
+  };
 }

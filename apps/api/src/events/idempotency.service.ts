@@ -7,7 +7,7 @@ import { canonicalJson, sha256Hex } from '@app/hashing';
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; body: unknown };
 
 /**
- * Idempotency-Key for POST /v1/events (contract §7). The first request claims the key; the
+ * Idempotency-Key for POST /v1/events and POST /v1/events/batch (contract §7, §9). The first request claims the key; the
  * ledger stores its response in the same transaction as its event; later requests with the same
  * key and body replay that response, with a different body get 422, while in flight 409.
  */
@@ -26,8 +26,9 @@ export class IdempotencyService {
     }
   }
 
-  static digest(request: unknown): string {
-    return sha256Hex(canonicalJson(request));
+  /** Of the endpoint and the request: keys are one namespace per account, a key used on another endpoint is a reuse (§9). */
+  static digest(endpoint: string, request: unknown): string {
+    return sha256Hex(canonicalJson({ endpoint, request }));
   }
 
   async claim(accountId: string, key: string, digest: string): Promise<Claim> {

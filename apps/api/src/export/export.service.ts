@@ -1,7 +1,8 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
-import { pipeline } from 'node:stream';
-import { AppError } from '@app/common';
-import { EventSnapshot, EventsRepository } from '@app/database';
+import { pipeline, Readable, Writable } from 'node:stream';
+import { pipeline as pipelineAsync } from 'node:stream/promises';
+import { AppConfig, AppError } from '@app/common';
+import { DatabaseEndpoint, EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
@@ -9,6 +10,7 @@ import { csvExport } from './formats/csv-export.format';
 import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
 import { SnapshotRows } from './snapshot-rows';
+import { ExportStalledError, StallGuard } from './stall-guard';
 
 export const EXPORT_LIMIT = 10_000;
 
@@ -18,7 +20,11 @@ const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport
 export class ExportService {
   private readonly logger = new Logger('Export');
 
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly config: AppConfig,
+    private readonly database: DatabaseEndpoint,
+  ) {}
 
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
@@ -52,10 +58,18 @@ export class ExportService {
     }
     const format = FORMATS[query.format];
     const header = this.header(query, period, count);
-    return new StreamableFile(this.body(snapshot, format, header), {
-      type: format.contentType,
-      disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
-    });
+    const text = this.text(snapshot, format, header);
+    const body =
+      this.database.settings.poolSize === 1 ? Readable.from(await this.readAll(text), { objectMode: false }) : text;
+    return new StreamableFile(
+      pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
+        if (error instanceof ExportStalledError) this.logger.warn(error.message);
+      }),
+      {
+        type: format.contentType,
+        disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
+      },
+    ).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
   }
 
   private header(query: ExportQueryDto, period: ExportPeriod, count: number): ExportHeader {
@@ -73,11 +87,32 @@ export class ExportService {
     };
   }
 
-  /** rows -> records -> text; destroying the returned stream (client gone) closes the snapshot. */
-  private body(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader) {
+  /** rows -> records -> text; destroying the returned stream (client gone, stalled) closes the snapshot. */
+  private text(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader): Readable {
     const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventView(event)));
-    return pipeline(rows, format.encoder(header), (error) => {
-      if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.error('Export stream failed', error.stack);
+    return pipeline(rows, format.encoder(header), (error) => this.streamFailed(error));
+  }
+
+  /**
+   * With a pool of one connection (the embedded database), a snapshot held while a client reads
+   * would stop every append: the whole file (at most EXPORT_LIMIT events) is read at database
+   * speed into memory first, and the snapshot closed before the first byte is sent.
+   */
+  private async readAll(text: Readable): Promise<Buffer[]> {
+    const chunks: Buffer[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
     });
+    await pipelineAsync(text, sink);
+    return chunks;
+  }
+
+  /** Logged once, here; a stall (logged where it is detected) or a client gone is no failure. */
+  private streamFailed(error: NodeJS.ErrnoException | null): void {
+    if (!error || error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error instanceof ExportStalledError) return;
+    this.logger.error('Export stream failed', error.stack);
   }
 }

@@ -153,6 +153,32 @@ export function ApiData(
   );
 }
 
+/** `{ data: <model>[] }` with `status`: every item, no pages. */
+export function ApiDataList(
+  model: Type<unknown>,
+  status = 200,
+  description = 'OK',
+  headers: Record<string, HeaderObject> = {},
+) {
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiResponse({
+      status,
+      description,
+      headers,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['data'],
+            properties: { data: { type: 'array', items: { $ref: getSchemaPath(model) } } },
+          },
+        },
+      },
+    }),
+  );
+}
+
 /** `{ data: <model>[], nextCursor? }`: a page. */
 export function ApiPage(model: Type<unknown>) {
   return applyDecorators(

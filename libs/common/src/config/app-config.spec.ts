@@ -13,7 +13,10 @@ describe('loadAppConfig', () => {
       bootstrapKeys: [],
       verifyPageSize: 2000,
       idempotencyRetentionHours: 24,
+      exportStallTimeoutSeconds: 30,
     });
+    expect(loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '2' }).exportStallTimeoutSeconds).toBe(2);
+    expect(() => loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '0' })).toThrow(/EXPORT_STALL_TIMEOUT_SECONDS/);
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
     expect(
       loadAppConfig({ RETIRED_VERIFIER_KEYS: ' audit-trail+aa+AQ==, audit-trail+bb+AQ==\naudit-trail+cc+AQ==' })

@@ -31,6 +31,8 @@ export class AppConfig {
   idempotencyRetentionHours = 24;
   /** A claim this old without a response belongs to a request that died: a retry may take it over. */
   idempotencyStaleClaimSeconds = 60;
+  /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
+  exportStallTimeoutSeconds = 30;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -89,6 +91,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     1,
     24 * 3600,
   );
+  config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
 import { CHAIN_ID, EVENT_ID } from '../ids';
 
@@ -10,9 +11,12 @@ export interface CursorKey {
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
- * A cursor is valid only on the endpoint that issued it (contract §8): each list endpoint has its
- * own codec, whose name travels inside the cursor with the key, and whose rows have ids of one kind.
- * Opaque to clients: Base64url of a small JSON array `[endpoint, time, id]`.
+ * A cursor is valid only on the endpoint, and for the account, that issued it (contract §8): each
+ * list endpoint has its own codec, whose name travels inside the cursor with the key, and whose rows
+ * have ids of one kind; the account travels as a short digest of its id, compared on the way back.
+ * Opaque to clients: Base64url of a small JSON array `[endpoint, account digest, time, id]`.
+ * The digest is not a secret (tenancy is every query's job): it names the account without putting
+ * an internal id in a token clients log and share, and refuses another account's cursor.
  */
 export class CursorCodec {
   constructor(
@@ -20,13 +24,17 @@ export class CursorCodec {
     private readonly idPattern: RegExp,
   ) {}
 
-  encode(key: CursorKey): string {
-    return Buffer.from(JSON.stringify([this.endpoint, key.time, key.id]), 'utf8').toString('base64url');
+  encode(accountId: string, key: CursorKey): string {
+    return Buffer.from(JSON.stringify([this.endpoint, accountDigest(accountId), key.time, key.id]), 'utf8').toString(
+      'base64url',
+    );
   }
 
-  /** Decodes a cursor, or throws 400 VALIDATION_ERROR for anything this endpoint did not issue. */
-  decode(cursor: string): CursorKey {
-    const invalid = AppError.validation([{ field: 'cursor', message: 'cursor is not valid for this endpoint' }]);
+  /** Decodes a cursor, or throws 400 VALIDATION_ERROR for anything this endpoint did not issue to this account. */
+  decode(accountId: string, cursor: string): CursorKey {
+    const invalid = AppError.validation([
+      { field: 'cursor', message: 'cursor was not issued by this endpoint for this account' },
+    ]);
     if (cursor.length > 200 || !/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid;
     let parsed: unknown;
     try {
@@ -34,20 +42,31 @@ export class CursorCodec {
     } catch {
       throw invalid;
     }
-    if (!Array.isArray(parsed) || parsed.length !== 3) throw invalid;
-    const [endpoint, time, id] = parsed as unknown[];
-    if (endpoint !== this.endpoint || typeof time !== 'string' || typeof id !== 'string') throw invalid;
+    if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid;
+    const [endpoint, account, time, id] = parsed as unknown[];
+    if (endpoint !== this.endpoint || account !== accountDigest(accountId)) throw invalid;
+    if (typeof time !== 'string' || typeof id !== 'string') throw invalid;
     if (!ISO_MS.test(time) || Number.isNaN(Date.parse(time)) || !this.idPattern.test(id)) throw invalid;
     return { time, id };
   }
 
   /** A page of `limit` rows, fetched as `limit + 1` to learn whether another page exists. */
-  page<T>(rows: T[], limit: number, keyOf: (row: T) => CursorKey): { items: T[]; nextCursor?: string } {
+  page<T>(
+    accountId: string,
+    rows: T[],
+    limit: number,
+    keyOf: (row: T) => CursorKey,
+  ): { items: T[]; nextCursor?: string } {
     if (rows.length <= limit) return { items: rows };
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
-    return last ? { items, nextCursor: this.encode(keyOf(last)) } : { items };
+    return last ? { items, nextCursor: this.encode(accountId, keyOf(last)) } : { items };
   }
+}
+
+/** 64 bits of SHA-256 of the account id, Base64url: 11 characters. */
+function accountDigest(accountId: string): string {
+  return createHash('sha256').update(accountId, 'utf8').digest().subarray(0, 8).toString('base64url');
 }
 
 /** GET /v1/events. */

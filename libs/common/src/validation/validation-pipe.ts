@@ -1,5 +1,21 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
 import { AppError, FieldError } from '../errors';
+
+const BODY_ITEMS = Symbol('body items');
+
+/**
+ * On a body DTO's array member: each item is validated as a body of `item` of its own would be
+ * (`@Body() dto: item`), by the same code, and named by its path: `events[3].actor`, or
+ * `events[3]` for an item that is not an object, with the same messages. Bodies are never run
+ * through class-transformer (see below), so `@ValidateNested` + `@Type` would build nothing.
+ * The member's own rules (an array, how many items) are checked first; items only when they pass.
+ */
+export function EachBodyItem(item: Type<object>): PropertyDecorator {
+  return (target, property) => {
+    const items = (Reflect.getMetadata(BODY_ITEMS, target.constructor) ?? {}) as Record<string, Type<object>>;
+    Reflect.defineMetadata(BODY_ITEMS, { ...items, [String(property)]: item }, target.constructor);
+  };
+}
 
 /** class-validator rules that say a value has the wrong type: when one fails, the others say nothing more. */
 const TYPE_RULES = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isDateString']);
@@ -38,19 +54,49 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
 class StrictValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'body') return super.transform(value, metadata);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw AppError.validation([{ field: 'body', message: 'body must be a JSON object' }]);
-    }
     const { metatype } = metadata;
-    if (!metatype || !this.toValidate(metadata)) return value;
+    if (!metatype || !this.toValidate(metadata)) {
+      if (isObject(value)) return value;
+      throw AppError.validation([notAnObject('body')]);
+    }
+    const { dto, fields } = await this.validateBody(value, metatype as Type<object>);
+    if (fields.length > 0) throw AppError.validation(fields);
+    return dto;
+  }
+
+  /** `value` as a `metatype` (see EachBodyItem), or what is wrong with it, its fields named under `path`. */
+  private async validateBody(
+    value: unknown,
+    metatype: Type<object>,
+    path = '',
+  ): Promise<{ dto: Record<string, unknown>; fields: FieldError[] }> {
+    if (!isObject(value)) return { dto: {}, fields: [notAnObject(path || 'body')] };
     // An own `constructor` would hide the DTO's class from class-validator: it is unknown like any other.
-    const { constructor: ctor, ...members } = value as Record<string, unknown>;
+    const { constructor: ctor, ...members } = value;
     const dto = Object.assign(Object.create(metatype.prototype as object) as object, members);
     const errors = await this.validate(dto, this.validatorOptions);
     if (Object.hasOwn(value, 'constructor')) errors.unshift(unknownMember('constructor', ctor));
-    if (errors.length > 0) throw this.exceptionFactory(errors);
-    return dto;
+    const fields = toFieldErrors(errors).map((f) => ({ ...f, field: path ? `${path}.${f.field}` : f.field }));
+    const items = (Reflect.getMetadata(BODY_ITEMS, metatype) ?? {}) as Record<string, Type<object>>;
+    for (const [member, item] of Object.entries(items)) {
+      const list = dto[member];
+      if (!Array.isArray(list) || errors.some((e) => e.property === member)) continue;
+      const checked = await Promise.all(
+        list.map((v, i) => this.validateBody(v, item, `${path && `${path}.`}${member}[${i}]`)),
+      );
+      fields.push(...checked.flatMap((c) => c.fields));
+      dto[member] = checked.map((c) => c.dto);
+    }
+    return { dto, fields };
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function notAnObject(field: string): FieldError {
+  return { field, message: `${field} must be a JSON object` };
 }
 
 function unknownMember(property: string, value: unknown): ValidationError {

@@ -187,4 +187,84 @@ describe('AppendQueue', () => {
     ledger.commitAll();
     await expect(later).resolves.toMatchObject({ event: { chainName: 'c' } });
   });
+
+  describe('a batch (appendAll)', () => {
+    const actors = (ledger: RecordingLedger) => ledger.batches.map((b) => b.map((r) => r.actor));
+
+    it('goes in one transaction with what else waits, and fails as a whole when the database refuses one of its events', async () => {
+      const { ledger, sut } = queueWith({ appendConcurrency: 1 });
+      const refusal = Object.assign(new Error('check violation'), { code: '23514' });
+      ledger.failWith = (requests) => (requests.some((r) => r.actor === 'poison') ? refusal : null);
+      const blocker = sut.append(request('x', 'blocker'));
+      const before = sut.append(request('a', 's1'));
+      const refused = sut.appendAll([request('b', 'b1'), request('c', 'poison'), request('b', 'b2')]);
+      const good = sut.appendAll([request('d', 'd1'), request('a', 'd2')]);
+      const settled = Promise.allSettled([before, refused, good]);
+      await tick();
+      ledger.commitAll();
+      await blocker;
+      for (let i = 0; i < 6; i++) {
+        await tick();
+        ledger.commitAll();
+      }
+      const [s1, bad, ok] = await settled;
+      expect([s1!.status, bad!.status, ok!.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((bad as PromiseRejectedResult).reason).toBe(refusal);
+      expect((ok as PromiseFulfilledResult<Appended[]>).value.map((a) => a.event.actor)).toEqual(['d1', 'd2']);
+      expect(actors(ledger)).toEqual([
+        ['blocker'],
+        ['s1', 'b1', 'poison', 'b2', 'd1', 'd2'],
+        ['s1'],
+        ['b1', 'poison', 'b2'],
+        ['d1', 'd2'],
+      ]);
+    });
+
+    it('holds back later requests of its chains while one of its chains is busy (arrival order per chain)', async () => {
+      const { ledger, sut } = queueWith({ appendConcurrency: 2 });
+      const busy = sut.append(request('a', 'a1'));
+      await tick();
+      const both = sut.appendAll([request('a', 'a2'), request('b', 'b1')]);
+      const laterB = sut.append(request('b', 'b2'));
+      const other = sut.append(request('c', 'c1'));
+      await tick();
+      // b2 must not overtake b1, which waits for chain a; c1 is free.
+      expect(actors(ledger)).toEqual([['a1'], ['c1']]);
+      ledger.commitAll();
+      await Promise.all([busy, other]);
+      await tick();
+      expect(actors(ledger).slice(2)).toEqual([['a2', 'b1', 'b2']]);
+      ledger.commitAll();
+      expect((await both).map((a) => a.event.actor)).toEqual(['a2', 'b1']);
+      expect((await laterB).event.actor).toBe('b2');
+    });
+
+    it('goes alone when larger than APPEND_BATCH_SIZE, never split', async () => {
+      const { ledger, sut } = queueWith({ appendBatchSize: 2, appendConcurrency: 1 });
+      const blocker = sut.append(request('x', 'blocker'));
+      const big = sut.appendAll(['1', '2', '3'].map((i) => request(`c${i}`, i)));
+      const after = sut.append(request('y', 'after'));
+      for (let i = 0; i < 3; i++) {
+        await tick();
+        ledger.commitAll();
+      }
+      await Promise.all([blocker, big, after]);
+      expect(actors(ledger)).toEqual([['blocker'], ['1', '2', '3'], ['after']]);
+    });
+
+    it('counts its events against APPEND_QUEUE_LIMIT: 503 when they do not all fit, nothing queued', async () => {
+      const { ledger, sut } = queueWith({ appendQueueLimit: 3, appendConcurrency: 1 });
+      const blocker = sut.append(request('x', 'blocker'));
+      const waiting = sut.append(request('c', 'w'));
+      const refused = sut.appendAll(['1', '2', '3'].map((i) => request('c', i)));
+      await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
+      const fits = sut.appendAll(['1', '2'].map((i) => request('c', i)));
+      for (let i = 0; i < 3; i++) {
+        await tick();
+        ledger.commitAll();
+      }
+      await Promise.all([blocker, waiting, fits]);
+      expect(actors(ledger)).toEqual([['blocker'], ['w', '1', '2']]);
+    });
+  });
 });

@@ -4,28 +4,34 @@ import { DatabaseEndpoint, isDataError, sqlState } from '@app/database';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
+/** One request's events: a single event, or a batch that is written in one transaction or not at all. */
 interface Waiting {
-  request: AppendRequest;
+  requests: AppendRequest[];
+  /** Its chains (account + name), each once. */
+  chains: string[];
   bytes: number;
-  resolve: (appended: Appended) => void;
+  resolve: (appended: Appended[]) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * Group commit. Up to APPEND_CONCURRENCY transactions are in flight at once, each carrying every
- * waiting event whose chain is not already being written by another one; events of a busy chain
- * wait and go together in that chain's next transaction. So one hot chain gets one lock round,
- * one insert and one commit for many events, quiet chains share transactions, and no two of our
- * transactions ever queue on the same chain lock. Per chain, events are written in arrival
- * order. A request settles only after its transaction committed (or failed), so a 2xx means
- * committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in bytes
- * (APPEND_QUEUE_LIMIT_BYTES, contract §8): when full, callers get 503 + Retry-After. The ledger's
- * transaction is retried after a serialization failure or deadlock by the TransactionRunner.
+ * waiting request whose chains are not already being written by another one; events of a busy
+ * chain wait and go together in that chain's next transaction. So one hot chain gets one lock
+ * round, one insert and one commit for many events, quiet chains share transactions, and no two
+ * of our transactions ever queue on the same chain lock. Per chain, events are written in arrival
+ * order. A batch (appendAll) is one unit: all its events go in one transaction, with whatever
+ * else is waiting, or none do. A request settles only after its transaction committed (or
+ * failed), so a 2xx means committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in
+ * bytes (APPEND_QUEUE_LIMIT_BYTES, contract §8): when full, callers get 503 + Retry-After. The
+ * ledger's transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
+  /** Events of everything waiting. */
+  private waitingEvents = 0;
   /** appendRequestBytes of everything waiting. */
   private waitingBytes = 0;
   /** Chains (account + name) that an in-flight transaction is writing. */
@@ -42,20 +48,28 @@ export class AppendQueue implements BeforeApplicationShutdown {
     this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, endpoint.settings.poolSize - 1));
   }
 
-  append(request: AppendRequest): Promise<Appended> {
-    const bytes = appendRequestBytes(request);
+  async append(request: AppendRequest): Promise<Appended> {
+    return (await this.appendAll([request]))[0]!;
+  }
+
+  /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
+  appendAll(requests: AppendRequest[]): Promise<Appended[]> {
+    let bytes = 0;
+    for (const request of requests) bytes += appendRequestBytes(request);
     if (
-      this.waiting.length >= this.config.appendQueueLimit ||
+      this.waitingEvents + requests.length > this.config.appendQueueLimit ||
       this.waitingBytes + bytes > this.config.appendQueueLimitBytes
     ) {
       return Promise.reject(AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1));
     }
-    return new Promise<Appended>((resolve, reject) => {
-      this.waiting.push({ request, bytes, resolve, reject });
+    const chains = requests.length === 1 ? [chainOf(requests[0]!)] : [...new Set(requests.map(chainOf))];
+    return new Promise<Appended[]>((resolve, reject) => {
+      this.waiting.push({ requests, chains, bytes, resolve, reject });
+      this.waitingEvents += requests.length;
       this.waitingBytes += bytes;
-      // After every pump, whatever still waits belongs to a busy chain or has no free slot; an
-      // event of a busy chain can start nothing, so it skips the scan (a hot chain stays O(1)).
-      if (!this.busyChains.has(chainOf(request))) this.pump();
+      // After every pump, whatever still waits belongs to a busy chain or has no free slot; a
+      // request all of whose chains are busy can start nothing, so it skips the scan (a hot chain stays O(1)).
+      if (chains.some((chain) => !this.busyChains.has(chain))) this.pump();
     });
   }
 
@@ -67,7 +81,7 @@ export class AppendQueue implements BeforeApplicationShutdown {
     while (this.inFlight.size < this.maxInFlight) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
-      const chains = new Set(batch.map(({ request }) => chainOf(request)));
+      const chains = new Set(batch.flatMap((w) => w.chains));
       chains.forEach((chain) => this.busyChains.add(chain));
       const written: Promise<void> = this.write(batch).finally(() => {
         chains.forEach((chain) => this.busyChains.delete(chain));
@@ -78,34 +92,55 @@ export class AppendQueue implements BeforeApplicationShutdown {
     }
   }
 
-  /** The oldest waiting events of chains no transaction is writing, up to the batch size. */
+  /**
+   * The oldest waiting requests none of whose chains a transaction is writing, up to the batch
+   * size in events (a larger batch goes alone). A request left waiting holds back the later ones
+   * of its chains, so each chain keeps arrival order.
+   */
   private takeBatch(): Waiting[] {
     const batch: Waiting[] = [];
     const rest: Waiting[] = [];
+    const held = new Set<string>();
+    let events = 0;
     for (const waiting of this.waiting) {
-      const free = batch.length < this.config.appendBatchSize && !this.busyChains.has(chainOf(waiting.request));
-      (free ? batch : rest).push(waiting);
+      const fits = events === 0 || events + waiting.requests.length <= this.config.appendBatchSize;
+      const free = fits && waiting.chains.every((chain) => !this.busyChains.has(chain) && !held.has(chain));
+      if (free) {
+        batch.push(waiting);
+        events += waiting.requests.length;
+      } else {
+        rest.push(waiting);
+        waiting.chains.forEach((chain) => held.add(chain));
+      }
     }
     this.waiting = rest;
-    for (const taken of batch) this.waitingBytes -= taken.bytes;
+    for (const taken of batch) {
+      this.waitingEvents -= taken.requests.length;
+      this.waitingBytes -= taken.bytes;
+    }
     return batch;
   }
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
-      const results = await this.ledger.append(batch.map((w) => w.request));
-      batch.forEach((w, i) => {
-        const result = results[i]!;
-        if (result instanceof AppError) w.reject(result);
-        else w.resolve(result);
-      });
+      const results = await this.ledger.append(
+        batch.length === 1 ? batch[0]!.requests : batch.flatMap((w) => w.requests),
+      );
+      let at = 0;
+      for (const w of batch) {
+        const own = results.slice(at, (at += w.requests.length));
+        const refused = own.find((result) => result instanceof AppError);
+        if (refused) w.reject(refused);
+        else w.resolve(own as Appended[]);
+      }
     } catch (error) {
       if (batch.length > 1 && isDataError(error)) {
-        // One event the database refused must not fail its neighbours: write them one by one.
+        // What the database refused must not fail its neighbours: write each request (a batch as a whole) alone.
         for (const single of batch) await this.write([single]);
         return;
       }
-      this.logger.warn(`A batch of ${batch.length} event(s) was not written: ${errorSummary(error)}`);
+      const events = batch.reduce((n, w) => n + w.requests.length, 0);
+      this.logger.warn(`A batch of ${events} event(s) was not written: ${errorSummary(error)}`);
       batch.forEach((w) => w.reject(error));
     }
   }

@@ -10,10 +10,17 @@ export interface AppendRequest {
   context: Record<string, unknown> | null;
   /**
    * With an Idempotency-Key: the key, the token of this request's claim on it, and how to build
-   * the response stored under it in the event's own transaction (the same object then answers
-   * the request).
+   * the response stored under it in the events' own transaction (the same object then answers
+   * the request). The events of one batch share one such object: one claim, one response built
+   * from all of them in request order.
    */
-  idempotency: { key: string; token: string; respond: (event: EventRecord) => unknown } | null;
+  idempotency: Idempotency | null;
+}
+
+export interface Idempotency {
+  key: string;
+  token: string;
+  respond: (events: EventRecord[]) => unknown;
 }
 
 /** A committed event, and for a keyed request the response stored with it. */

@@ -13,7 +13,7 @@ import {
   TransactionRunner,
 } from '@app/database';
 import { IdempotencyService } from '../idempotency.service';
-import { Appended, AppendRequest } from './append-request';
+import { Appended, AppendRequest, Idempotency } from './append-request';
 import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
@@ -62,9 +62,10 @@ export class ChainLedger {
    * refused it alone (a lost Idempotency-Key claim). Throws if nothing was written.
    */
   async append(all: readonly AppendRequest[]): Promise<(Appended | AppError)[]> {
+    const claims = claimsOf(all);
     const { results, heads } = await this.transactions.run(async (tx) => {
       const held = await this.idempotencyKeys.lockClaims(
-        all.flatMap((r) => (r.idempotency ? [{ accountId: r.accountId, ...r.idempotency }] : [])),
+        [...claims].map(([idempotency, accountId]) => ({ accountId, ...idempotency })),
         tx,
       );
       const live = (r: AppendRequest) =>
@@ -78,16 +79,17 @@ export class ChainLedger {
         [...heads.values()].map((h) => ({ ...h, lastTimestamp: new Date(h.lastTimestamp) })),
         tx,
       );
+      const responses = respondAll(requests, events);
       const appended = requests.map((r, i): Appended => {
         const event = events[i]!;
-        return r.idempotency ? { event, response: r.idempotency.respond(event) } : { event };
+        return r.idempotency ? { event, response: responses.get(r.idempotency) } : { event };
       });
       await this.idempotencyKeys.storeResponses(
-        requests.flatMap((r, i) =>
-          r.idempotency === null
-            ? []
-            : [{ accountId: r.accountId, key: r.idempotency.key, response: JSON.stringify(appended[i]!.response) }],
-        ),
+        [...responses].map(([idempotency, response]) => ({
+          accountId: claims.get(idempotency)!,
+          key: idempotency.key,
+          response: JSON.stringify(response),
+        })),
         tx,
       );
       const written = appended.values();
@@ -141,6 +143,25 @@ export class ChainLedger {
     Object.assign(head, { lastPosition: event.position, lastHash: event.hash, lastTimestamp: time });
     return event;
   }
+}
+
+/** Each Idempotency-Key claim of `requests` once (the events of a batch share one), with its account. */
+function claimsOf(requests: readonly AppendRequest[]): Map<Idempotency, string> {
+  const claims = new Map<Idempotency, string>();
+  for (const r of requests) if (r.idempotency) claims.set(r.idempotency, r.accountId);
+  return claims;
+}
+
+/** The response of each claim, built once from its events in request order. */
+function respondAll(requests: readonly AppendRequest[], events: readonly EventRecord[]): Map<Idempotency, unknown> {
+  const eventsOf = new Map<Idempotency, EventRecord[]>();
+  requests.forEach((r, i) => {
+    if (!r.idempotency) return;
+    const own = eventsOf.get(r.idempotency);
+    if (own) own.push(events[i]!);
+    else eventsOf.set(r.idempotency, [events[i]!]);
+  });
+  return new Map([...eventsOf].map(([idempotency, own]) => [idempotency, idempotency.respond(own)]));
 }
 
 function headOf(chain: ChainRecord): ChainHead {

@@ -1,0 +1,128 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { NextFunction, raw, Request, Response } from 'express';
+import { Observable } from 'rxjs';
+import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
+
+/**
+ * Reads a request's body after authentication (contract §8). Nest runs guards (ApiKeyGuard, the
+ * rate limit), then interceptors, then the pipes that resolve `@Body()`: registered as the first
+ * APP_INTERCEPTOR (AppModule), this is the first step after the guards, and a request they refuse
+ * never has its body read. Only a handler with a `@Body()` parameter reads one; elsewhere a body
+ * is left unread (Node discards it once the response is sent).
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  /** Per handler: the most bytes its body may have, or null when it takes no body. */
+  private readonly limits = new WeakMap<object, number | null>();
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const limit = context.getType() === 'http' ? this.bodyLimit(context) : null;
+    if (limit !== null) {
+      const http = context.switchToHttp();
+      await readJsonBody(http.getRequest<Request>(), http.getResponse<Response>(), limit);
+    }
+    return next.handle();
+  }
+
+  private bodyLimit(context: ExecutionContext): number | null {
+    const handler = context.getHandler();
+    let limit = this.limits.get(handler);
+    if (limit === undefined) {
+      const params = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {};
+      const takesBody = Object.keys(params).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+      limit = takesBody ? ((Reflect.getMetadata(BODY_LIMIT, handler) as number | undefined) ?? MAX_BODY_BYTES) : null;
+      this.limits.set(handler, limit);
+    }
+    return limit;
+  }
+}
+
+const BODY_LIMIT = 'audit:body-limit';
+
+/** A handler whose body may be larger than MAX_BODY_BYTES (e.g. the batch append's 8 MiB). */
+export const BodyLimit = (bytes: number) => SetMetadata(BODY_LIMIT, bytes);
+
+/** 415 unless the body is JSON, then the JSON parser with the handler's limit. */
+async function readJsonBody(req: Request, res: Response, limit: number): Promise<void> {
+  await settle((next) => requireJsonBody(req, res, next));
+  await settle((next) => parseJsonBody(req, res, next, limit));
+}
+
+function settle(step: (next: NextFunction) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) =>
+    step((error?: unknown) => (error === undefined ? resolve() : reject(error))),
+  );
+}
+
+/** A request that carries a body must say it is JSON (415 otherwise). */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).'));
+    return;
+  }
+  next();
+}
+
+/** body-parser's raw reader (limit, inflation), one per limit. */
+const readers = new Map<number, ReturnType<typeof raw>>();
+function readerFor(limit: number): ReturnType<typeof raw> {
+  let reader = readers.get(limit);
+  if (!reader) readers.set(limit, (reader = raw({ limit, type: () => true })));
+  return reader;
+}
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/**
+ * The JSON body parser, the one place a body is read and parsed: body-parser reads it (limit,
+ * inflation), then it is parsed as I-JSON (contract §8): UTF-8 only, decoded without replacing
+ * anything, then `parseIJson` (duplicates, `__proto__`, depth).
+ */
+function parseJsonBody(req: Request, res: Response, next: NextFunction, limit: number): void {
+  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    next(bodyError({ type: 'charset.unsupported' }, limit));
+    return;
+  }
+  readerFor(limit)(req, res, (error?: unknown) => {
+    if (error !== undefined) return next(bodyError(error, limit));
+    if (!Buffer.isBuffer(req.body)) return next();
+    try {
+      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
+    } catch (e) {
+      return next(e);
+    }
+    next();
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw AppError.validation(
+      [{ field: 'body', message: 'body is not valid UTF-8' }],
+      'The request body is not valid UTF-8.',
+    );
+  }
+}
+
+function bodyError(error: unknown, limit: number): AppError {
+  switch ((error as { type?: unknown }).type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`, {
+        limitBytes: limit,
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 encoded JSON.');
+    default:
+      return AppError.validation(
+        [{ field: 'body', message: 'body is not valid JSON' }],
+        'The request body is not valid JSON.',
+      );
+  }
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { Strategy } from 'passport-custom';
+import { AuthenticatedKey } from './authenticated-key';
+import { Authentication, KeyAuthenticator } from './key-authenticator';
+
+export const API_KEY_STRATEGY = 'api-key';
+
+/**
+ * The passport strategy behind ApiKeyGuard. passport-custom hands it the request, of which
+ * KeyAuthenticator reads the Authorization header alone (never `access_token` in the query
+ * string or the body, which passport-http-bearer always reads). A valid key is passport's
+ * success; every other outcome is a failure that carries the outcome, which the guard turns
+ * into 401, 429 or 503. The body has not been read at this point, and is not touched.
+ */
+@Injectable()
+export class ApiKeyStrategy extends PassportStrategy<
+  typeof Strategy,
+  AuthenticatedKey,
+  AuthenticatedKey | [false, Authentication]
+>(Strategy, API_KEY_STRATEGY) {
+  constructor(private readonly authenticator: KeyAuthenticator) {
+    super();
+  }
+
+  async validate(req: Request): Promise<AuthenticatedKey | [false, Authentication]> {
+    const authentication = await this.authenticator.authenticate(req.headers.authorization, req.ip ?? 'unknown');
+    return authentication.outcome === 'authenticated' ? authentication.key : [false, authentication];
+  }
+}
