@@ -57,4 +57,35 @@ describe('ChainTrees', () => {
     await sut.grow([], {} as Db);
     expect(calls).toEqual([]);
   });
+  it('remembers the frontier it left: the next append at that head reads none, another head reads it', async () => {
+    const { sut, calls, inserted } = setup();
+    const next = (chainId: string, position: number, previousHash = hashOf(chainId, position - 1)) =>
+      ({ ...event(chainId, position), previousHash }) as EventRecord;
+    await sut.grow([next('a', 3), next('a', 4)], {} as Db);
+    await sut.grow([next('a', 5), next('c', 6)], {} as Db);
+    await sut.grow([next('a', 6)], {} as Db);
+    // Chain a moved on elsewhere (an appender outside this instance): its head is not the remembered one.
+    await sut.grow([next('a', 9, 'e'.repeat(64))], {} as Db).catch(() => undefined);
+    expect(calls).toEqual([
+      'frontiers a:2',
+      'insertMany',
+      'frontiers c:5',
+      'insertMany',
+      'insertMany',
+      'frontiers a:8',
+    ]);
+    const leaves = Array.from({ length: 6 }, (_, i) => eventLeafHash(hashOf('a', i + 1)));
+    const key = (n: { level: number; index: number; hash: Buffer }) =>
+      `${n.level}/${n.index}/${n.hash.toString('hex')}`;
+    const before = new Set(extendTree(0, [], leaves.slice(0, 2)).nodes.map(key));
+    const expected = extendTree(0, [], leaves)
+      .nodes.map(key)
+      .filter((k) => !before.has(k));
+    expect(
+      inserted
+        .filter((n) => n.chainId === 'a')
+        .map(key)
+        .sort(),
+    ).toEqual(expected.sort());
+  });
 });
