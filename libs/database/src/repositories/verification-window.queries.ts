@@ -78,10 +78,15 @@ export function verificationWindowNodesQuery({ chainId, after, upTo }: Verificat
   values: unknown[];
 } {
   return {
+    // One primary-key range scan per level (OFFSET 0 keeps the planner from flattening the
+    // subquery into a join that reads the chain's whole tree for every window).
     text: `SELECT n.level, n."index"::text AS index, n.hash
    FROM generate_series(0, $4::int) AS l(level)
-   JOIN merkle_nodes n ON n.chain_id = $1 AND n.level = l.level
-    AND n."index" >= ($2::bigint >> l.level) AND n."index" < ($3::bigint >> l.level)
+   CROSS JOIN LATERAL (
+     SELECT m.level, m."index", m.hash FROM merkle_nodes m
+      WHERE m.chain_id = $1 AND m.level = l.level
+        AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
+     OFFSET 0) n
   ORDER BY (n."index" + 1) << n.level::int, n.level`,
     values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo))))],
   };
