@@ -30,6 +30,7 @@ const { batchSpread, batchHot } = require('./scenarios/batch');
 const { listScenario } = require('./scenarios/list');
 const { exportScenario } = require('./scenarios/export');
 const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
+const { proofScenario } = require('./scenarios/proof');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -40,6 +41,7 @@ const SCENARIOS = {
   export: exportScenario,
   verify: verifyScenario,
   'chain-verify': chainVerifyScenario,
+  proof: proofScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify'];
 
@@ -145,7 +147,11 @@ async function main() {
   log(`created database ${state.dbName}`);
 
   const port = await freePort();
-  const keys = { bench: crypto.randomBytes(16).toString('hex'), ingest: crypto.randomBytes(16).toString('hex') };
+  const keys = {
+    bench: crypto.randomBytes(16).toString('hex'),
+    ingest: crypto.randomBytes(16).toString('hex'),
+    proofs: crypto.randomBytes(16).toString('hex'),
+  };
   const serviceLog = path.join(state.tmpDir, 'service.log');
   const serviceUrl = `http://127.0.0.1:${port}`;
   const serviceEnv = {
@@ -155,7 +161,7 @@ async function main() {
     PORT: String(port),
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_SECOND: '0',
-    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest}`,
+    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
   };
   const cpu = new CpuMeter();
@@ -186,8 +192,13 @@ async function main() {
     serviceUrl,
     restartService: startService,
     cpu,
-    accounts: { bench: await accountId(state.db, 'bench'), ingest: await accountId(state.db, 'bench-ingest') },
+    accounts: {
+      bench: await accountId(state.db, 'bench'),
+      ingest: await accountId(state.db, 'bench-ingest'),
+      proofs: await accountId(state.db, 'bench-proofs'),
+    },
     seed: null,
+    proofSeed: null,
   };
   const env = await environment(state.db);
   const report = {
@@ -215,6 +226,7 @@ async function main() {
       const v0 = Date.now();
       await client.query('VACUUM ANALYZE events');
       await client.query('VACUUM ANALYZE chains');
+      await client.query('VACUUM ANALYZE merkle_nodes');
       const vacuumSeconds = (Date.now() - v0) / 1000;
       await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
       report.seeding = {
@@ -232,6 +244,28 @@ async function main() {
     }
   }
 
+  if (cfg.scenarios.includes('proof')) {
+    log(
+      `seeding one chain of ${cfg.proofEvents.toLocaleString('en-US')} events (account bench-proofs) for the proof scenario`,
+    );
+    const client = await state.db.connect();
+    try {
+      ctx.proofSeed = await seedEvents(client, {
+        accountId: ctx.accounts.proofs,
+        total: cfg.proofEvents,
+        chainCount: 1,
+        hashing,
+        log,
+      });
+      await client.query('VACUUM ANALYZE events');
+      await client.query('VACUUM ANALYZE merkle_nodes');
+      await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
+      log(`seeded the proof chain (events and Merkle nodes) in ${ctx.proofSeed.seconds.toFixed(1)} s`);
+    } finally {
+      client.release();
+    }
+  }
+
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
   for (const name of ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
@@ -240,6 +274,8 @@ async function main() {
   for (const name of ['list', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
+  ctx.headers = { authorization: `Bearer ${keys.proofs}` };
+  if (cfg.scenarios.includes('proof')) report.scenarios.push(...(await runScenario('proof', ctx)));
 
   report.finishedAt = new Date().toISOString();
   report.durationSeconds = (Date.now() - t0) / 1000;

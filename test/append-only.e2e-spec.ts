@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { computeEventHash } from '@app/hashing';
+import { computeEventHash, eventLeafHash, extendTree } from '@app/hashing';
 import { assertChainIntact } from './support/chain-check';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -133,6 +133,19 @@ describe('append-only schema', () => {
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, before.hash);
         const fourth = await insertNext(m, chain, 4, third.hash);
+        // An appender outside the service grows the chain's Merkle tree too (contract §10), as ChainTrees does.
+        const { rows: frontier } = (await m.query(
+          `SELECT level, "index"::int AS index, hash FROM merkle_nodes WHERE chain_id = $1 AND level = 1 AND "index" = 0`,
+          [chain.id],
+        )) as { rows: { level: number; index: number; hash: Buffer }[] };
+        const { nodes } = extendTree(2, frontier, [eventLeafHash(third.hash), eventLeafHash(fourth.hash)]);
+        for (const n of nodes)
+          await m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
+            chain.id,
+            n.level,
+            n.index,
+            n.hash,
+          ]);
         await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
           fourth.hash,
           fourth.timestamp,

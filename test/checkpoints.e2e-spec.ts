@@ -8,6 +8,7 @@ import { run } from '../apps/cli/src/cli';
 import { readExportDocument } from '../apps/cli/src/verify-export/export-document';
 import { verifyExport } from '../apps/cli/src/verify-export/verify-export';
 import { readChainEvents, rehash } from './support/chain-check';
+import { independentRoot } from './support/rfc9162';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /*
@@ -19,6 +20,8 @@ import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/te
  *   The text is separated from the signatures by the last blank line; unknown keys are ignored; a
  *   known key whose signature fails rejects the note; at least one known signature must verify.
  *   checkpoint text = origin "\n" decimal size "\n" base64(hash) "\n"
+ * Our hash is the RFC 9162 Merkle root of the chain's first `size` events (contract §10), computed
+ * here by test/support/rfc9162.ts from the events' hashes.
  */
 interface IndependentKey {
   name: string;
@@ -187,20 +190,19 @@ describe('signed checkpoints and whole-chain verification', () => {
   });
 
   describe('GET /v1/chain/:chainId/checkpoint', () => {
-    it('returns a signed tlog checkpoint of the chain head, verified independently', async () => {
+    it('returns a signed tlog checkpoint of the chain’s Merkle root, verified independently', async () => {
       const chain = await chainOf('ckpt-basic', 3);
       const res = await checkpoint(chain.id).expect(200);
       expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
       const opened = openCheckpoint(res.text, readVkey(vkey));
+      const root = independentRoot(chain.events.map((e) => e.hash));
       expect(opened).toEqual({
         ok: true,
         origin: `audit-trail/${chain.id}`,
         size: 3,
-        hash: Buffer.from(chain.events[2]!.hash, 'hex'),
+        hash: Buffer.from(root, 'hex'),
       });
-      expect(res.text).toBe(
-        `audit-trail/${chain.id}\n3\n${hexToB64(chain.events[2]!.hash)}\n\n${res.text.split('\n\n')[1]}`,
-      );
+      expect(res.text).toBe(`audit-trail/${chain.id}\n3\n${hexToB64(root)}\n\n${res.text.split('\n\n')[1]}`);
       const status = (
         await t
           .http()
@@ -217,18 +219,19 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect((await checkpoint(chain.id).expect(200)).text).toBe(first);
       const third = (await post('ckpt-grow', 3).expect(201)).body.data;
       const second = (await checkpoint(chain.id).expect(200)).text;
+      const hashes = [...chain.events.map((e) => e.hash), third.hash as string];
       expect(openCheckpoint(second, readVkey(vkey))).toMatchObject({
         ok: true,
         size: 3,
-        hash: Buffer.from(third.hash, 'hex'),
+        hash: Buffer.from(independentRoot(hashes), 'hex'),
       });
       const stored = (await t.dataSource.query(
         `SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
         [chain.id],
       )) as { size: number; hash: string; note: string }[];
       expect(stored).toEqual([
-        { size: 2, hash: chain.events[1]!.hash, note: first },
-        { size: 3, hash: third.hash, note: second },
+        { size: 2, hash: independentRoot(hashes.slice(0, 2)), note: first },
+        { size: 3, hash: independentRoot(hashes), note: second },
       ]);
     });
 
@@ -425,13 +428,15 @@ describe('signed checkpoints and whole-chain verification', () => {
         await rehashFrom(m, chain.id, 5);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: N, checkpointsChecked: 1 });
+      // The stored tree still holds the old history: it disagrees with the events from position 5 on.
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5, checkpointsChecked: 1 });
       expect(result.errors).toEqual([
         {
           position: N,
           eventId: chain.events[N - 1]!.id,
-          message: expect.stringMatching(/checkpoint signed at size 12.*rewritten/),
+          message: expect.stringMatching(/checkpoint signed at size 12 has Merkle root .*rewritten/),
         },
+        { position: 5, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(0, 4\)/) },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
@@ -456,7 +461,8 @@ describe('signed checkpoints and whole-chain verification', () => {
       });
       const earlier = new RegExp(`^timestamp ${back} is earlier than .*the timestamp of the event at position 5`);
       const result = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 6 });
+      // The stored tree's node over positions 5–6 no longer matches: reported from position 5.
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5 });
       expect(result.errors).toContainEqual({
         position: 6,
         eventId: chain.events[5]!.id,
@@ -517,6 +523,11 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
       expect(result.errors).toEqual([
         { position: 6, eventId: null, message: expect.stringMatching(/position 6 is missing/) },
+        {
+          position: N,
+          eventId: chain.events[N - 1]!.id,
+          message: expect.stringMatching(/Merkle root of the checkpoint signed at size 12 cannot be recomputed/),
+        },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
@@ -532,7 +543,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         await m.query(`UPDATE chains SET last_position = $1 WHERE id = $2`, [N - 1, chain.id]);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
+      expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 5 });
       expect(result.errors[0]).toEqual({
         position: 6,
         eventId: chain.events[6]!.id,
@@ -562,10 +573,16 @@ describe('signed checkpoints and whole-chain verification', () => {
         ]);
       });
       const forged = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(forged).toMatchObject({ valid: false, firstInvalidPosition: N });
+      expect(forged).toMatchObject({ valid: false, firstInvalidPosition: 3 });
       expect(forged.errors[0].message).toMatch(/not signed by this service's checkpoint key/);
+      // Without checkpoints the stored Merkle tree (not rewritten here) still tells; test/proofs.e2e-spec.ts
+      // rewrites it too, and then only the auditor's checkpoint does.
       await tamper((m) => m.query(`DELETE FROM checkpoints WHERE chain_id = $1`, [chain.id]));
-      expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({ valid: true, checkpointsChecked: 0 });
+      const bare = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(bare).toMatchObject({ valid: false, checkpointsChecked: 0 });
+      expect(bare.errors).toEqual([
+        { position: 3, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(0, 2\)/) },
+      ]);
       expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(1);
     });
 
@@ -605,13 +622,14 @@ describe('signed checkpoints and whole-chain verification', () => {
         `SELECT position::int AS position, hash FROM events WHERE chain_id = $1`,
         [chainId],
       )) as { position: number; hash: string }[];
-      const hashAt = new Map(events.map((e) => [e.position, e.hash]));
-      for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(hashAt.get(size));
+      const inOrder = events.sort((a, b) => a.position - b.position).map((e) => e.hash);
+      const rootAt = (size: number) => independentRoot(inOrder.slice(0, size));
+      for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(rootAt(size));
       const stored = (await t.dataSource.query(`SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`, [
         chainId,
       ])) as { size: number; hash: string }[];
       expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));
-      for (const s of stored) expect(s.hash).toBe(hashAt.get(s.size));
+      for (const s of stored) expect(s.hash).toBe(rootAt(s.size));
       const final = (await checkpoint(chainId).expect(200)).text;
       expect(openCheckpoint(final, known)).toMatchObject({ ok: true, size: 121 });
       expect((await verifyChain(chainId).expect(200)).body.data).toMatchObject({
@@ -672,17 +690,23 @@ describe('signed checkpoints and whole-chain verification', () => {
   });
 
   describe('the verify function on an export built from the wire', () => {
-    it('confirms a checkpoint through the event after it when the export starts there', async () => {
+    it('confirms a checkpoint by the Merkle root of an export from position 1, and says why it cannot from a later start', async () => {
       const chain = await chainOf('ckpt-after', 4);
       const note = (await checkpoint(chain.id).expect(200)).text;
       await post('ckpt-after', 5).expect(201);
       const doc = readExportDocument(await exportOf(chain.id));
+      const whole = verifyExport(doc, [{ label: 'cp', note }], [parseVerifierKey(vkey)]);
+      expect(whole.outcome).toBe('verified');
+      expect(whole.checkpoints[0]).toMatchObject({
+        status: 'confirmed',
+        message: expect.stringMatching(/Merkle root of the exported events 1–4 is the signed root/),
+      });
       const tail = { ...doc, count: null, events: doc.events.filter((e) => e.chain.position >= 5) };
       const report = verifyExport(tail, [{ label: 'cp', note }], [parseVerifierKey(vkey)]);
-      expect(report.outcome).toBe('verified');
+      expect(report.outcome).toBe('unconfirmed');
       expect(report.checkpoints[0]).toMatchObject({
-        status: 'confirmed',
-        message: expect.stringMatching(/position 5 links to the signed hash/),
+        status: 'unconfirmed',
+        message: expect.stringMatching(/starts at position 5, not 1/),
       });
     });
   });

@@ -23,6 +23,7 @@ const ALL_SCENARIOS = [
   'export',
   'verify',
   'chain-verify',
+  'proof',
 ];
 
 /** Everything the run can be tuned with, read once from the environment. */
@@ -47,6 +48,8 @@ function loadBenchConfig() {
     events: int('BENCH_EVENTS', 1_000_000, 1_000, 50_000_000),
     /** Chains the seeded events are spread over; chain 0 gets every 10th event (the "big" chain). */
     chains: int('BENCH_CHAINS', 300, 2, 100_000),
+    /** Events of the one chain (account bench-proofs) the inclusion-proof scenario reads. */
+    proofEvents: int('BENCH_PROOF_EVENTS', 1_000_000, 1_000, 50_000_000),
     /** HTTP connections (and pg clients) of the ingest scenarios. */
     ingestConnections: int('BENCH_CONNECTIONS', 64, 1, 90),
     /** Events per POST /v1/events/batch, and the HTTP connections sending them (the raw-pg baselines keep BENCH_CONNECTIONS). */

@@ -31,6 +31,9 @@ const ACTIONS = [
  * 10,000 events. Written with one COPY inside one transaction; triggers (the append-only ones)
  * are bypassed with SET LOCAL session_replication_role = replica when the role may do so (which
  * also skips the foreign-key checks: the chains are inserted first, so they hold anyway).
+ * Each chain's Merkle tree (merkle_nodes, contract §10) is written too, by a second COPY in the
+ * same transaction, computed with the built hashing lib as the service's append path would have.
+ * With `chainCount` 1 every event goes to `seed-big`.
  */
 async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
   const random = prng(0x5eed);
@@ -46,13 +49,18 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
   }));
   const sampleEvery = Math.max(1, Math.floor(total / 10_000));
   const sampleIds = [];
+  /** Per event k: its chain and its hash, for the Merkle trees written after the events. */
+  const chainOf = new Uint32Array(total);
+  const hashes = Buffer.alloc(total * 32);
 
   function* chunks() {
     for (let start = 0; start < total; start += CHUNK) {
       const end = Math.min(total, start + CHUNK);
       let text = '';
       for (let k = start; k < end; k++) {
-        const chain = k % 10 === 0 ? chains[0] : chains[1 + Math.floor(random() * (chainCount - 1))];
+        const c = chainCount === 1 || k % 10 === 0 ? 0 : 1 + Math.floor(random() * (chainCount - 1));
+        const chain = chains[c];
+        chainOf[k] = c;
         const time = t0 + k * stepMs;
         const resource = random() < 0.1 ? null : `doc:${Math.floor(random() * 50_000)}`;
         const context =
@@ -76,6 +84,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
           previousHash: chain.hash,
         };
         const hash = hashing.computeEventHash(event);
+        hashes.write(hash, k * 32, 'hex');
         chain.position = event.position;
         chain.hash = hash;
         chain.time = time;
@@ -101,6 +110,31 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
         log(`  seeding: ${start.toLocaleString('en-US')} / ${total.toLocaleString('en-US')}`);
       yield Buffer.from(text, 'utf8');
     }
+  }
+
+  /** Every chain's perfect subtrees, leaf by leaf in event order (children before parents), as COPY text. */
+  function* treeChunks() {
+    const stacks = chains.map(() => []);
+    const sizes = new Uint32Array(chainCount);
+    const row = (chainId, level, index, hash) => `${chainId}\t${level}\t${index}\t\\\\x${hash.toString('hex')}\n`;
+    let text = '';
+    for (let k = 0; k < total; k++) {
+      const c = chainOf[k];
+      const stack = stacks[c];
+      let node = { level: 0, index: sizes[c]++, hash: hashing.leafHash(hashes.subarray(k * 32, k * 32 + 32)) };
+      text += row(chains[c].id, node.level, node.index, node.hash);
+      while (stack.length > 0 && stack[stack.length - 1].level === node.level) {
+        const left = stack.pop();
+        node = { level: node.level + 1, index: left.index / 2, hash: hashing.nodeHash(left.hash, node.hash) };
+        text += row(chains[c].id, node.level, node.index, node.hash);
+      }
+      stack.push(node);
+      if (text.length > 1_000_000) {
+        yield Buffer.from(text, 'utf8');
+        text = '';
+      }
+    }
+    if (text.length > 0) yield Buffer.from(text, 'utf8');
   }
 
   const started = process.hrtime.bigint();
@@ -131,6 +165,8 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     );
     if (copied !== total) throw new Error(`COPY wrote ${copied} rows, expected ${total}`);
     copySeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const nodes = await copyFrom(client, 'COPY merkle_nodes (chain_id, level, "index", hash) FROM STDIN', treeChunks());
+    if (nodes >= 2 * total) throw new Error(`COPY wrote ${nodes} Merkle nodes for ${total} events`);
     await client.query(`SET LOCAL maintenance_work_mem = '256MB'`);
     for (const index of indexes) await client.query(index.definition);
     rebuilt = indexes.map((i) => i.name);

@@ -9,6 +9,7 @@ import { JsonBodyInterceptor } from './common/json-body';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
+import { ProofsModule } from './proofs/proofs.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
@@ -22,6 +23,7 @@ import { VerificationModule } from './verification/verification.module';
     EventsModule,
     ChainsModule,
     CheckpointsModule,
+    ProofsModule,
   ],
   providers: [
     // The first global interceptor (AppModule's providers are registered before any imported module's),

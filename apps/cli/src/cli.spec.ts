@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import {
   CHECKPOINT_KEY_NAME,
   computeEventHash,
+  eventLeafHash,
   formatVerifierKey,
   GENESIS_HASH,
+  merkleRoot,
   signChainCheckpoint,
 } from '@app/hashing';
 import { run } from './cli';
@@ -46,7 +48,13 @@ describe('cli', () => {
         data: [event],
       }),
     );
-    writeFileSync(join(dir, 'cp.txt'), signChainCheckpoint({ chainId: CHAIN, size: 1, hash: event.hash }, privateKey));
+    writeFileSync(
+      join(dir, 'cp.txt'),
+      signChainCheckpoint(
+        { chainId: CHAIN, size: 1, hash: merkleRoot([eventLeafHash(event.hash)]).toString('hex') },
+        privateKey,
+      ),
+    );
     writeFileSync(join(dir, 'key.txt'), `${vkey}\n`);
     writeFileSync(join(dir, 'broken.json'), '{"data": [');
   });

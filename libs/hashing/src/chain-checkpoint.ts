@@ -15,11 +15,10 @@ import {
  * What a checkpoint of one of our chains says. It is a tlog-checkpoint whose
  *   origin = "audit-trail/<chainId>"  (one stable line per chain)
  *   size   = the chain's lastPosition (number of events)
- *   hash   = the chain head: the hash of the event at position `size` (lastHash, 32 bytes),
- *            NOT a Merkle tree root. Every event's hash covers its predecessor's hash, so the
- *            head commits to the whole chain up to `size`, like a Merkle root commits to a tree;
- *            the difference is that proving an earlier event needs every event after it.
- *            For an empty chain (size 0) the hash is 32 zero bytes.
+ *   hash   = the RFC 9162 Merkle root of the chain's first `size` events (contract §10: leaf
+ *            data = each event's 32-byte hash, merkle.ts), so one earlier event or an earlier
+ *            checkpoint is proven with O(log n) hashes (inclusion and consistency proofs).
+ *            For an empty chain (size 0) it is SHA-256(""), the empty tree's root.
  * The one signing key is named CHECKPOINT_KEY_NAME for every chain (tlog-checkpoint's "the key
  * name SHOULD match the origin" is a recommendation; one verifier key for all chains is simpler
  * for auditors).
@@ -30,7 +29,7 @@ export const CHECKPOINT_ORIGIN_PREFIX = 'audit-trail/';
 export interface ChainCheckpoint {
   chainId: string;
   size: number;
-  /** The chain head, 64 lowercase hex characters. */
+  /** The Merkle root of the first `size` events, 64 lowercase hex characters. */
   hash: string;
 }
 
@@ -40,7 +39,7 @@ export function chainCheckpointOrigin(chainId: string): string {
 
 /** The note text (body) of a chain checkpoint. */
 export function chainCheckpointText({ chainId, size, hash }: ChainCheckpoint): string {
-  if (!HEX_HASH.test(hash)) throw new NoteFormatError(`a chain head is ${HEX_HASH_TEXT}`);
+  if (!HEX_HASH.test(hash)) throw new NoteFormatError(`a checkpoint root is ${HEX_HASH_TEXT}`);
   return formatCheckpoint({ origin: chainCheckpointOrigin(chainId), size, hash: Buffer.from(hash, 'hex') });
 }
 

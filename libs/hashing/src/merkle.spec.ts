@@ -8,6 +8,7 @@ import {
   frontierIds,
   inclusionPlan,
   leafHash,
+  leafHashOfHex,
   MerkleNode,
   merkleRoot,
   NodeId,
@@ -883,5 +884,12 @@ describe('extendTree: the new perfect nodes when leaves are appended', () => {
     expect(() => extendTree(7, frontier, [leaves[7]!])).toThrow(RangeError);
     expect(() => extendTree(6, frontier.slice(1), [leaves[6]!])).toThrow(RangeError);
     expect(() => extendTree(0, frontier, [])).toThrow(RangeError);
+  });
+});
+
+describe('leafHashOfHex', () => {
+  it('is leafHash of the decoded bytes, for well-formed and malformed hex alike', () => {
+    for (const hex of ['00'.repeat(32), 'ab'.repeat(32), 'f'.repeat(64), 'zz'.repeat(32), 'ab', ''])
+      expect(leafHashOfHex(hex)).toEqual(leafHash(Buffer.from(hex, 'hex')));
   });
 });

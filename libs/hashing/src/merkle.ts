@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { HEX_HASH, HEX_HASH_TEXT } from './event-hash';
 
@@ -46,14 +47,39 @@ export function emptyRoot(): Buffer {
   return Buffer.from(EMPTY_ROOT);
 }
 
+/*
+ * Whole-chain verification hashes about two Merkle nodes per event, so the 32-byte cases go
+ * through one reused input buffer and node:crypto's one-shot hash() (Node ≥ 20.12; about 1.5×
+ * a Hash object for inputs this small), falling back to createHash where it is missing.
+ */
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer }).hash;
+const scratch = Buffer.alloc(1 + 2 * MERKLE_HASH_BYTES);
+
 /** SHA-256(0x00 || data) */
 export function leafHash(data: Uint8Array): Buffer {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  if (!oneShot || data.length !== MERKLE_HASH_BYTES)
+    return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  scratch[0] = 0x00;
+  scratch.set(data, 1);
+  return oneShot('sha256', scratch.subarray(0, 1 + MERKLE_HASH_BYTES), 'buffer');
 }
 
 /** SHA-256(0x01 || left || right) */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  if (!oneShot || left.length !== MERKLE_HASH_BYTES || right.length !== MERKLE_HASH_BYTES)
+    return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  scratch[0] = 0x01;
+  scratch.set(left, 1);
+  scratch.set(right, 1 + MERKLE_HASH_BYTES);
+  return oneShot('sha256', scratch, 'buffer');
+}
+
+/** The leaf hash of an event hash given as hex, without validating it (whole-chain verification's hot loop). */
+export function leafHashOfHex(eventHashHex: string): Buffer {
+  if (!oneShot || eventHashHex.length !== 2 * MERKLE_HASH_BYTES) return leafHash(Buffer.from(eventHashHex, 'hex'));
+  scratch[0] = 0x00;
+  if (scratch.write(eventHashHex, 1, 'hex') !== MERKLE_HASH_BYTES) return leafHash(Buffer.from(eventHashHex, 'hex'));
+  return oneShot('sha256', scratch.subarray(0, 1 + MERKLE_HASH_BYTES), 'buffer');
 }
 
 /** The leaf hash of an event (contract §10): its leaf data is the event hash, hex-decoded. */

@@ -2,7 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   CHECKPOINT_KEY_NAME,
   formatVerifierKey,
+  eventLeafHash,
   GENESIS_HASH,
+  merkleRoot,
   parseVerifierKey,
   signChainCheckpoint,
 } from '@app/hashing';
@@ -12,8 +14,12 @@ import { CHAIN, honestChain } from './chain.fixture';
 const { privateKey } = generateKeyPairSync('ed25519');
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey));
 
+/** The Merkle root of the first `size` events (contract §10), computed independently of the audit. */
+const rootAt = (events: AuditedEvent[], size: number): string =>
+  merkleRoot(events.slice(0, size).map((e) => eventLeafHash(e.hash))).toString('hex');
+
 const checkpointAt = (events: AuditedEvent[], size: number) => {
-  const hash = events[size - 1]!.hash;
+  const hash = rootAt(events, size);
   return { size, hash, note: signChainCheckpoint({ chainId: CHAIN.id, size, hash }, privateKey) };
 };
 
@@ -30,7 +36,7 @@ describe('ChainAudit', () => {
   it('passes an honest chain with a checkpoint and a matching head', () => {
     const events = honestChain(5);
     const sut = audit(events);
-    sut.addCheckpoint(checkpointAt(events, 3), events[2]!);
+    sut.addCheckpoint(checkpointAt(events, 3), events[2]!, rootAt(events, 3));
     sut.checkHead({ position: 5, hash: events[4]!.hash });
     sut.checkpointsAboveHead(0, 0, 5);
     sut.eventsBeyondHead(0, 0, 5);
@@ -129,15 +135,38 @@ describe('ChainAudit', () => {
         hash: 'c'.repeat(64),
         note: signChainCheckpoint({ chainId: CHAIN.id, size: 4, hash: 'c'.repeat(64) }, privateKey),
       };
-      sut.addCheckpoint(signed, events[3]!);
+      sut.addCheckpoint(signed, events[3]!, rootAt(events, 4));
       expect(sut.result(NOW).errors).toEqual([
         { position: 4, eventId: events[3]!.id, message: expect.stringMatching(/rewritten after it was signed/) },
       ]);
     });
 
+    it('passes a checkpoint of size 0 that signs the empty tree, and reports one that does not', () => {
+      const sut = audit(events);
+      sut.addCheckpoint(checkpointAt(events, 0), null, rootAt(events, 0));
+      expect(sut.result(NOW)).toMatchObject({ valid: true, checkpointsChecked: 1 });
+      const head = { size: 0, hash: GENESIS_HASH };
+      sut.addCheckpoint(
+        { ...head, note: signChainCheckpoint({ chainId: CHAIN.id, ...head }, privateKey) },
+        null,
+        rootAt(events, 0),
+      );
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 0, eventId: null, message: expect.stringMatching(/rewritten after it was signed/) },
+      ]);
+    });
+
+    it('reports a checkpoint whose Merkle root cannot be recomputed', () => {
+      const sut = audit(events);
+      sut.addCheckpoint(checkpointAt(events, 4), events[3]!, null);
+      expect(sut.result(NOW).errors).toEqual([
+        { position: 4, eventId: events[3]!.id, message: expect.stringMatching(/cannot be recomputed/) },
+      ]);
+    });
+
     it('reports a checkpoint whose event is missing', () => {
       const sut = audit(events);
-      sut.addCheckpoint(checkpointAt(events, 4), null);
+      sut.addCheckpoint(checkpointAt(events, 4), null, null);
       expect(sut.result(NOW).errors).toEqual([
         { position: 4, eventId: null, message: expect.stringMatching(/event at position 4 is missing/) },
       ]);
@@ -149,14 +178,16 @@ describe('ChainAudit', () => {
       sut.addCheckpoint(
         {
           ...checkpointAt(events, 2),
-          note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, stranger),
+          note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: rootAt(events, 2) }, stranger),
         },
         events[1]!,
+        rootAt(events, 2),
       );
-      sut.addCheckpoint({ ...checkpointAt(events, 3), hash: events[3]!.hash }, events[2]!);
+      sut.addCheckpoint({ ...checkpointAt(events, 3), hash: rootAt(events, 4) }, events[2]!, rootAt(events, 3));
       sut.addCheckpoint(
         { ...checkpointAt(events, 5), note: checkpointAt(events, 5).note.replace(`\n5\n`, '\n6\n') },
         events[4]!,
+        rootAt(events, 5),
       );
       const messages = sut.result(NOW).errors.map((e) => e.message);
       expect(messages).toEqual([
@@ -173,14 +204,14 @@ describe('ChainAudit', () => {
       const retiredVerifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, retired));
       const checkpoint = {
         ...checkpointAt(events, 2),
-        note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: events[1]!.hash }, retired),
+        note: signChainCheckpoint({ chainId: CHAIN.id, size: 2, hash: rootAt(events, 2) }, retired),
       };
       const withRetired = new ChainAudit(CHAIN, [verifier, retiredVerifier]);
       events.forEach((e) => withRetired.addEvent(e, e.hash));
-      withRetired.addCheckpoint(checkpoint, events[1]!);
+      withRetired.addCheckpoint(checkpoint, events[1]!, rootAt(events, 2));
       expect(withRetired.result(NOW)).toMatchObject({ valid: true, checkpointsChecked: 1, errors: [] });
       const without = audit(events);
-      without.addCheckpoint(checkpoint, events[1]!);
+      without.addCheckpoint(checkpoint, events[1]!, rootAt(events, 2));
       expect(without.result(NOW).errors).toEqual([
         expect.objectContaining({ position: 2, message: expect.stringMatching(/missing from RETIRED_VERIFIER_KEYS/) }),
       ]);
@@ -188,11 +219,11 @@ describe('ChainAudit', () => {
 
     it('reports a checkpoint of another chain', () => {
       const other = signChainCheckpoint(
-        { chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y', size: 2, hash: events[1]!.hash },
+        { chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y', size: 2, hash: rootAt(events, 2) },
         privateKey,
       );
       const sut = audit(events);
-      sut.addCheckpoint({ size: 2, hash: events[1]!.hash, note: other }, events[1]!);
+      sut.addCheckpoint({ size: 2, hash: rootAt(events, 2), note: other }, events[1]!, rootAt(events, 2));
       expect(sut.result(NOW).errors[0]!.message).toMatch(/does not match its signed note/);
     });
 

@@ -1,5 +1,6 @@
-import { GENESIS_HASH, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
+import { GENESIS_HASH, NoteVerifier, NodeId, verifyChainCheckpoint } from '@app/hashing';
 import type { WindowReport } from './chain-window';
+import { describeNode, TreeFrontier } from './window-tree';
 import {
   FOREIGN_EVENT_FAILURE,
   gapFailure,
@@ -56,7 +57,9 @@ export interface StoredCheckpoint {
 /**
  * Whole-chain verification as a fold: feed it the chain's windows (or events) in position order
  * and the stored checkpoints with the event at each checkpoint's size, then the head facts; it
- * keeps O(1) state besides the (capped) error list.
+ * keeps O(log n) state (the Merkle tree's frontier) besides the (capped) error list. Windows also
+ * carry their part of the Merkle tree: the audit recomputes the root at each checkpoint's size
+ * and holds the stored tree against the one the events give (contract §10).
  */
 export class ChainAudit {
   private expectedPosition = 1;
@@ -67,6 +70,11 @@ export class ChainAudit {
   private errorCount = 0;
   private firstInvalidPosition: number | null = null;
   private readonly errors: ChainVerificationError[] = [];
+  /** The Merkle tree over the windows folded so far; null once a gap or repeat left it unknown. */
+  private tree: TreeFrontier | null = new TreeFrontier();
+  /** Stored Merkle nodes found to disagree with the events, reported as one error by `result`. */
+  private treeMismatches = 0;
+  private firstTreeMismatch: NodeId | null = null;
 
   constructor(
     private readonly chain: { id: string },
@@ -74,8 +82,8 @@ export class ChainAudit {
     private readonly verifiers: readonly NoteVerifier[],
   ) {}
 
-  /** A window's events, then its checkpoints. */
-  addWindow({ events: { run, events }, checkpoints }: WindowReport): void {
+  /** A window's events, then its checkpoints, then its part of the Merkle tree. */
+  addWindow({ events: { run, events }, checkpoints, tree }: WindowReport): void {
     if (run) {
       // Its first event is checked against what came before; the others were checked, against
       // their predecessors, where the window was hashed: as if each had been added.
@@ -85,7 +93,39 @@ export class ChainAudit {
       this.last = run.last;
     }
     for (const event of events) this.addEvent(event, event.computedHash);
-    for (const { checkpoint, event } of checkpoints) this.addCheckpoint(checkpoint, event);
+    const frontier = this.tree;
+    for (const { checkpoint, event, prefix } of checkpoints)
+      this.addCheckpoint(checkpoint, event, frontier && prefix ? frontier.rootWith(prefix) : null);
+    if (tree.firstMismatch) this.treeDisagrees(tree.mismatches, tree.firstMismatch);
+    if (
+      !frontier ||
+      !tree.complete ||
+      (tree.nodes[0] && tree.nodes[0].index * 2 ** tree.nodes[0].level !== frontier.size)
+    ) {
+      this.tree = null;
+      return;
+    }
+    const wrong = frontier.add(tree.nodes, tree.crossing);
+    if (wrong.length > 0) this.treeDisagrees(wrong.length, wrong[0]!);
+  }
+
+  /** Stored Merkle nodes that the events' tree does not have, with those hashes. */
+  private treeDisagrees(count: number, first: NodeId): void {
+    this.treeMismatches += count;
+    const at = (n: NodeId): number => n.index * 2 ** n.level;
+    if (!this.firstTreeMismatch || at(first) < at(this.firstTreeMismatch)) this.firstTreeMismatch = first;
+  }
+
+  /** One error for the whole stored tree, however many nodes disagree. */
+  private reportTree(): void {
+    const first = this.firstTreeMismatch;
+    if (!first) return;
+    this.fail(
+      first.index * 2 ** first.level + 1,
+      null,
+      `the stored Merkle tree disagrees with the events: ${this.treeMismatches} node(s) differ, are missing or are extra, the first ${describeNode(first)}: the tree or the events were rewritten`,
+    );
+    this.firstTreeMismatch = null;
   }
 
   /** `computedHash` is the hash recomputed from the event's stored payload. */
@@ -109,8 +149,12 @@ export class ChainAudit {
     this.last = { position, hash: event.hash, id, timestamp: event.timestamp };
   }
 
-  /** `event` is the stored event at position `checkpoint.size`, or null when there is none. */
-  addCheckpoint(checkpoint: StoredCheckpoint, event: { id: string; hash: string } | null): void {
+  /**
+   * `event` is the stored event at position `checkpoint.size`, or null when there is none; `root`
+   * the Merkle root recomputed from the stored events' hashes 1…size, or null when they are not
+   * all there.
+   */
+  addCheckpoint(checkpoint: StoredCheckpoint, event: { id: string; hash: string } | null, root: string | null): void {
     this.checkpointsChecked++;
     const { size } = checkpoint;
     const opened = verifyChainCheckpoint(checkpoint.note, this.verifiers);
@@ -127,14 +171,19 @@ export class ChainAudit {
       this.fail(size, event?.id ?? null, `the stored checkpoint row of size ${size} does not match its signed note`);
       return;
     }
-    const actual = size === 0 ? GENESIS_HASH : (event?.hash ?? null);
-    if (actual === null) {
+    if (size > 0 && event === null) {
       this.fail(size, null, `a checkpoint was signed at size ${size}, but the event at position ${size} is missing`);
-    } else if (actual !== signed.hash) {
+    } else if (root === null) {
       this.fail(
         size,
         event?.id ?? null,
-        `the checkpoint signed at size ${size} has head ${signed.hash}, but the event at position ${size} has hash ${actual}: the chain was rewritten after it was signed`,
+        `the Merkle root of the checkpoint signed at size ${size} cannot be recomputed: events before position ${size} are missing or repeated`,
+      );
+    } else if (root !== signed.hash) {
+      this.fail(
+        size,
+        event?.id ?? null,
+        `the checkpoint signed at size ${size} has Merkle root ${signed.hash}, but the events up to position ${size} give ${root}: the chain was rewritten after it was signed`,
       );
     }
   }
@@ -174,6 +223,7 @@ export class ChainAudit {
   }
 
   result(verifiedAt: Date): ChainVerificationResult {
+    this.reportTree();
     return {
       valid: this.errorCount === 0,
       chainId: this.chain.id,

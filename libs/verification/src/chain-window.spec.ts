@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { ChainAudit } from './chain-audit';
 import { hashWindow, inspectWindow, StoredEvent } from './chain-window';
-import { CHAIN, honestChain } from './chain.fixture';
+import { CHAIN, honestChain, memoryRows } from './chain.fixture';
 import { seededRandom as prng } from '../../../test/support/seeded-random';
 
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, generateKeyPairSync('ed25519').privateKey));
@@ -54,14 +54,11 @@ function byEvents(rows: StoredEvent[]) {
   for (const e of rows) audit.addEvent(e, computeEventHash(e));
   return audit.result(NOW);
 }
-function byWindows(rows: StoredEvent[], size: number, head: number) {
+async function byWindows(rows: StoredEvent[], size: number, head: number) {
   const audit = new ChainAudit(CHAIN, [verifier]);
-  for (let after = 0; after < Math.max(1, head); after += size) {
-    audit.addWindow({
-      events: hashWindow(rows.filter((e) => e.position > after && e.position <= Math.min(head, after + size))),
-      checkpoints: [],
-    });
-  }
+  const window = { chainId: CHAIN.id, accountId: CHAIN.accountId };
+  for (let after = 0; after < Math.max(1, head); after += size)
+    audit.addWindow(await inspectWindow(memoryRows(rows), { ...window, after, upTo: Math.min(head, after + size) }));
   return audit.result(NOW);
 }
 
@@ -124,7 +121,7 @@ describe('hashWindow', () => {
 });
 
 describe('ChainAudit fed by windows', () => {
-  it('answers exactly as when fed event by event, for honest and tampered chains and any window size', () => {
+  it('answers exactly as when fed event by event, for honest and tampered chains and any window size', async () => {
     const random = prng(20261122);
     for (let round = 0; round < 300; round++) {
       const head = 1 + Math.floor(random() * 30);
@@ -132,7 +129,7 @@ describe('ChainAudit fed by windows', () => {
       const rows = round % 5 === 0 ? honest : tamper(honest, random);
       const size = 1 + Math.floor(random() * 8);
       // Events moved beyond the head are no window's: the service finds them by the head's facts.
-      expect(byWindows(rows, size, head)).toEqual(byEvents(rows.filter((e) => e.position <= head)));
+      expect(await byWindows(rows, size, head)).toEqual(byEvents(rows.filter((e) => e.position <= head)));
     }
   });
 });
@@ -154,15 +151,20 @@ describe('inspectWindow', () => {
           expect(request).toEqual(window);
           events.slice(2, 6).forEach(onRow);
         },
+        nodes: async (request) => {
+          reads.push('nodes');
+          expect(request).toEqual(window);
+        },
       },
       window,
     );
-    expect(reads).toEqual(['checkpoints', 'events']);
+    expect(reads).toEqual(['checkpoints', 'nodes', 'events']);
     expect(report.events).toMatchObject({ run: { count: 4 }, events: [] });
     expect(report.checkpoints).toEqual([
       {
         checkpoint: { size: 4, hash: events[3]!.hash, note: 'note' },
         event: { id: events[3]!.id, hash: events[3]!.hash },
+        prefix: [{ level: 1, index: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }],
       },
     ]);
   });

@@ -1,6 +1,7 @@
 import { computeEventHash, EventHashPayload } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
 import { follows } from './event-checks';
+import { StoredNodeRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
 
 /**
  * One window of whole-chain verification: the chain's events with after < position <= upTo and
@@ -28,6 +29,8 @@ export interface WindowRows {
   checkpoints(window: WindowRequest, onRow: (row: StoredCheckpointRow) => void): Promise<void>;
   /** The window's events in position order, at most upTo − after + 1 of them. */
   events(window: WindowRequest, onRow: (row: StoredEvent) => void): Promise<void>;
+  /** The stored Merkle nodes whose last leaf is in the window, in completion order (`verificationWindowNodesQuery`). */
+  nodes(window: WindowRequest, onRow: (row: StoredNodeRow) => void): Promise<void>;
 }
 
 /** A checkpoint row as read: the size as text (bigint). */
@@ -63,27 +66,43 @@ export interface WindowEvents {
   events: HashedEvent[];
 }
 
+/** A checkpoint of the window with the stored event at its size (null when there is none). */
+export interface WindowCheckpoint {
+  checkpoint: StoredCheckpoint;
+  event: { id: string; hash: string } | null;
+  /** The maximal perfect subtrees of leaves [after, size), from the events' stored hashes; null when unknown (a gap). */
+  prefix: TreeNode[] | null;
+}
+
 export interface WindowReport {
   events: WindowEvents;
-  /** Each checkpoint of the window with the stored event at its size (null when there is none). */
-  checkpoints: { checkpoint: StoredCheckpoint; event: { id: string; hash: string } | null }[];
+  checkpoints: WindowCheckpoint[];
+  /** The window's part of the chain's Merkle tree, and how the stored tree agrees with it. */
+  tree: WindowTree;
 }
 
 export async function inspectWindow(rows: WindowRows, window: WindowRequest): Promise<WindowReport> {
-  const checkpoints: WindowReport['checkpoints'] = [];
-  const atSize = new Map<number, WindowReport['checkpoints'][number]>();
+  const checkpoints: WindowCheckpoint[] = [];
+  const atSize = new Map<number, WindowCheckpoint>();
   await rows.checkpoints(window, ({ size, hash, note }) => {
-    const entry: WindowReport['checkpoints'][number] = { checkpoint: { size: Number(size), hash, note }, event: null };
+    const entry: WindowCheckpoint = { checkpoint: { size: Number(size), hash, note }, event: null, prefix: null };
     checkpoints.push(entry);
     atSize.set(entry.checkpoint.size, entry);
   });
+  // A checkpoint of size `after` (only size 0: the first window) is the tree before any leaf of the window.
+  const atStart = atSize.get(window.after);
+  if (atStart) atStart.prefix = [];
+  const tree = new WindowTreeBuilder(window.after, window.upTo);
+  await rows.nodes(window, (row) => tree.addStored(row));
   const hasher = new WindowHasher();
   await rows.events(window, (event) => {
     hasher.add(event);
+    tree.addLeaf(event.position, event.hash);
     const entry = atSize.get(event.position);
     if (entry && entry.event === null) entry.event = { id: event.id, hash: event.hash };
+    if (entry && entry.prefix === null) entry.prefix = tree.prefix();
   });
-  return { events: hasher.result(), checkpoints };
+  return { events: hasher.result(), checkpoints, tree: tree.result() };
 }
 
 /** Recomputes every hash of a window of events in position order (all at once). */

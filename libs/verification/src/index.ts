@@ -2,3 +2,4 @@ export * from './event-checks';
 export * from './chain-audit';
 export * from './chain-window';
 export * from './exported-event';
+export * from './window-tree';

@@ -17,7 +17,7 @@ export class CheckpointsController {
   @ApiOperation({
     summary: 'The chain’s latest signed checkpoint (C2SP signed note), signing a new one when the chain grew',
   })
-  @ApiText('origin, size, base64 head hash, blank line, signature lines')
+  @ApiText('origin, size, base64 Merkle root of the first size events, blank line, signature lines')
   @ApiErrors(404)
   checkpoint(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.checkpoints.latest(account, chainId);

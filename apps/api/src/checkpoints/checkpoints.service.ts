@@ -1,25 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
+import { assemble, emptyRoot, eventLeafHash, proveConsistency, rootPlan, verifyConsistency } from '@app/hashing';
 import {
   ChainsRepository,
   CheckpointRow,
   CheckpointsRepository,
   Db,
-  EventsRepository,
+  MerkleNodesRepository,
   TransactionRunner,
 } from '@app/database';
 import { CheckpointSigner } from './checkpoint-signer';
 
+/** What a checkpoint signs: the chain's size and the Merkle root (hex) of its first `size` events. */
 interface Head {
   size: number;
   hash: string;
 }
 
 /**
- * Signs checkpoints. The invariant (tlog-checkpoint: never sign a checkpoint inconsistent with
- * one signed before) is checked against the stored checkpoints inside a transaction that holds
- * the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other checkpoint requests
- * do not, and all of them see the same head.
+ * Signs checkpoints of the chain's Merkle root (contract §10). The invariant (tlog-checkpoint:
+ * never sign a checkpoint inconsistent with one signed before) is checked against the latest
+ * stored checkpoint with an RFC 9162 consistency proof read from the stored tree, inside a
+ * transaction that holds the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other
+ * checkpoint requests do not, and all of them see the same head and tree.
  */
 @Injectable()
 export class CheckpointsService {
@@ -27,7 +30,7 @@ export class CheckpointsService {
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainsRepository,
     private readonly checkpoints: CheckpointsRepository,
-    private readonly events: EventsRepository,
+    private readonly nodes: MerkleNodesRepository,
     private readonly signer: CheckpointSigner,
   ) {}
 
@@ -39,8 +42,9 @@ export class CheckpointsService {
   async latest(accountId: string, chainId: string): Promise<string> {
     if (!CHAIN_ID.test(chainId)) throw AppError.notFound(`Chain ${chainId}`);
     return this.transactions.run(async (tx) => {
-      const head = await this.chains.lockHeadForShare(accountId, chainId, tx);
-      if (!head) throw AppError.notFound(`Chain ${chainId}`);
+      const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
+      if (!locked) throw AppError.notFound(`Chain ${chainId}`);
+      const head: Head = { size: locked.size, hash: await this.rootAt(chainId, locked, tx) };
       const latest = await this.checkpoints.findLatest(chainId, tx);
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
         return this.asCurrent(chainId, latest);
@@ -56,13 +60,31 @@ export class CheckpointsService {
     }, 'READ COMMITTED');
   }
 
-  /** The head may only be signed if it grew from the latest signed checkpoint, through its hash. */
+  /**
+   * The stored tree's root at the head's size, read with the head's own leaf in one query: a tree
+   * whose last leaf is not the chain head's hash (events or head rewritten, tree not) is not signed.
+   */
+  private async rootAt(chainId: string, head: { size: number; hash: string }, tx: Db): Promise<string> {
+    if (head.size === 0) return emptyRoot().toString('hex');
+    const plan = rootPlan(head.size);
+    const last = { level: 0, index: head.size - 1 };
+    const hashes = await this.nodes.reader(chainId, tx)([...plan.nodes, last]);
+    if (!hashes[hashes.length - 1]!.equals(eventLeafHash(head.hash))) {
+      const message =
+        `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree's last leaf is not the chain head's hash. ` +
+        'The chain or its tree was altered; run GET /v1/chain/:chainId/verify.';
+      throw new AppError('INTERNAL_ERROR', message, { chainId, size: head.size });
+    }
+    return assemble(plan, hashes.slice(0, -1))[0]!.toString('hex');
+  }
+
+  /** The tree may only be signed if it grew from the latest signed one: a consistency proof from the stored nodes. */
   private async assertExtends(tx: Db, chainId: string, head: Head, latest: CheckpointRow): Promise<void> {
     const signedSize = Number(latest.size);
     if (signedSize >= head.size) throw this.refuse(chainId, head, latest);
-    if (signedSize === 0) return;
-    if ((await this.events.findHashAt(chainId, signedSize, tx)) !== latest.hash)
-      throw this.refuse(chainId, head, latest);
+    const proof = await proveConsistency(signedSize, head.size, this.nodes.reader(chainId, tx));
+    const [signedRoot, root] = [Buffer.from(latest.hash, 'hex'), Buffer.from(head.hash, 'hex')];
+    if (!verifyConsistency(signedSize, head.size, signedRoot, root, proof)) throw this.refuse(chainId, head, latest);
   }
 
   /** A note signed by an earlier key is signed again, identically in content, by the current one. */

@@ -10,8 +10,10 @@ const TAGS: Record<string, string> = {
   export: 'Download the events of a period as JSON or CSV',
   verification: 'Check one event: its hash and its link to the previous event',
   chains: 'The account’s chains: their heads and sizes',
-  checkpoints: 'Signed checkpoints of a chain (C2SP signed notes), their verifier key, whole-chain verification',
+  checkpoints:
+    'Signed checkpoints of a chain’s Merkle root (C2SP signed notes), their verifier key, whole-chain verification',
   health: 'Liveness and readiness probes',
+  proofs: 'RFC 9162 Merkle proofs of a chain: an event’s inclusion, a smaller tree’s consistency with a larger one',
 };
 
 /** What the global pipe, guards and filter answer on every route (contract §4, §5), and on authenticated ones. */

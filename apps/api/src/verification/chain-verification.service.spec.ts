@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { AppConfig, AppError } from '@app/common';
 import { ChainRecord, ChainsRepository } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
-import { hashWindow, WindowReport, WindowRequest } from '@app/verification';
-import { CHAIN, honestChain } from '@app/verification/chain.fixture';
+import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
+import { CHAIN, honestChain, memoryRows } from '@app/verification/chain.fixture';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationService } from './chain-verification.service';
 import { WindowInspector } from './window-inspector';
@@ -20,8 +20,7 @@ function setup(verifyConcurrency = 2) {
     inspect: (request: WindowRequest) =>
       new Promise<WindowReport>((resolve) => {
         requests.push(request);
-        const events = EVENTS.filter((e) => e.position > request.after && e.position <= request.upTo);
-        pending.push(() => resolve({ events: hashWindow(events), checkpoints: [] }));
+        pending.push(() => void inspectWindow(memoryRows(EVENTS), request).then(resolve));
       }),
   } as unknown as WindowInspector;
   const head = EVENTS[EVENTS.length - 1]!;

@@ -4,6 +4,7 @@ import { Client, Query } from 'pg';
 import {
   verificationWindowCheckpointsQuery,
   verificationWindowEventsQuery,
+  verificationWindowNodesQuery,
 } from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
@@ -66,6 +67,7 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
       {
         checkpoints: (window, onRow) => streamRows(db, verificationWindowCheckpointsQuery(window), onRow),
         events: (window, onRow) => streamRows(db, verificationWindowEventsQuery(window), onRow),
+        nodes: (window, onRow) => streamRows(db, verificationWindowNodesQuery(window), onRow),
       },
       request,
     );

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Piscina from 'piscina';
 import { AppConfig } from '@app/common';
-import { CheckpointsRepository, EventsRepository } from '@app/database';
+import { CheckpointsRepository, EventsRepository, MerkleNodesRepository } from '@app/database';
 import { inspectWindow, WindowReport, WindowRequest, WindowRows } from '@app/verification';
 import type { WindowOutcome, WindowWorkerData } from './chain-window.worker';
 
@@ -25,10 +25,16 @@ export class WindowInspector implements OnApplicationShutdown {
   /** In-process: the repositories' reads on the service's pool. */
   private readonly rows: WindowRows;
 
-  constructor(config: AppConfig, events: EventsRepository, checkpoints: CheckpointsRepository) {
+  constructor(
+    config: AppConfig,
+    events: EventsRepository,
+    checkpoints: CheckpointsRepository,
+    nodes: MerkleNodesRepository,
+  ) {
     this.rows = {
       checkpoints: (window, onRow) => checkpoints.streamVerificationWindow(window, onRow),
       events: (window, onRow) => events.streamVerificationWindow(window, onRow),
+      nodes: (window, onRow) => nodes.streamVerificationWindow(window, onRow),
     };
     const workers = config.databaseUrl ? config.verifyWorkers : 0;
     this.pool = workers > 0 ? createPool(config.databaseUrl!, workers) : null;

@@ -2,8 +2,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   CHECKPOINT_KEY_NAME,
   computeEventHash,
+  eventLeafHash,
   formatVerifierKey,
   GENESIS_HASH,
+  merkleRoot,
   parseVerifierKey,
   signChainCheckpoint,
 } from '@app/hashing';
@@ -38,6 +40,10 @@ function chain(chainId: string, n: number, name = 'default'): ExportedEvent[] {
   return events;
 }
 
+/** The Merkle root of the chain's first `size` events (contract §10), as a checkpoint signs it. */
+const rootOf = (events: ExportedEvent[], size: number): string =>
+  merkleRoot(events.slice(0, size).map((e) => eventLeafHash(e.hash))).toString('hex');
+
 const unfiltered = { actor: null, action: null, resource: null, chain_id: null };
 const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfiltered): ExportDocument => ({
   filters,
@@ -55,7 +61,7 @@ describe('verifyExport', () => {
 
   it('verifies an honest export of two chains, interleaved, with checkpoints', () => {
     const mixed = [a[0]!, b[0]!, a[1]!, b[1]!, ...a.slice(2), b[2]!];
-    const sut = verifyExport(doc(mixed), [note(CHAIN_A, 6, a[5]!.hash), note(CHAIN_B, 2, b[1]!.hash)], keys);
+    const sut = verifyExport(doc(mixed), [note(CHAIN_A, 6, rootOf(a, 6)), note(CHAIN_B, 2, rootOf(b, 2))], keys);
     expect(sut.outcome).toBe('verified');
     expect(sut.findings).toEqual([]);
     expect(sut.chains).toEqual([
@@ -138,15 +144,38 @@ describe('verifyExport', () => {
   });
 
   describe('checkpoints', () => {
-    it('finds a chain rewritten after the checkpoint, at the size and through the next event', () => {
+    it('finds a chain rewritten after the checkpoint: its Merkle root is not the signed one', () => {
       expect(verifyExport(doc(a), [note(CHAIN_A, 4, 'c'.repeat(64))], keys)).toMatchObject({
         outcome: 'tampered',
-        checkpoints: [{ status: 'tampered', message: expect.stringMatching(/position 4 has hash .* rewritten/) }],
+        checkpoints: [
+          {
+            status: 'tampered',
+            message: expect.stringMatching(/Merkle root of the exported events 1–4 is .* rewritten/),
+          },
+        ],
       });
-      expect(verifyExport(doc(a.slice(4)), [note(CHAIN_A, 4, 'c'.repeat(64))], keys).checkpoints[0]).toMatchObject({
-        status: 'tampered',
-        message: expect.stringMatching(/position 5 links to .* rewritten/),
+      // Every hash recomputed and relinked from position 3 on: the export agrees with itself, not with the checkpoint.
+      const forged = a.map((e) => ({ ...e }));
+      forged[2]!.actor = 'mallory';
+      for (let i = 2; i < forged.length; i++) {
+        forged[i]!.previousHash = forged[i - 1]!.hash;
+        forged[i]!.hash = computeEventHash({ ...forged[i]!, chainId: CHAIN_A, position: i + 1 });
+      }
+      const sut = verifyExport(doc(forged), [note(CHAIN_A, 5, rootOf(a, 5))], keys);
+      expect(sut.findings).toEqual([expect.objectContaining({ kind: 'tampered', position: 5 })]);
+      expect(verifyExport(doc(a), [note(CHAIN_A, 5, rootOf(a, 5))], keys).outcome).toBe('verified');
+    });
+
+    it('cannot confirm a checkpoint from an export that does not start at position 1', () => {
+      expect(verifyExport(doc(a.slice(2)), [note(CHAIN_A, 4, rootOf(a, 4))], keys).checkpoints[0]).toMatchObject({
+        status: 'unconfirmed',
+        message: expect.stringMatching(/starts at position 3, not 1/),
       });
+    });
+
+    it('confirms the empty tree at size 0, and nothing else there', () => {
+      expect(verifyExport(doc(a), [note(CHAIN_A, 0, rootOf(a, 0))], keys).outcome).toBe('verified');
+      expect(verifyExport(doc(a), [note(CHAIN_A, 0, GENESIS_HASH)], keys).outcome).toBe('tampered');
     });
 
     it('cannot confirm a checkpoint beyond the export, and says why', () => {
@@ -166,7 +195,7 @@ describe('verifyExport', () => {
       expect(
         verifyExport(doc(sparse, { ...unfiltered, action: 'x' }), [note(CHAIN_A, 3, a[2]!.hash)], keys).checkpoints[0]!
           .message,
-      ).toMatch(/neither position 3 nor 4/);
+      ).toMatch(/does not hold every position 1–3/);
     });
 
     it('rejects a checkpoint not signed by the given key, and one with a bad signature', () => {
@@ -184,14 +213,14 @@ describe('verifyExport', () => {
       });
     });
 
-    it('finds two signed heads for one size (a forked history)', () => {
+    it('finds two signed roots for one size (a forked history)', () => {
       const sut = verifyExport(
         doc(a.slice(0, 2)),
         [note(CHAIN_A, 5, 'c'.repeat(64)), note(CHAIN_A, 5, 'd'.repeat(64))],
         keys,
       );
       expect(sut.findings.map((f) => f.message)).toContainEqual(
-        expect.stringMatching(/two signed checkpoints of size 5 name different heads/),
+        expect.stringMatching(/two signed checkpoints of size 5 name different roots/),
       );
     });
 

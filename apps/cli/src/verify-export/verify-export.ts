@@ -1,4 +1,12 @@
-import { ChainCheckpoint, computeEventHash, NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
+import {
+  ChainCheckpoint,
+  computeEventHash,
+  emptyRoot,
+  leafHash,
+  merkleRoot,
+  NoteVerifier,
+  verifyChainCheckpoint,
+} from '@app/hashing';
 import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
 import { ExportDocument, ExportedEvent, InputError } from './export-document';
 
@@ -189,47 +197,44 @@ function checkCheckpoint(
   return { label: input.label, status, checkpoint, signedBy: verifiedBy, message };
 }
 
-/** Does the export agree with "the chain had `size` events, the last with hash `hash`"? */
+/**
+ * Does the export agree with "the chain's first `size` events have Merkle root `hash`" (contract
+ * §10)? Only an export holding positions 1…size can say: the root is recomputed from their hashes.
+ */
 function holdAgainst(cp: ChainCheckpoint, events: readonly ExportedEvent[]): ['confirmed' | FindingKind, string] {
-  if (cp.size === 0) return ['confirmed', 'an empty chain: nothing to compare'];
+  if (cp.size === 0)
+    return cp.hash === emptyRoot().toString('hex')
+      ? ['confirmed', "an empty chain: the signed root is the empty tree's"]
+      : ['tampered', `the checkpoint of size 0 signed ${cp.hash}, not the empty tree's root`];
   if (events.length === 0)
     return ['unconfirmed', `the export holds no event of chain ${cp.chainId}, so it cannot confirm this checkpoint`];
-  const at = events.find((e) => e.chain.position === cp.size);
-  if (at) {
-    return at.hash === cp.hash
-      ? [
-          'confirmed',
-          `the event at position ${cp.size} has the signed hash: the export's run up to it is exactly what was signed`,
-        ]
-      : [
-          'tampered',
-          `the event at position ${cp.size} has hash ${at.hash}, but the checkpoint signed ${cp.hash}: the chain was rewritten after the checkpoint`,
-        ];
-  }
-  const after = events.find((e) => e.chain.position === cp.size + 1);
-  if (after) {
-    return after.previousHash === cp.hash
-      ? [
-          'confirmed',
-          `the event at position ${cp.size + 1} links to the signed hash: the chain passes through the checkpoint`,
-        ]
-      : [
-          'tampered',
-          `the event at position ${cp.size + 1} links to ${after.previousHash}, but the checkpoint signed ${cp.hash} at size ${cp.size}: the chain was rewritten after the checkpoint`,
-        ];
-  }
-  const last = events[events.length - 1]!.chain.position;
-  if (last < cp.size) {
+  const first = events[0]!.chain.position;
+  if (first !== 1)
     return [
       'unconfirmed',
-      `the export ends at position ${last}, below the checkpoint's size ${cp.size}, so it cannot confirm it: either the export's period ends before ` +
-        `event ${cp.size} was appended (export a later period), or events ${last + 1}–${cp.size} were removed after the checkpoint was signed`,
+      `the export starts at position ${first}, not 1, so the Merkle root of the first ${cp.size} events cannot be recomputed (export the chain from its start)`,
+    ];
+  const prefix = events.filter((e) => e.chain.position <= cp.size);
+  const last = events[events.length - 1]!.chain.position;
+  if (last < cp.size || prefix.length !== cp.size || prefix.some((e, i) => e.chain.position !== i + 1)) {
+    return [
+      'unconfirmed',
+      last < cp.size
+        ? `the export ends at position ${last}, below the checkpoint's size ${cp.size}, so it cannot confirm it: either the export's period ends before ` +
+          `event ${cp.size} was appended (export a later period), or events ${last + 1}–${cp.size} were removed after the checkpoint was signed`
+        : `the export does not hold every position 1–${cp.size} exactly once (a filtered export?), so it cannot recompute the checkpoint's Merkle root`,
     ];
   }
-  return [
-    'unconfirmed',
-    `the export holds neither position ${cp.size} nor ${cp.size + 1} of the chain (a filtered export?), so it cannot confirm this checkpoint`,
-  ];
+  const root = merkleRoot(prefix.map((e) => leafHash(Buffer.from(e.hash, 'hex')))).toString('hex');
+  return root === cp.hash
+    ? [
+        'confirmed',
+        `the Merkle root of the exported events 1–${cp.size} is the signed root: the export up to it is exactly what was signed`,
+      ]
+    : [
+        'tampered',
+        `the Merkle root of the exported events 1–${cp.size} is ${root}, but the checkpoint signed ${cp.hash}: the chain was rewritten after the checkpoint`,
+      ];
 }
 
 /** Two valid checkpoints of one chain and size with different hashes: the service forked the chain. */
@@ -246,7 +251,7 @@ function findForks(checked: readonly CheckpointSummary[], findings: Finding[]): 
           checkpoint.chainId,
           checkpoint.size,
           null,
-          `two signed checkpoints of size ${checkpoint.size} name different heads (${hash}, ${checkpoint.hash}): the service showed two histories`,
+          `two signed checkpoints of size ${checkpoint.size} name different roots (${hash}, ${checkpoint.hash}): the service showed two histories`,
         ),
       );
     }

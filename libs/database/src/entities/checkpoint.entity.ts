@@ -3,7 +3,7 @@ import { bigintAsNumber } from './bigint-number.transformer';
 import { ChainEntity } from './chain.entity';
 
 /**
- * A checkpoint the service signed: the chain had `size` events and head `hash` when it was
+ * A checkpoint the service signed: the chain had `size` events and Merkle root `hash` when it was
  * signed. Kept so that it never signs a smaller size, or the same size with another hash, and so
  * that whole-chain verification can hold the chain against every one of them. Rows are never
  * updated or deleted. The signing key itself is never stored in the database.
@@ -24,7 +24,7 @@ export class CheckpointEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber, primaryKeyConstraintName: 'pk_checkpoints' })
   size!: number;
 
-  /** The chain head at `size`, 64 lowercase hex characters. */
+  /** The Merkle root (contract §10) of the first `size` events, 64 lowercase hex characters. */
   @Column({ type: 'char', length: 64 })
   hash!: string;
 

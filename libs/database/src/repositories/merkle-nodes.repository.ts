@@ -3,6 +3,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db } from '../transaction-runner';
+import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
+
+/** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
+export interface InclusionFacts {
+  chainId: string;
+  position: number;
+  hash: string;
+  /** The chain's size now. */
+  chainSize: number;
+  /** The size asked for, or the chain's. */
+  size: number;
+  /** Stored nodes among those the proof and root need (none when the size is out of range). */
+  nodes: MerkleNode[];
+}
 
 interface NodeRow {
   level: number;
@@ -35,6 +49,56 @@ export class MerkleNodesRepository {
     return rows.map((row) => ({ level: row.level, index: Number(row.index), hash: row.hash }));
   }
 
+  /**
+   * An inclusion proof's reads in one statement (contract §10; the proof endpoint's latency is
+   * one round trip): the account's event, its chain's size, and, when position ≤ size ≤ the
+   * chain's size, every stored node the proof and the root of `size` (default the chain's) can
+   * need: at each level the sibling of the leaf's ancestor, and the perfect subtrees on the right
+   * edge of the tree of `size` (merkle.ts `inclusionPlan` and `rootPlan` take only those).
+   * Null for an unknown event or another account's.
+   */
+  async inclusion(
+    accountId: string,
+    eventId: string,
+    size: number | null,
+    db: Db = this.pool,
+  ): Promise<InclusionFacts | null> {
+    const rows = (await db.query(
+      `WITH f AS (
+         SELECT e.chain_id, e.position, e.hash, c.last_position AS chain_size, COALESCE($3::bigint, c.last_position) AS size
+           FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2)
+       SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size,
+              f.size::float8 AS size, n.level, n."index"::float8 AS index, n.hash AS node
+         FROM f LEFT JOIN LATERAL (
+           SELECT n.level, n."index", n.hash
+             FROM generate_series(0, 62) AS l(level)
+             CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
+                                        (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
+             JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
+            WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n ON true`,
+      [eventId, accountId, size],
+    )) as {
+      chain_id: string;
+      position: number;
+      hash: string;
+      chain_size: number;
+      size: number;
+      level: number | null;
+      index: number | null;
+      node: Buffer | null;
+    }[];
+    const [first] = rows;
+    if (!first) return null;
+    return {
+      chainId: first.chain_id,
+      position: first.position,
+      hash: first.hash,
+      chainSize: first.chain_size,
+      size: first.size,
+      nodes: rows.flatMap((r) => (r.node === null ? [] : [{ level: r.level!, index: r.index!, hash: r.node }])),
+    };
+  }
+
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */
   reader(chainId: string, db: Db = this.pool): NodeReader {
     return async (ids) => (await this.all(chainId, ids, db)).map((node) => node.hash);
@@ -54,6 +118,56 @@ export class MerkleNodesRepository {
          FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS node(level, idx, hash)`,
       [chainId, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString('hex'))],
     );
+  }
+
+  /**
+   * The frontiers of several chains' trees (chain id → size) in one query: what one append
+   * transaction extends. Each chain's nodes come back in `frontierIds(size)` order; a missing
+   * node is an error naming it.
+   */
+  async frontiers(sizes: ReadonlyMap<string, number>, db: Db = this.pool): Promise<Map<string, MerkleNode[]>> {
+    const wanted = [...sizes].flatMap(([chainId, size]) => frontierIds(size).map((id) => ({ chainId, ...id })));
+    const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
+    if (wanted.length === 0) return result;
+    const rows = (await db.query(
+      `SELECT n.chain_id, n.level, n."index"::text AS index, n.hash
+         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
+         JOIN merkle_nodes n ON n.chain_id = want.chain_id AND n.level = want.level AND n."index" = want.idx
+        ORDER BY want.ord`,
+      [wanted.map((w) => w.chainId), wanted.map((w) => w.level), wanted.map((w) => w.index)],
+    )) as (NodeRow & { chain_id: string })[];
+    for (const row of rows)
+      result.get(row.chain_id)!.push({ level: row.level, index: Number(row.index), hash: row.hash });
+    for (const [chainId, size] of sizes)
+      if (result.get(chainId)!.length !== frontierIds(size).length)
+        throw new Error(`chain ${chainId} lacks Merkle node(s) of its frontier at size ${size}`);
+    return result;
+  }
+
+  /** Stores the new nodes of several chains with one statement; a node already stored is a conflict. */
+  async insertMany(nodes: readonly (MerkleNode & { chainId: string })[], db: Db = this.pool): Promise<void> {
+    if (nodes.length === 0) return;
+    await db.query(
+      `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+       SELECT chain_id, level, idx, decode(hash, 'hex')
+         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
+      [
+        nodes.map((n) => n.chainId),
+        nodes.map((n) => n.level),
+        nodes.map((n) => n.index),
+        nodes.map((n) => n.hash.toString('hex')),
+      ],
+    );
+  }
+
+  /** Hands each stored node of a whole-chain verification window to `onRow`, in completion order. */
+  async streamVerificationWindow(
+    window: VerificationWindow,
+    onRow: (row: { level: number; index: string; hash: Buffer }) => void,
+    db: Db = this.pool,
+  ): Promise<void> {
+    const { text, values } = verificationWindowNodesQuery(window);
+    ((await db.query(text, values)) as NodeRow[]).forEach(onRow);
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {

@@ -67,3 +67,27 @@ export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: Ver
     values: [chainId, after === 0 ? -1 : after, upTo],
   };
 }
+
+/**
+ * The stored Merkle nodes of a whole-chain verification window: every node (level, index) whose
+ * last leaf lies in the window (after < (index + 1)·2^level <= upTo), in the order a window's
+ * tree completes them (by that last leaf, children first). One index range per level.
+ */
+export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): {
+  text: string;
+  values: unknown[];
+} {
+  return {
+    // One primary-key range scan per level (OFFSET 0 keeps the planner from flattening the
+    // subquery into a join that reads the chain's whole tree for every window).
+    text: `SELECT n.level, n."index"::text AS index, n.hash
+   FROM generate_series(0, $4::int) AS l(level)
+   CROSS JOIN LATERAL (
+     SELECT m.level, m."index", m.hash FROM merkle_nodes m
+      WHERE m.chain_id = $1 AND m.level = l.level
+        AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
+     OFFSET 0) n
+  ORDER BY (n."index" + 1) << n.level::int, n.level`,
+    values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo))))],
+  };
+}

@@ -14,6 +14,7 @@ import {
 } from '@app/database';
 import { IdempotencyService } from '../idempotency.service';
 import { Appended, AppendRequest, Idempotency } from './append-request';
+import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
   id: string;
@@ -37,7 +38,8 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    this or another instance never deadlock and never fork a chain;
  * 3. under those locks, give each event the next position, the head's hash as previousHash, a
  *    timestamp that never goes back, and its SHA-256 hash;
- * 4. insert all events in one statement and move every head forward in one statement;
+ * 4. insert all events in one statement and move every head forward in one statement; grow each
+ *    chain's Merkle tree by their leaves (ChainTrees: one frontier query, one insert);
  * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
  *    Before anything else, their claims are locked: a request whose claim was taken over (it
  *    looked dead) or already answered is refused, so one key never appends twice.
@@ -55,6 +57,7 @@ export class ChainLedger {
     private readonly chains: ChainsRepository,
     private readonly events: EventsRepository,
     private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly trees: ChainTrees,
   ) {}
 
   /**
@@ -74,6 +77,7 @@ export class ChainLedger {
       const heads = await this.lockHeads(requests, tx);
       const events = requests.map((request) => this.nextEvent(request, heads));
       await this.events.insertMany(events, tx);
+      await this.trees.grow(events, tx);
       await this.chains.moveHeads(
         [...heads.values()].map((h) => ({ ...h, lastTimestamp: new Date(h.lastTimestamp) })),
         tx,
