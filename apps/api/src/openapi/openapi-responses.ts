@@ -8,7 +8,12 @@ import {
   ApiSchemaOptions,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { HeaderObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  HeaderObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorCode, MAX_ACTOR_LENGTH, MAX_REQUEST_ID_LENGTH, REQUEST_ID } from '@app/common';
 
 const ERROR_CODES: Record<ErrorCode, true> = {
@@ -137,19 +142,7 @@ export function ApiData(
   description = 'OK',
   headers: Record<string, HeaderObject> = {},
 ) {
-  return applyDecorators(
-    ApiExtraModels(model),
-    ApiResponse({
-      status,
-      description,
-      headers,
-      content: {
-        'application/json': {
-          schema: { type: 'object', required: ['data'], properties: { data: { $ref: getSchemaPath(model) } } },
-        },
-      },
-    }),
-  );
+  return apiDataOf(model, { $ref: getSchemaPath(model) }, status, description, headers);
 }
 
 /** `{ data: <model>[] }` with `status`: every item, no pages. */
@@ -159,6 +152,16 @@ export function ApiDataList(
   description = 'OK',
   headers: Record<string, HeaderObject> = {},
 ) {
+  return apiDataOf(model, { type: 'array', items: { $ref: getSchemaPath(model) } }, status, description, headers);
+}
+
+function apiDataOf(
+  model: Type<unknown>,
+  data: SchemaObject | ReferenceObject,
+  status: number,
+  description: string,
+  headers: Record<string, HeaderObject>,
+) {
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
@@ -166,13 +169,7 @@ export function ApiDataList(
       description,
       headers,
       content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['data'],
-            properties: { data: { type: 'array', items: { $ref: getSchemaPath(model) } } },
-          },
-        },
+        'application/json': { schema: { type: 'object', required: ['data'], properties: { data } } },
       },
     }),
   );
