@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from '@app/auth';
 import { AppConfigModule, createValidationPipe, GlobalExceptionFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { ChainsModule } from './chains/chains.module';
 import { CheckpointsModule } from './checkpoints/checkpoints.module';
-import { JsonBodyInterceptor } from './common/json-body';
+import { JsonBodyGuard } from './common/json-body';
+import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
@@ -26,9 +27,8 @@ import { VerificationModule } from './verification/verification.module';
     ProofsModule,
   ],
   providers: [
-    // The first global interceptor (AppModule's providers are registered before any imported module's),
-    // so the body is read right after the guards and before anything else that might look at it.
-    { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+    JsonBodyGuard,
+    { provide: APP_GUARD, useClass: RequestGuards },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],

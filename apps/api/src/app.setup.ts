@@ -8,7 +8,7 @@ import { serveOpenApi } from './openapi/openapi';
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
- * middleware reads the body; JsonBodyInterceptor does, after ApiKeyGuard (contract §8).
+ * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8).
  */
 export function configureApp(app: INestApplication): void {
   const express = app as NestExpressApplication;

@@ -9,9 +9,9 @@ import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
 import { Authentication } from './key-authenticator';
 
 /**
- * Global (APP_GUARD): every route needs a valid key with the route's scope unless @Public().
- * Guards run before interceptors and pipes, so before the body is read (JsonBodyInterceptor):
- * a request refused here never has its body read, whatever it is (contract §8).
+ * Run on every request by RequestGuards (the app's one APP_GUARD): every route needs a valid key with the route's scope unless @Public().
+ * The body is read only after this guard let a request through with a key (JsonBodyGuard, the
+ * last guard): a request refused here never has its body read, whatever it is (contract §8).
  */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '@app/common';
 import { ApiKeyGuard } from './api-key.guard';
@@ -12,8 +11,9 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitStorage } from './rate-limit.storage';
 
 /**
- * Deny by default: the key guard (@nestjs/passport over ApiKeyStrategy, which asks
- * KeyAuthenticator), then the per-key rate limit, on every route, before any body is read.
+ * The key guard (@nestjs/passport over ApiKeyStrategy, which asks KeyAuthenticator) and the per-key
+ * rate limit. The app runs them on every route, in that order and before any body is read, from
+ * its one global guard (apps/api/src/common/request-guards.ts): deny by default.
  */
 @Module({
   imports: [
@@ -33,8 +33,9 @@ import { RateLimitStorage } from './rate-limit.storage';
     AuthFailureLimiter,
     KeyAuthenticator,
     KeyBootstrapService,
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
-    { provide: APP_GUARD, useClass: RateLimitGuard },
+    ApiKeyGuard,
+    RateLimitGuard,
   ],
+  exports: [ApiKeyGuard, RateLimitGuard],
 })
 export class AuthModule {}

@@ -8,3 +8,4 @@ export * from './decorators';
 export * from './key-authenticator';
 export * from './key-bootstrap.service';
 export * from './key-registration';
+export * from './rate-limit.guard';

@@ -1,0 +1,27 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { isObservable, lastValueFrom } from 'rxjs';
+import { ApiKeyGuard, RateLimitGuard } from '@app/auth';
+import { JsonBodyGuard } from './json-body';
+
+/**
+ * The one global guard (APP_GUARD in AppModule): the steps every request takes before its handler,
+ * in an order written here and nowhere else, not left to the order Nest finds guards in modules.
+ * Deny by default: ApiKeyGuard (a key with the route's scope, unless @Public()), then the per-key
+ * rate limit, then the body, read only now (contract §8: authentication comes first).
+ */
+@Injectable()
+export class RequestGuards implements CanActivate {
+  private readonly steps: readonly CanActivate[];
+
+  constructor(apiKey: ApiKeyGuard, rateLimit: RateLimitGuard, body: JsonBodyGuard) {
+    this.steps = [apiKey, rateLimit, body];
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    for (const step of this.steps) {
+      const passed = step.canActivate(context);
+      if (!(isObservable(passed) ? await lastValueFrom(passed) : await passed)) return false;
+    }
+    return true;
+  }
+}
