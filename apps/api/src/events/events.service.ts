@@ -64,9 +64,7 @@ export class EventsService {
       idempotency = { key: idempotencyKey, token: claim.token, respond };
     }
     try {
-      const requests = events.map((event) => ({ ...event, idempotency }));
-      const appended =
-        requests.length === 1 ? [await this.queue.append(requests[0]!)] : await this.queue.appendAll(requests);
+      const appended = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
       return {
         body: (appended[0]!.response as T | undefined) ?? respond(appended.map((a) => a.event)),
         replayed: false,
