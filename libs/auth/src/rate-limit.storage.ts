@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import { LRUCache } from 'lru-cache';
+
+/** Keys (API keys, or addresses on public routes) counted at once; the least recently seen go first. */
+const MAX_WINDOWS = 100_000;
 
 interface Window {
   /** When each hit still counted stops counting (now + ttl at the hit), oldest first, from `first`. */
@@ -17,10 +21,12 @@ interface Window {
  * hit: the library starts a timer for every hit, and every timer, when it fires, filters the array
  * of all live timers of the throttler (quadratic in the request rate). Here a hit is its expiry
  * time in a queue, dropped when the key is next seen; a key holds at most `limit + 1` of them.
+ * The keys are a bounded LRU: a flood of addresses on public routes cannot grow it without end
+ * (a key pushed out simply starts counting again).
  */
 @Injectable()
 export class RateLimitStorage implements ThrottlerStorage {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new LRUCache<string, Window>({ max: MAX_WINDOWS });
 
   async increment(
     key: string,

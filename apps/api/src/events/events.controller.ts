@@ -64,7 +64,7 @@ export class EventsController {
     required: false,
     description:
       'As on POST /v1/events, for the whole batch; one namespace per account: a key first used on the other endpoint is a 422',
-    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
+    schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: IDEMPOTENCY_KEY.source },
   })
   @ApiDataList(EventView, 201, 'Appended, or the replay of the first response with this Idempotency-Key', {
     'Idempotent-Replayed': REPLAYED,
