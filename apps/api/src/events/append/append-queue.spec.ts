@@ -47,6 +47,9 @@ const request = (chainName: string, actor: string): AppendRequest => ({
   idempotency: null,
 });
 
+/** One event through the queue, as EventsService hands a single append to it. */
+const one = async (sut: AppendQueue, request: AppendRequest) => (await sut.appendAll([request]))[0]!;
+
 function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
   const config = Object.assign(new AppConfig(), overrides);
@@ -57,8 +60,8 @@ function queueWith(overrides: Partial<AppConfig> = {}) {
 describe('AppendQueue', () => {
   it('writes what arrives while a chain is being written in its next transaction, in arrival order', async () => {
     const { ledger, sut } = queueWith();
-    const first = sut.append(request('hot', 'a0'));
-    const rest = [1, 2, 3, 4].map((i) => sut.append(request('hot', `a${i}`)));
+    const first = one(sut, request('hot', 'a0'));
+    const rest = [1, 2, 3, 4].map((i) => one(sut, request('hot', `a${i}`)));
     await tick();
     expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['a0']]);
     ledger.commitAll();
@@ -72,7 +75,7 @@ describe('AppendQueue', () => {
   it('settles a request only when its transaction commits', async () => {
     const { ledger, sut } = queueWith();
     let settled = false;
-    const appended = sut.append(request('c', 'x')).then(() => (settled = true));
+    const appended = one(sut, request('c', 'x')).then(() => (settled = true));
     await tick();
     expect(settled).toBe(false);
     ledger.commitAll();
@@ -82,7 +85,7 @@ describe('AppendQueue', () => {
 
   it('runs transactions of other chains alongside, up to APPEND_CONCURRENCY, never two on one chain', async () => {
     const { ledger, sut } = queueWith({ appendConcurrency: 2 });
-    const all = ['x', 'y', 'z', 'x', 'y'].map((chain, i) => sut.append(request(chain, `${chain}${i}`)));
+    const all = ['x', 'y', 'z', 'x', 'y'].map((chain, i) => one(sut, request(chain, `${chain}${i}`)));
     await tick();
     // Two transactions in flight (x0, y1); z2 waits for a free slot, x3 and y4 for their chains.
     expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['x0'], ['y1']]);
@@ -103,8 +106,8 @@ describe('AppendQueue', () => {
 
   it('caps a transaction at APPEND_BATCH_SIZE events', async () => {
     const { ledger, sut } = queueWith({ appendBatchSize: 3, appendConcurrency: 1 });
-    sut.append(request('c', 'first')).catch(() => undefined);
-    const later = Array.from({ length: 7 }, (_, i) => sut.append(request(`c${i}`, `e${i}`)));
+    one(sut, request('c', 'first')).catch(() => undefined);
+    const later = Array.from({ length: 7 }, (_, i) => one(sut, request(`c${i}`, `e${i}`)));
     await tick();
     ledger.commitAll();
     for (let i = 0; i < 4; i++) {
@@ -117,8 +120,8 @@ describe('AppendQueue', () => {
 
   it('answers 503 with Retry-After when APPEND_QUEUE_LIMIT events are already waiting', async () => {
     const { ledger, sut } = queueWith({ appendQueueLimit: 2, appendConcurrency: 1 });
-    const accepted = [sut.append(request('c', '1')), sut.append(request('c', '2')), sut.append(request('c', '3'))];
-    const refused = sut.append(request('c', '4'));
+    const accepted = [one(sut, request('c', '1')), one(sut, request('c', '2')), one(sut, request('c', '3'))];
+    const refused = one(sut, request('c', '4'));
     await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
     await expect(refused).rejects.toBeInstanceOf(AppError);
     for (let i = 0; i < 3; i++) {
@@ -134,18 +137,18 @@ describe('AppendQueue', () => {
     expect(weight).toBeGreaterThan(2000); // 'é' is two bytes in UTF-8
     const { ledger, sut } = queueWith({ appendQueueLimitBytes: 2 * weight + 100, appendConcurrency: 1 });
     // The first goes straight into a transaction; two more fill the bytes while it runs.
-    const accepted = [sut.append(big('1')), sut.append(big('2')), sut.append(big('3'))];
-    const refused = sut.append(big('4'));
+    const accepted = [one(sut, big('1')), one(sut, big('2')), one(sut, big('3'))];
+    const refused = one(sut, big('4'));
     await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
     await expect(refused).rejects.toBeInstanceOf(AppError);
     // A small event still fits in what is left; once the transactions commit, big ones fit again.
-    const small = sut.append(request('c', 'small'));
+    const small = one(sut, request('c', 'small'));
     for (let i = 0; i < 3; i++) {
       await tick();
       ledger.commitAll();
     }
     await Promise.all([...accepted, small]);
-    const later = sut.append(big('5'));
+    const later = one(sut, big('5'));
     await tick();
     ledger.commitAll();
     await expect(later).resolves.toMatchObject({ event: { actor: '5' } });
@@ -155,8 +158,8 @@ describe('AppendQueue', () => {
     const { ledger, sut } = queueWith({ appendConcurrency: 1 });
     const refusal = Object.assign(new Error('invalid input syntax'), { code: '22P02' });
     ledger.failWith = (requests) => (requests.some((r) => r.actor === 'poison') ? refusal : null);
-    const blocker = sut.append(request('c', 'blocker'));
-    const settled = Promise.allSettled(['ok1', 'poison', 'ok2'].map((actor) => sut.append(request('c', actor))));
+    const blocker = one(sut, request('c', 'blocker'));
+    const settled = Promise.allSettled(['ok1', 'poison', 'ok2'].map((actor) => one(sut, request('c', actor))));
     await tick();
     ledger.commitAll();
     await blocker;
@@ -179,10 +182,10 @@ describe('AppendQueue', () => {
   it('fails the requests of a batch the database could not take, and recovers for the next', async () => {
     const { ledger, sut } = queueWith({ appendConcurrency: 1 });
     ledger.failWith = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const results = await Promise.allSettled([sut.append(request('c', 'a')), sut.append(request('c', 'b'))]);
+    const results = await Promise.allSettled([one(sut, request('c', 'a')), one(sut, request('c', 'b'))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     ledger.failWith = null;
-    const later = sut.append(request('c', 'c'));
+    const later = one(sut, request('c', 'c'));
     await tick();
     ledger.commitAll();
     await expect(later).resolves.toMatchObject({ event: { chainName: 'c' } });
@@ -195,8 +198,8 @@ describe('AppendQueue', () => {
       const { ledger, sut } = queueWith({ appendConcurrency: 1 });
       const refusal = Object.assign(new Error('check violation'), { code: '23514' });
       ledger.failWith = (requests) => (requests.some((r) => r.actor === 'poison') ? refusal : null);
-      const blocker = sut.append(request('x', 'blocker'));
-      const before = sut.append(request('a', 's1'));
+      const blocker = one(sut, request('x', 'blocker'));
+      const before = one(sut, request('a', 's1'));
       const refused = sut.appendAll([request('b', 'b1'), request('c', 'poison'), request('b', 'b2')]);
       const good = sut.appendAll([request('d', 'd1'), request('a', 'd2')]);
       const settled = Promise.allSettled([before, refused, good]);
@@ -222,11 +225,11 @@ describe('AppendQueue', () => {
 
     it('holds back later requests of its chains while one of its chains is busy (arrival order per chain)', async () => {
       const { ledger, sut } = queueWith({ appendConcurrency: 2 });
-      const busy = sut.append(request('a', 'a1'));
+      const busy = one(sut, request('a', 'a1'));
       await tick();
       const both = sut.appendAll([request('a', 'a2'), request('b', 'b1')]);
-      const laterB = sut.append(request('b', 'b2'));
-      const other = sut.append(request('c', 'c1'));
+      const laterB = one(sut, request('b', 'b2'));
+      const other = one(sut, request('c', 'c1'));
       await tick();
       // b2 must not overtake b1, which waits for chain a; c1 is free.
       expect(actors(ledger)).toEqual([['a1'], ['c1']]);
@@ -241,9 +244,9 @@ describe('AppendQueue', () => {
 
     it('goes alone when larger than APPEND_BATCH_SIZE, never split', async () => {
       const { ledger, sut } = queueWith({ appendBatchSize: 2, appendConcurrency: 1 });
-      const blocker = sut.append(request('x', 'blocker'));
+      const blocker = one(sut, request('x', 'blocker'));
       const big = sut.appendAll(['1', '2', '3'].map((i) => request(`c${i}`, i)));
-      const after = sut.append(request('y', 'after'));
+      const after = one(sut, request('y', 'after'));
       for (let i = 0; i < 3; i++) {
         await tick();
         ledger.commitAll();
@@ -254,8 +257,8 @@ describe('AppendQueue', () => {
 
     it('counts its events against APPEND_QUEUE_LIMIT: 503 when they do not all fit, nothing queued', async () => {
       const { ledger, sut } = queueWith({ appendQueueLimit: 3, appendConcurrency: 1 });
-      const blocker = sut.append(request('x', 'blocker'));
-      const waiting = sut.append(request('c', 'w'));
+      const blocker = one(sut, request('x', 'blocker'));
+      const waiting = one(sut, request('c', 'w'));
       const refused = sut.appendAll(['1', '2', '3'].map((i) => request('c', i)));
       await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
       const fits = sut.appendAll(['1', '2'].map((i) => request('c', i)));

@@ -48,10 +48,6 @@ export class AppendQueue implements BeforeApplicationShutdown {
     this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, database.settings.poolSize - 1));
   }
 
-  async append(request: AppendRequest): Promise<Appended> {
-    return (await this.appendAll([request]))[0]!;
-  }
-
   /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
   appendAll(requests: AppendRequest[]): Promise<Appended[]> {
     let bytes = 0;
