@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * What repositories run their SQL on: the pool (outside a transaction) or the manager of the
@@ -8,6 +11,36 @@ import { DataSource, EntityManager } from 'typeorm';
  * parameter and default to the pool, so a service never holds a DataSource or EntityManager.
  */
 export type Db = EntityManager;
+
+/** Statement names by text: one name per distinct text, so each call site is one prepared statement. */
+const statementNames = new Map<string, string>();
+
+/**
+ * `db.query(text, values)` as a named prepared statement: PostgreSQL parses and plans `text` once
+ * per connection (pg remembers which names each connection has prepared) instead of at every
+ * call. For hot statements whose text is a constant: the inclusion proof's read took ~1.0 ms per
+ * call unnamed and ~0.6 ms named, most of the difference planning. Errors are TypeORM's
+ * QueryFailedError, as from `db.query`.
+ */
+export async function queryPrepared<Row extends QueryResultRow>(
+  db: Db,
+  text: string,
+  values: unknown[],
+): Promise<Row[]> {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `audit_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  const client: Pool | PoolClient = db.queryRunner
+    ? ((await db.queryRunner.connect()) as PoolClient)
+    : ((db.connection.driver as PostgresDriver).master as Pool);
+  try {
+    return (await client.query<Row>({ name, text, values })).rows;
+  } catch (error) {
+    throw new QueryFailedError(text, values, error as Error);
+  }
+}
 
 export type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
