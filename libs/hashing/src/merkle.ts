@@ -29,10 +29,15 @@ export interface MerkleNode extends NodeId {
 /** A range of leaves [begin, end) whose RFC 9162 subtree hash is one element of a proof. */
 export type LeafRange = readonly [begin: number, end: number];
 
-/** What a proof or root needs: `ranges` in output order, `nodes` (distinct) to read for them. */
+/**
+ * What a proof or root needs: `ranges` in output order, `nodes` to read for them. The ranges of a
+ * plan are disjoint, so its nodes are distinct: each range's `rangeNodes` in turn, `counts[i]` of
+ * them for range i.
+ */
 export interface MerklePlan {
   ranges: LeafRange[];
   nodes: NodeId[];
+  counts: number[];
 }
 
 /** Reads stored perfect-subtree hashes, in the order asked (one batched query). */
@@ -136,16 +141,10 @@ export function foldRange(hashes: readonly Buffer[]): Buffer {
 }
 
 function planOf(ranges: LeafRange[]): MerklePlan {
-  const seen = new Set<string>();
   const nodes: NodeId[] = [];
-  for (const [begin, end] of ranges) {
-    for (const id of rangeNodes(begin, end)) {
-      const key = `${id.level}/${id.index}`;
-      if (!seen.has(key)) nodes.push(id);
-      seen.add(key);
-    }
-  }
-  return { ranges, nodes };
+  const counts = ranges.map(([begin, end]) => nodes.push(...rangeNodes(begin, end)));
+  for (let i = counts.length - 1; i > 0; i--) counts[i]! -= counts[i - 1]!;
+  return { ranges, nodes, counts };
 }
 
 /** The root of a tree of `size` ≥ 1 leaves. (The empty tree's root needs no node: `emptyRoot()`.) */
@@ -202,10 +201,8 @@ export function consistencyPlan(from: number, to: number): MerklePlan {
 export function assemble(plan: MerklePlan, nodeHashes: readonly Buffer[]): Buffer[] {
   if (nodeHashes.length !== plan.nodes.length)
     throw new RangeError(`the plan needs ${plan.nodes.length} node(s), ${nodeHashes.length} given`);
-  const byId = new Map(plan.nodes.map((id, i) => [`${id.level}/${id.index}`, nodeHashes[i]!]));
-  return plan.ranges.map(([begin, end]) =>
-    foldRange(rangeNodes(begin, end).map((id) => byId.get(`${id.level}/${id.index}`)!)),
-  );
+  let next = 0;
+  return plan.counts.map((count) => foldRange(nodeHashes.slice(next, (next += count))));
 }
 
 /** Reads a plan's nodes with one call to `read` and assembles it. */

@@ -42,10 +42,12 @@ export class ProofsService {
         'size',
         `size must be between the event's position (${position}) and the chain's size (${facts.chainSize})`,
       );
-    const stored = new Map(facts.nodes.map((n) => [key(n), n.hash]));
-    const [proof, rootHashes] = await resolve([inclusionPlan(position - 1, size), rootPlan(size)], async (ids) =>
-      ids.map((id) => stored.get(key(id)) ?? missing(chainId, id)),
-    );
+    const stored = (id: NodeId): Buffer =>
+      facts.nodes.find((n) => n.level === id.level && n.index === id.index)?.hash ?? missing(chainId, id);
+    const proofPlan = inclusionPlan(position - 1, size);
+    const treePlan = rootPlan(size);
+    const proof = assemble(proofPlan, proofPlan.nodes.map(stored));
+    const [root] = assemble(treePlan, treePlan.nodes.map(stored));
     return {
       data: {
         chainId,
@@ -53,8 +55,8 @@ export class ProofsService {
         leafIndex: position - 1,
         size,
         eventHash: facts.hash,
-        rootHash: hex(rootHashes![0]!),
-        proof: proof!.map(hex),
+        rootHash: hex(root!),
+        proof: proof.map(hex),
       },
     };
   }

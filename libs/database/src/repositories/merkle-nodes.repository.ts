@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
-import { Db } from '../transaction-runner';
+import { frontierIds, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
+import { Db, queryPrepared } from '../transaction-runner';
 import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
@@ -16,6 +16,32 @@ export interface InclusionFacts {
   size: number;
   /** Stored nodes among those the proof and root need (none when the size is out of range). */
   nodes: MerkleNode[];
+}
+
+/** MerkleNodesRepository.inclusion's statement; `size` ($3) null means the chain's size. */
+export const INCLUSION_SQL = `WITH f AS (
+    SELECT e.chain_id, e.position, e.hash, c.last_position AS chain_size, COALESCE($3::bigint, c.last_position) AS size
+      FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2)
+  SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size, f.size::float8 AS size,
+         n.levels, n.indexes, n.hashes
+    FROM f CROSS JOIN LATERAL (
+      SELECT array_agg(n.level) AS levels, array_agg(n."index"::float8) AS indexes, string_agg(n.hash, ''::bytea) AS hashes
+        FROM generate_series(0, 62) AS l(level)
+        CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
+                                   (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
+        JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
+       WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n`;
+
+interface InclusionRow {
+  chain_id: string;
+  position: number;
+  hash: string;
+  chain_size: number;
+  size: number;
+  /** Null when no node qualifies (size out of range); else the nodes' levels, indexes and hashes, in one order. */
+  levels: number[] | null;
+  indexes: number[] | null;
+  hashes: Buffer | null;
 }
 
 interface NodeRow {
@@ -51,11 +77,12 @@ export class MerkleNodesRepository {
 
   /**
    * An inclusion proof's reads in one statement (contract §10; the proof endpoint's latency is
-   * one round trip): the account's event, its chain's size, and, when position ≤ size ≤ the
-   * chain's size, every stored node the proof and the root of `size` (default the chain's) can
-   * need: at each level the sibling of the leaf's ancestor, and the perfect subtrees on the right
-   * edge of the tree of `size` (merkle.ts `inclusionPlan` and `rootPlan` take only those).
-   * Null for an unknown event or another account's.
+   * one round trip), prepared once per connection: the account's event, its chain's size, and,
+   * when position ≤ size ≤ the chain's size, every stored node the proof and the root of `size`
+   * (default the chain's) can need: at each level the sibling of the leaf's ancestor, and the
+   * perfect subtree on the right edge of the tree of `size` (merkle.ts `inclusionPlan` and
+   * `rootPlan` take only those). The nodes come back as one row (their hashes concatenated), not a
+   * row each. Null for an unknown event or another account's.
    */
   async inclusion(
     accountId: string,
@@ -63,39 +90,20 @@ export class MerkleNodesRepository {
     size: number | null,
     db: Db = this.pool,
   ): Promise<InclusionFacts | null> {
-    const rows = (await db.query(
-      `WITH f AS (
-         SELECT e.chain_id, e.position, e.hash, c.last_position AS chain_size, COALESCE($3::bigint, c.last_position) AS size
-           FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2)
-       SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size,
-              f.size::float8 AS size, n.level, n."index"::float8 AS index, n.hash AS node
-         FROM f LEFT JOIN LATERAL (
-           SELECT n.level, n."index", n.hash
-             FROM generate_series(0, 62) AS l(level)
-             CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
-                                        (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
-             JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
-            WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n ON true`,
-      [eventId, accountId, size],
-    )) as {
-      chain_id: string;
-      position: number;
-      hash: string;
-      chain_size: number;
-      size: number;
-      level: number | null;
-      index: number | null;
-      node: Buffer | null;
-    }[];
-    const [first] = rows;
-    if (!first) return null;
+    const [row] = await queryPrepared<InclusionRow>(db, INCLUSION_SQL, [eventId, accountId, size]);
+    if (!row) return null;
+    const { levels, indexes, hashes } = row;
     return {
-      chainId: first.chain_id,
-      position: first.position,
-      hash: first.hash,
-      chainSize: first.chain_size,
-      size: first.size,
-      nodes: rows.flatMap((r) => (r.node === null ? [] : [{ level: r.level!, index: r.index!, hash: r.node }])),
+      chainId: row.chain_id,
+      position: row.position,
+      hash: row.hash,
+      chainSize: row.chain_size,
+      size: row.size,
+      nodes: (levels ?? []).map((level, i) => ({
+        level,
+        index: indexes![i]!,
+        hash: hashes!.subarray(i * MERKLE_HASH_BYTES, (i + 1) * MERKLE_HASH_BYTES),
+      })),
     };
   }
 
