@@ -1,33 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
-import { ChainsRepository, MerkleNodesRepository } from '@app/database';
-import {
-  assemble,
-  consistencyPlan,
-  emptyRoot,
-  inclusionPlan,
-  MerklePlan,
-  NodeId,
-  NodeReader,
-  rootPlan,
-} from '@app/hashing';
+import { MerkleNodesRepository } from '@app/database';
+import { assemble, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 
 const hex = (hash: Buffer): string => hash.toString('hex');
 
 /**
- * Inclusion and consistency proofs (contract §10), from the stored tree. An inclusion proof is one
- * statement (the event, its chain's size and the nodes it can need); a consistency proof two (the
- * chain, then every node of the proof and both roots). Nodes of a size the chain has reached never
- * change, so no transaction is needed between the two.
+ * Inclusion and consistency proofs (contract §10), from the stored tree, each with one statement:
+ * the event or chain, its size, and the nodes the proof and its roots need (planned first from the
+ * sizes asked; for an inclusion proof, in SQL from the event's position). Nodes of a size the chain
+ * has reached never change, so a proof needs no transaction.
  */
 @Injectable()
 export class ProofsService {
-  constructor(
-    private readonly chains: ChainsRepository,
-    private readonly nodes: MerkleNodesRepository,
-  ) {}
+  constructor(private readonly nodes: MerkleNodesRepository) {}
 
   async inclusion(
     accountId: string,
@@ -66,21 +54,28 @@ export class ProofsService {
     chainId: string,
     { from, to }: ConsistencyProofQuery,
   ): Promise<{ data: ConsistencyProofView }> {
-    const chain = CHAIN_ID.test(chainId) ? await this.chains.findOwned(accountId, chainId) : null;
+    const plans =
+      from > to
+        ? []
+        : [consistencyPlan(from, to), ...(from > 0 ? [rootPlan(from)] : []), ...(to > 0 ? [rootPlan(to)] : [])];
+    const ids = plans.flatMap((plan) => plan.nodes);
+    const chain = CHAIN_ID.test(chainId) ? await this.nodes.chainNodes(accountId, chainId, ids, to) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
-    if (to > chain.lastPosition) throw outOfRange('to', `to must not exceed the chain's size (${chain.lastPosition})`);
+    if (to > chain.size) throw outOfRange('to', `to must not exceed the chain's size (${chain.size})`);
     if (from > to) throw outOfRange('from', `from must not exceed to (${to})`);
-    const plans = [consistencyPlan(from, to), ...(from > 0 ? [rootPlan(from)] : []), ...(to > 0 ? [rootPlan(to)] : [])];
-    const [proof, ...roots] = await resolve(plans, this.nodes.reader(chain.id));
+    if (chain.hashes.length !== ids.length)
+      throw new Error(`chain ${chain.chainId} lacks Merkle node(s) of a proof from ${from} to ${to}`);
+    let next = 0;
+    const [proof, ...roots] = plans.map((plan) =>
+      assemble(plan, chain.hashes.slice(next, (next += plan.nodes.length))),
+    );
     const fromRoot = from > 0 ? roots.shift()![0]! : emptyRoot();
     const toRoot = to > 0 ? roots.shift()![0]! : emptyRoot();
     return {
-      data: { chainId: chain.id, from, to, fromRoot: hex(fromRoot), toRoot: hex(toRoot), proof: proof!.map(hex) },
+      data: { chainId: chain.chainId, from, to, fromRoot: hex(fromRoot), toRoot: hex(toRoot), proof: proof!.map(hex) },
     };
   }
 }
-
-const key = (id: NodeId): string => `${id.level}/${id.index}`;
 
 function missing(chainId: string, id: NodeId): never {
   throw new Error(`chain ${chainId} lacks Merkle node (${id.level}, ${id.index})`);
@@ -88,19 +83,4 @@ function missing(chainId: string, id: NodeId): never {
 
 function outOfRange(field: string, message: string): AppError {
   return AppError.validation([{ field, message }]);
-}
-
-/** Several plans' hashes with one read of all their (distinct) nodes. */
-async function resolve(plans: readonly MerklePlan[], read: NodeReader): Promise<Buffer[][]> {
-  const ids = new Map<string, NodeId>();
-  for (const plan of plans) for (const id of plan.nodes) ids.set(key(id), id);
-  const wanted = [...ids.values()];
-  const hashes = wanted.length === 0 ? [] : await read(wanted);
-  const byKey = new Map(wanted.map((id, i) => [key(id), hashes[i]!]));
-  return plans.map((plan) =>
-    assemble(
-      plan,
-      plan.nodes.map((id) => byKey.get(key(id))!),
-    ),
-  );
 }

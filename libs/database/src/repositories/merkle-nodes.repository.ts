@@ -32,6 +32,15 @@ export const INCLUSION_SQL = `WITH f AS (
         JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
        WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n`;
 
+/** MerkleNodesRepository.chainNodes's statement. */
+const CHAIN_NODES_SQL = `SELECT c.id, c.last_position::float8 AS size, n.hashes
+    FROM chains c CROSS JOIN LATERAL (
+      SELECT string_agg(n.hash, ''::bytea ORDER BY want.ord) AS hashes
+        FROM unnest($3::smallint[], $4::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
+        JOIN merkle_nodes n ON n.chain_id = c.id AND n.level = want.level AND n."index" = want.idx
+       WHERE $5::bigint <= c.last_position) n
+   WHERE c.id = $1 AND c.account_id = $2`;
+
 interface InclusionRow {
   chain_id: string;
   position: number;
@@ -105,6 +114,33 @@ export class MerkleNodesRepository {
         hash: hashes!.subarray(i * MERKLE_HASH_BYTES, (i + 1) * MERKLE_HASH_BYTES),
       })),
     };
+  }
+
+  /**
+   * A consistency proof's reads in one statement (contract §10), prepared once per connection: the
+   * account's chain and its size, and, when `upTo` ≤ that size, the stored nodes `ids` (repeats
+   * allowed), in that order. Null for an unknown chain or another account's; `hashes` is empty when
+   * `upTo` exceeds the size, and one short of `ids` per node not stored.
+   */
+  async chainNodes(
+    accountId: string,
+    chainId: string,
+    ids: readonly NodeId[],
+    upTo: number,
+    db: Db = this.pool,
+  ): Promise<{ chainId: string; size: number; hashes: Buffer[] } | null> {
+    const [row] = await queryPrepared<{ id: string; size: number; hashes: Buffer | null }>(db, CHAIN_NODES_SQL, [
+      chainId,
+      accountId,
+      ids.map((id) => id.level),
+      ids.map((id) => id.index),
+      upTo,
+    ]);
+    if (!row) return null;
+    const hashes: Buffer[] = [];
+    for (let at = 0; row.hashes && at < row.hashes.length; at += MERKLE_HASH_BYTES)
+      hashes.push(row.hashes.subarray(at, at + MERKLE_HASH_BYTES));
+    return { chainId: row.id, size: row.size, hashes };
   }
 
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */
