@@ -1,9 +1,11 @@
 'use strict';
 
 /**
- * `npm run bench`: starts the built service on a fresh PostgreSQL database, seeds what the read
- * scenarios need, measures every scenario of issue 4 against a baseline in the same run, prints
- * one table and writes bench/results/<YYYY-MM-DD-HHMM>.json and .md. Tuning: see bench/README.md.
+ * `npm run bench`: starts the built service on a fresh PostgreSQL database (for the ingest and
+ * batch scenarios also the same service without the Merkle tree on a second one), seeds what the
+ * read scenarios need, measures every scenario of issue 4 against a baseline in the same run,
+ * prints one table and writes bench/results/<YYYY-MM-DD-HHMM>.json and .md. Tuning: see
+ * bench/README.md.
  */
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -11,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { loadBenchConfig } = require('./lib/config');
-const { benchDatabaseName, createDatabase, dropDatabase, pool } = require('./lib/database');
+const { benchDatabaseName, createDatabase, dropDatabase, pool, withClient } = require('./lib/database');
 const {
   freePort,
   startNode,
@@ -44,6 +46,8 @@ const SCENARIOS = {
   proof: proofScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify'];
+/** Scenarios that also measure the service without the Merkle tree, on a second database. */
+const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
 const t0 = Date.now();
 const log = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
@@ -51,17 +55,18 @@ const withTimeout = (promise, ms) => Promise.race([promise, new Promise((resolve
 
 const state = {
   cfg: null,
-  dbName: null,
-  dbCreated: false,
+  /** Names of the bench databases created so far: dropped by cleanup(). */
+  databases: [],
   db: null,
   readPool: null,
   sampler: null,
   service: null,
+  noTreeService: null,
   tmpDir: null,
 };
 let cleaning = null;
 
-/** Idempotent: stops the children, drops the bench database, removes the temp dir. */
+/** Idempotent: stops the children, drops the bench databases, removes the temp dir. */
 function cleanup() {
   cleaning ??= (async () => {
     if (state.sampler) state.sampler.stop();
@@ -70,12 +75,12 @@ function cleanup() {
       3000,
     );
     await stopAllChildren();
-    if (state.dbCreated) {
+    for (const name of state.databases) {
       try {
-        await dropDatabase(state.cfg.baseDatabaseUrl, state.dbName);
-        log(`dropped database ${state.dbName}`);
+        await dropDatabase(state.cfg.baseDatabaseUrl, name);
+        log(`dropped database ${name}`);
       } catch (error) {
-        console.error(`could not drop database ${state.dbName}: ${error.message}`);
+        console.error(`could not drop database ${name}: ${error.message}`);
       }
     }
     if (state.tmpDir) fs.rmSync(state.tmpDir, { recursive: true, force: true });
@@ -125,6 +130,14 @@ async function environment(db) {
   };
 }
 
+/** Creates a fresh bench database, remembered for cleanup() before anything else can fail. */
+async function createBenchDatabase(name) {
+  const url = await createDatabase(state.cfg.baseDatabaseUrl, name);
+  state.databases.push(name);
+  log(`created database ${name}`);
+  return url;
+}
+
 async function accountId(db, name) {
   const { rows } = await db.query('SELECT id FROM accounts WHERE name = $1', [name]);
   if (!rows[0]) throw new Error(`account '${name}' was not created from API_KEYS`);
@@ -141,10 +154,8 @@ async function main() {
   const hashing = require(cfg.hashingLib);
   const startedAt = new Date();
   state.tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-bench-'));
-  state.dbName = benchDatabaseName(startedAt);
-  const benchUrl = await createDatabase(cfg.baseDatabaseUrl, state.dbName);
-  state.dbCreated = true;
-  log(`created database ${state.dbName}`);
+  const dbName = benchDatabaseName(startedAt);
+  const benchUrl = await createBenchDatabase(dbName);
 
   const port = await freePort();
   const keys = {
@@ -177,6 +188,38 @@ async function main() {
     log(`service ready on ${serviceUrl} (pid ${state.service.pid})`);
   };
   await startService();
+
+  /**
+   * The ingest and batch scenarios also load a second service, the same build and settings on a
+   * second fresh database, with bench/lib/without-merkle-tree.js preloaded: it appends without
+   * writing the Merkle tree, so the scenarios price the tree in the same run.
+   */
+  let noTree = null;
+  const noTreeLog = path.join(state.tmpDir, 'service-no-tree.log');
+  if (cfg.scenarios.some((s) => INGEST.includes(s))) {
+    const noTreeUrl = await createBenchDatabase(`${dbName}_notree`);
+    const noTreePort = await freePort();
+    state.noTreeService = startNode(cfg.serviceMain, {
+      logFile: noTreeLog,
+      env: {
+        ...serviceEnv,
+        BENCH_PROFILE_FILE: '',
+        DATABASE_URL: noTreeUrl,
+        PORT: String(noTreePort),
+        DATA_DIR: path.join(state.tmpDir, 'data-no-tree'),
+      },
+      nodeArgs: ['-r', path.join(__dirname, 'lib', 'without-merkle-tree.js')],
+    });
+    const url = `http://127.0.0.1:${noTreePort}`;
+    await waitUntilReady(state.noTreeService, `${url}/health/ready`, { logFile: noTreeLog });
+    cpu.track('serviceNoTree', state.noTreeService.pid, 'service');
+    noTree = {
+      serviceUrl: url,
+      benchUrl: noTreeUrl,
+      accounts: { ingest: await withClient(noTreeUrl, (c) => accountId(c, 'bench-ingest')) },
+    };
+    log(`service without the Merkle tree ready on ${url} (pid ${state.noTreeService.pid})`);
+  }
   state.db = pool(benchUrl, 4);
   state.readPool = pool(benchUrl, cfg.readPoolSize);
 
@@ -191,12 +234,15 @@ async function main() {
     sampler: state.sampler,
     serviceUrl,
     restartService: startService,
+    noTree,
     cpu,
     accounts: {
       bench: await accountId(state.db, 'bench'),
       ingest: await accountId(state.db, 'bench-ingest'),
       proofs: await accountId(state.db, 'bench-proofs'),
     },
+    /** Chains the raw-pg baselines append to (they write no Merkle nodes). */
+    rawPgChains: [],
     seed: null,
     proofSeed: null,
   };
@@ -267,8 +313,12 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot']) {
+  for (const name of INGEST) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+  }
+  if (state.noTreeService) {
+    await stopChild(state.noTreeService);
+    cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
   for (const name of ['list', 'export', 'verify', 'chain-verify']) {
@@ -280,10 +330,18 @@ async function main() {
   report.finishedAt = new Date().toISOString();
   report.durationSeconds = (Date.now() - t0) / 1000;
   report.serverPeakRss = state.sampler.peak;
-  const problems = fs
-    .readFileSync(serviceLog, 'utf8')
-    .split('\n')
-    .filter((line) => /\b(ERROR|WARN)\b/.test(line));
+  const problems = [
+    ['', serviceLog],
+    ['(no tree) ', noTreeLog],
+  ].flatMap(([prefix, file]) =>
+    fs.existsSync(file)
+      ? fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => /\b(ERROR|WARN)\b/.test(line))
+          .map((line) => `${prefix}${line}`)
+      : [],
+  );
   report.serviceLogProblems = { count: problems.length, first: problems.slice(0, 5) };
   const { text, files, targets } = writeReport(path.join(cfg.root, 'bench', 'results'), report);
   console.log(`\n${text}\n`);

@@ -46,23 +46,32 @@ function postgresTicks() {
 }
 
 /**
- * Where the CPU went during a run, in cores (CPU seconds per wall-clock second): the service
- * process, every PostgreSQL process, this bench process (the load generator or the baseline's
- * client), and everything else on the machine. On a 2-core machine the four add up to at most 2.
+ * Where the CPU went during a run, in cores (CPU seconds per wall-clock second): the tracked
+ * processes by label (`service`, `bareHttp`), every PostgreSQL process, this bench process (the
+ * load generator or the baseline's client), and everything else on the machine. On a 2-core
+ * machine they add up to at most 2. Processes tracked under one label add up: the ingest
+ * scenarios' second service (without the Merkle tree) counts as `service` too, so a run's
+ * `service` figure is whichever of the two it loaded (the other one idles).
  */
 class CpuMeter {
   constructor() {
     this.hz = clockTicks();
+    /** key → { pid, label } */
     this.pids = new Map();
   }
 
-  track(name, pid) {
-    this.pids.set(name, pid);
+  /** Tracks `pid` under `key` (a later call with the same key replaces it: a restarted service). */
+  track(key, pid, label = key) {
+    this.pids.set(key, { pid, label });
+  }
+
+  untrack(key) {
+    this.pids.delete(key);
   }
 
   snapshot() {
     const tracked = {};
-    for (const [name, pid] of this.pids) tracked[name] = processTicks(pid);
+    for (const [key, { pid, label }] of this.pids) tracked[key] = { label, ...processTicks(pid) };
     return {
       at: performance.now(),
       machine: machineTicks(),
@@ -79,13 +88,14 @@ class CpuMeter {
     for (const [pid, ticks] of b.postgres) pg += ticks - (a.postgres.get(pid) || 0);
     const out = { postgres: cores(pg) };
     let known = pg;
-    for (const name of Object.keys(b.tracked)) {
-      const before = a.tracked[name];
-      const after = b.tracked[name];
-      const ticks = after && before ? after.ticks - before.ticks : 0;
-      out[name] = cores(ticks);
+    const byLabel = {};
+    for (const [key, after] of Object.entries(b.tracked)) {
+      const before = a.tracked[key];
+      const ticks = after.ticks !== undefined && before && before.ticks !== undefined ? after.ticks - before.ticks : 0;
+      byLabel[after.label] = (byLabel[after.label] || 0) + ticks;
       known += ticks;
     }
+    for (const [label, ticks] of Object.entries(byLabel)) out[label] = cores(ticks);
     const benchMicros = b.bench.user + b.bench.system - (a.bench.user + a.bench.system);
     out.bench = Number((benchMicros / 1e6 / seconds).toFixed(2));
     known += (benchMicros / 1e6) * this.hz;

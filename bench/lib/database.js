@@ -38,12 +38,18 @@ function pool(url, max) {
   return new Pool({ connectionString: url, max, application_name: 'audit-bench' });
 }
 
-/** Connects `n` separate clients (one per simulated application instance / request loop). */
+/**
+ * Connects `n` separate clients (one per simulated application instance / request loop). A
+ * client's connection ended by the server between queries (the forced DROP DATABASE of cleanup on
+ * Ctrl-C) is an 'error' event: without a listener it would end the bench before it drops the
+ * other database; a query on it still fails.
+ */
 async function connectClients(url, n) {
   const clients = [];
   try {
     for (let i = 0; i < n; i++) {
       const client = new Client({ connectionString: url, application_name: 'audit-bench' });
+      client.on('error', () => undefined);
       await client.connect();
       clients.push(client);
     }

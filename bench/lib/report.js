@@ -74,6 +74,16 @@ function evaluate(results) {
         pass: false,
       });
     }
+    for (const baseline of row.baselines || []) {
+      if (!baseline.summary || !(baseline.summary.failed > 0)) continue;
+      targets.push({
+        scenario: row.id,
+        label: `every request of ${baseline.title} succeeded`,
+        actual: `${baseline.summary.failed} failed`,
+        target: '0 failed',
+        pass: false,
+      });
+    }
   }
   return targets;
 }

@@ -2,7 +2,7 @@
 
 const path = require('node:path');
 const { monotonicFactory } = require('ulid');
-const { connectClients } = require('../lib/database');
+const { connectClients, withClient } = require('../lib/database');
 const { loopLoad } = require('../lib/load');
 const { freePort, startNode, waitUntilReady, stopChild } = require('../lib/processes');
 const { compareRuns, eventBody, serviceLoad } = require('./common');
@@ -66,6 +66,7 @@ function rawAppender(hashing) {
   };
 }
 
+/** Chains for the raw-pg baseline, made in the database; remembered in ctx.rawPgChains (they get no Merkle nodes). */
 async function createChains(ctx, names) {
   const nextId = monotonicFactory();
   const ids = names.map(() => `chn_${nextId()}`);
@@ -73,19 +74,73 @@ async function createChains(ctx, names) {
     `INSERT INTO chains (id, account_id, name) SELECT id, $2, name FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`,
     [ids, ctx.accounts.ingest, names],
   );
+  ctx.rawPgChains.push(...ids);
   return ids;
 }
 
-/** Every event of the ingest account links to its predecessor: positions contiguous, hashes chained. */
-async function brokenLinks(ctx) {
-  const { rows } = await ctx.db.query(
+/** Every event of an account links to its predecessor: positions contiguous, hashes chained. */
+async function brokenLinks(db, accountId) {
+  const { rows } = await db.query(
     `SELECT count(*)::int AS events,
             count(*) FILTER (WHERE e.position > 1 AND (p.hash IS NULL OR p.hash <> e.previous_hash))::int AS broken
        FROM events e LEFT JOIN events p ON p.chain_id = e.chain_id AND p.position = e.position - 1
       WHERE e.account_id = $1`,
-    [ctx.accounts.ingest],
+    [accountId],
   );
   return rows[0];
+}
+
+const NO_TREE_TITLE = 'same service without the Merkle tree (bench/lib/without-merkle-tree.js)';
+
+/**
+ * After an ingest or batch scenario: the links of every event of the ingest account in both
+ * databases, and proof that the comparison compared what it says. In the measured service's
+ * database every chain it wrote has one level-0 Merkle node per event (one statement, so one
+ * snapshot of heads and nodes); the no-tree database has no Merkle node at all. Either failing
+ * throws: the scenario is reported as failed rather than with a ratio that means nothing.
+ */
+async function integrity(ctx) {
+  const links = await brokenLinks(ctx.db, ctx.accounts.ingest);
+  const { rows } = await ctx.db.query(
+    `SELECT coalesce(sum(c.last_position), 0)::int AS events,
+            (SELECT count(*) FROM merkle_nodes m
+              WHERE m.level = 0 AND m.chain_id IN (SELECT id FROM chains
+                                                    WHERE account_id = $1 AND NOT (id = ANY($2::varchar[]))))::int AS leaves
+       FROM chains c
+      WHERE c.account_id = $1 AND NOT (c.id = ANY($2::varchar[]))`,
+    [ctx.accounts.ingest, ctx.rawPgChains],
+  );
+  const tree = rows[0];
+  const noTree = await withClient(ctx.noTree.benchUrl, async (client) => ({
+    ...(await brokenLinks(client, ctx.noTree.accounts.ingest)),
+    nodes: (await client.query('SELECT count(*)::int AS n FROM merkle_nodes')).rows[0].n,
+  }));
+  if (tree.events === 0 || tree.leaves !== tree.events) {
+    throw new Error(
+      `the measured service wrote ${tree.events} events but ${tree.leaves} level-0 Merkle nodes: its tree was not (fully) written`,
+    );
+  }
+  if (noTree.nodes !== 0) {
+    throw new Error(`the no-tree database holds ${noTree.nodes} Merkle nodes: the tree was not switched off`);
+  }
+  return {
+    notes: [
+      `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
+      `Merkle tree: ${tree.leaves.toLocaleString('en-US')} level-0 nodes for the ${tree.events.toLocaleString('en-US')} events the service appended (raw-pg chains excluded); no-tree database: ${noTree.broken} broken links in ${noTree.events.toLocaleString('en-US')} events, ${noTree.nodes} Merkle nodes`,
+    ],
+    integrity: { ...links, tree, noTree },
+  };
+}
+
+/** `contender(ctx)` pointed at the service without the Merkle tree, keyed `noTree`. */
+function noTreeContender(ctx, contender) {
+  if (!ctx.noTree) throw new Error('the service without the Merkle tree was not started');
+  return { ...contender({ ...ctx, serviceUrl: ctx.noTree.serviceUrl }), key: 'noTree' };
+}
+
+/** The baseline row of the `noTree` contender: the tree may cost at most 10 % (issue 12). */
+function noTreeBaseline(result) {
+  return { key: 'noTree', title: NO_TREE_TITLE, summary: result.noTree, target: { minRatio: 0.9 } };
 }
 
 function serviceContender(ctx, connections, chainOf) {
@@ -152,6 +207,7 @@ async function ingestSpread(ctx) {
         label: 'ingest 64 chains',
         contenders: [
           serviceContender(ctx, n, (k) => `c${k % chains}`),
+          noTreeContender(ctx, (c) => serviceContender(c, n, (k) => `c${k % chains}`)),
           {
             ...serviceContender({ ...ctx, serviceUrl: `http://127.0.0.1:${port}` }, n, (k) => `c${k % chains}`),
             key: 'bareHttp',
@@ -160,7 +216,7 @@ async function ingestSpread(ctx) {
         ],
       }),
     );
-    const links = await brokenLinks(ctx);
+    const { notes, integrity: checked } = await integrity(ctx);
     return [
       {
         id: 'ingest-spread',
@@ -175,16 +231,15 @@ async function ingestSpread(ctx) {
             summary: result.rawPg,
             target: { minRatio: 1.0 },
           },
+          noTreeBaseline(result),
           { key: 'bareHttp', title: 'bare node:http, constant JSON', summary: result.bareHttp, target: null },
         ],
-        notes: [
-          `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
-        ],
-        integrity: links,
+        notes,
+        integrity: checked,
       },
     ];
   } finally {
-    ctx.cpu.pids.delete('bareHttp');
+    ctx.cpu.untrack('bareHttp');
     await stopChild(bare);
   }
 }
@@ -199,10 +254,14 @@ async function ingestHot(ctx) {
     compareRuns({
       ctx,
       label: 'ingest 1 chain',
-      contenders: [serviceContender(ctx, n, () => 'hot'), rawPgContender(ctx, clients, [pgHot])],
+      contenders: [
+        serviceContender(ctx, n, () => 'hot'),
+        noTreeContender(ctx, (c) => serviceContender(c, n, () => 'hot')),
+        rawPgContender(ctx, clients, [pgHot]),
+      ],
     }),
   );
-  const links = await brokenLinks(ctx);
+  const { notes, integrity: checked } = await integrity(ctx);
   return [
     {
       id: 'ingest-hot',
@@ -217,14 +276,22 @@ async function ingestHot(ctx) {
           summary: result.rawPg,
           target: { minRatio: 3.0 },
         },
+        noTreeBaseline(result),
       ],
       checks: [{ label: 'p99 at 64 connections', value: result.service.p99, unit: 'ms', max: 50 }],
-      notes: [
-        `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
-      ],
-      integrity: links,
+      notes,
+      integrity: checked,
     },
   ];
 }
 
-module.exports = { ingestSpread, ingestHot, brokenLinks, createChains, rawPgContender, withClients };
+module.exports = {
+  ingestSpread,
+  ingestHot,
+  createChains,
+  integrity,
+  noTreeBaseline,
+  noTreeContender,
+  rawPgContender,
+  withClients,
+};
