@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
 import { readExportDocument } from '../apps/cli/src/verify-export/export-document';
@@ -233,6 +234,20 @@ describe('signed checkpoints and whole-chain verification', () => {
         { size: 2, hash: independentRoot(hashes.slice(0, 2)), note: first },
         { size: 3, hash: independentRoot(hashes), note: second },
       ]);
+    });
+
+    it('reads every Merkle node it needs (root, head leaf, consistency proof) in one query', async () => {
+      const chain = await chainOf('ckpt-one-read', 3);
+      await checkpoint(chain.id).expect(200);
+      for (const i of [4, 5, 6]) await post('ckpt-one-read', i).expect(201);
+      const queries = jest.spyOn(PostgresQueryRunner.prototype, 'query');
+      try {
+        const note = (await checkpoint(chain.id).expect(200)).text;
+        expect(note.split('\n')[1]).toBe('6');
+        expect(queries.mock.calls.filter(([sql]) => /\bmerkle_nodes\b/.test(String(sql)))).toHaveLength(1);
+      } finally {
+        queries.mockRestore();
+      }
     });
 
     it('answers 404 for another account, an unknown and a malformed chain id; 401 without a key; 400 for a query parameter', async () => {

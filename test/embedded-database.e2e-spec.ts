@@ -161,6 +161,20 @@ describe('an existing DATA_DIR', () => {
     }
   });
 
+  it('restarted, warns of nothing and has nothing open to other users (PGlite rewrites files 0644 at every start)', async () => {
+    const warn = jest.fn();
+    await (await EmbeddedPostgres.start(dataDir, warn)).stop();
+    expect(openToOthers(dataDir)).toEqual([]);
+
+    const sut = await EmbeddedPostgres.start(dataDir, warn);
+    try {
+      expect(openToOthers(dataDir)).toEqual([]);
+    } finally {
+      await sut.stop();
+    }
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it('with the socket of a killed instance starts, and the socket is gone after stop', async () => {
     const socket = join(dataDir, 'socket', '.s.PGSQL.5432');
     mkdirSync(join(dataDir, 'socket'), { mode: 0o700 });

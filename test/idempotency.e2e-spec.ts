@@ -37,6 +37,35 @@ describe('Idempotency-Key on POST /v1/events', () => {
     expect(await countIn('idem-1')).toBe(1);
   });
 
+  it('turns a keyed response into JSON once, on either endpoint: the stored text is the body sent and replayed', async () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    const responsesStringified = () =>
+      stringify.mock.calls.filter(([value]) => typeof value === 'object' && value !== null && 'data' in value).length;
+    try {
+      const single = await post({ actor: 'a', action: 'x', chain: 'idem-once' }, 'once-1').expect(201);
+      expect(responsesStringified()).toBe(1);
+      const batch = await t
+        .http()
+        .post('/v1/events/batch')
+        .set(...bearer(KEYS.acme))
+        .set('Idempotency-Key', 'once-2')
+        .send({ events: [{ actor: 'a', action: 'x', chain: 'idem-once' }] })
+        .expect(201);
+      expect(responsesStringified()).toBe(2);
+      const stored = (await t.dataSource.query(
+        `SELECT key, response FROM idempotency_keys WHERE key IN ('once-1', 'once-2') ORDER BY key`,
+      )) as { key: string; response: string }[];
+      expect(stored.map((r) => r.response)).toEqual([single.text, batch.text]);
+      expect(single.headers['content-type']).toBe('application/json; charset=utf-8');
+      const replay = await post({ actor: 'a', action: 'x', chain: 'idem-once' }, 'once-1').expect(201);
+      expect(replay.text).toBe(single.text);
+      expect(replay.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(responsesStringified()).toBe(2);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
   it('422 IDEMPOTENCY_KEY_REUSED for the same key with a different body', async () => {
     await post({ actor: 'a', action: 'x', chain: 'idem-2' }, 'order-2').expect(201);
     const res = await post({ actor: 'a', action: 'y', chain: 'idem-2' }, 'order-2').expect(422);

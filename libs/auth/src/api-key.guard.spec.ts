@@ -34,9 +34,9 @@ describe('ApiKeyGuard', () => {
           provide: ApiKeyStore,
           useValue: {
             cached: () => undefined,
-            authenticate: async (k: string) => {
-              if (k === unreachableKey) throw new Error('timeout exceeded when trying to connect');
-              return keys.get(digestApiKey(k)) ?? null;
+            lookUp: async (digest: string) => {
+              if (digest === digestApiKey(unreachableKey)) throw new Error('timeout exceeded when trying to connect');
+              return keys.get(digest) ?? null;
             },
           },
         },

@@ -24,13 +24,16 @@ export class ApiKeyStrategy extends PassportStrategy<
     super();
   }
 
-  /** A cached key is passport's success at once (no promise); anything else asks KeyAuthenticator. */
-  validate(req: Request): AuthenticatedKey | Promise<AuthenticatedKey | [false, Authentication]> {
-    return this.authenticator.cached(req.headers.authorization) ?? this.lookUp(req);
+  /** A cached key is passport's success at once (no promise of ours); anything else once KeyAuthenticator knows. */
+  validate(
+    req: Request,
+  ): AuthenticatedKey | [false, Authentication] | Promise<AuthenticatedKey | [false, Authentication]> {
+    const authentication = this.authenticator.authenticate(req.headers.authorization, () => req.ip ?? 'unknown');
+    return authentication instanceof Promise ? authentication.then(verdict) : verdict(authentication);
   }
+}
 
-  private async lookUp(req: Request): Promise<AuthenticatedKey | [false, Authentication]> {
-    const authentication = await this.authenticator.authenticate(req.headers.authorization, () => req.ip ?? 'unknown');
-    return authentication.outcome === 'authenticated' ? authentication.key : [false, authentication];
-  }
+/** Passport's arguments: the key, or no user and the outcome as the failure ApiKeyGuard reads. */
+function verdict(authentication: Authentication): AuthenticatedKey | [false, Authentication] {
+  return authentication.outcome === 'authenticated' ? authentication.key : [false, authentication];
 }

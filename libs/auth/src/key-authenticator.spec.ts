@@ -1,48 +1,108 @@
+import crypto from 'node:crypto';
+import type { Request } from 'express';
 import { AppConfig } from '@app/common';
-import { generateApiKey } from './api-key';
+import { digestApiKey, generateApiKey } from './api-key';
 import { ApiKeyStore } from './api-key.store';
+import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { AuthenticatedKey } from './authenticated-key';
-import { KeyAuthenticator } from './key-authenticator';
+import { Authentication, KeyAuthenticator } from './key-authenticator';
 
 /** The real authenticator and failure limiter; the key store answers when the test says so. */
 describe('KeyAuthenticator', () => {
   const key: AuthenticatedKey = { keyId: 'key_1', accountId: 'acc_1', scopes: ['ingest'] };
   const config = new AppConfig(); // AUTH_FAILURES_PER_MINUTE 60
 
-  function authenticatorWith(answer: Promise<AuthenticatedKey | null>) {
-    const lookups: string[] = [];
+  function authenticatorWith(answer: (digest: string) => Promise<AuthenticatedKey | null>) {
+    const asked = { cached: [] as string[], lookUp: [] as string[] };
+    const known = new Map<string, AuthenticatedKey>();
     const store = {
-      cached: () => undefined,
-      authenticate: (presented: string) => {
-        lookups.push(presented);
-        return answer;
+      cached: (digest: string) => {
+        asked.cached.push(digest);
+        return known.get(digest);
+      },
+      lookUp: (digest: string) => {
+        asked.lookUp.push(digest);
+        return answer(digest);
       },
     } as unknown as ApiKeyStore;
-    return { sut: new KeyAuthenticator(store, new AuthFailureLimiter(config)), lookups };
+    return { sut: new KeyAuthenticator(store, new AuthFailureLimiter(config)), asked, known };
+  }
+
+  /** The outcome as a promise, whether or not it was answered synchronously. */
+  function outcomeOf(sut: KeyAuthenticator, presented: string, address: string): Promise<Authentication> {
+    return Promise.resolve(sut.authenticate(`Bearer ${presented}`, () => address));
   }
 
   it('lets more concurrent requests with one valid key through than the failure limit (its cache entry expired under load)', async () => {
     let answer!: (key: AuthenticatedKey) => void;
-    const { sut, lookups } = authenticatorWith(new Promise((resolve) => (answer = resolve)));
+    const pendingAnswer = new Promise<AuthenticatedKey>((resolve) => (answer = resolve));
+    const { sut, asked } = authenticatorWith(() => pendingAnswer);
     const presented = generateApiKey();
     const pending = Array.from({ length: config.authFailuresPerMinute + 40 }, () =>
-      sut.authenticate(`Bearer ${presented}`, () => '10.0.0.1'),
+      outcomeOf(sut, presented, '10.0.0.1'),
     );
     answer(key);
     const outcomes = await Promise.all(pending);
     expect(outcomes.filter((o) => o.outcome !== 'authenticated')).toEqual([]);
-    expect(lookups).toHaveLength(1);
+    expect(asked.lookUp).toEqual([digestApiKey(presented)]);
   });
 
   it('still counts each distinct refused key of an address against its limit', async () => {
-    const { sut } = authenticatorWith(Promise.resolve(null));
+    const { sut } = authenticatorWith(() => Promise.resolve(null));
     const outcomes = await Promise.all(
-      Array.from({ length: config.authFailuresPerMinute + 5 }, () =>
-        sut.authenticate(`Bearer ${generateApiKey()}`, () => '10.0.0.2'),
-      ),
+      Array.from({ length: config.authFailuresPerMinute + 5 }, () => outcomeOf(sut, generateApiKey(), '10.0.0.2')),
     );
     expect(outcomes.filter((o) => o.outcome === 'refused')).toHaveLength(config.authFailuresPerMinute);
     expect(outcomes.filter((o) => o.outcome === 'throttled')).toHaveLength(5);
+  });
+
+  it('concurrent requests with one unknown key share one lookup, and one reservation', async () => {
+    const { sut, asked } = authenticatorWith(async () => null);
+    const presented = generateApiKey();
+    const outcomes = await Promise.all(
+      Array.from({ length: config.authFailuresPerMinute + 5 }, () => outcomeOf(sut, presented, '10.0.0.3')),
+    );
+    expect(outcomes.every((o) => o.outcome === 'refused')).toBe(true);
+    expect(asked.lookUp).toHaveLength(1);
+  });
+
+  it('answers a cached key synchronously, without asking for the address', () => {
+    const { sut, known } = authenticatorWith(async () => key);
+    const presented = generateApiKey();
+    known.set(digestApiKey(presented), key);
+    expect(
+      sut.authenticate(`Bearer ${presented}`, () => {
+        throw new Error('address asked for');
+      }),
+    ).toEqual({ outcome: 'authenticated', key });
+  });
+
+  it('refuses what cannot be a key without a lookup, and counts it against the address', async () => {
+    const { sut, asked } = authenticatorWith(async () => key);
+    await expect(sut.authenticate('Bearer short', () => '10.0.0.4')).resolves.toEqual({ outcome: 'refused' });
+    await expect(sut.authenticate(`Bearer ${'x'.repeat(257)}`, () => '10.0.0.4')).resolves.toEqual({
+      outcome: 'refused',
+    });
+    expect(asked.lookUp).toEqual([]);
+  });
+
+  it('a request whose key is not cached parses and digests it once, and asks the cache once (through the strategy)', async () => {
+    const { sut, asked } = authenticatorWith(async () => key);
+    const strategy = new ApiKeyStrategy(sut);
+    const presented = generateApiKey();
+    const hashes = jest.spyOn(crypto, 'hash');
+    try {
+      const user = await strategy.validate({
+        headers: { authorization: `Bearer ${presented}` },
+        ip: '10.0.0.5',
+      } as Request);
+      expect(user).toEqual(key);
+      expect(hashes).toHaveBeenCalledTimes(1);
+    } finally {
+      hashes.mockRestore();
+    }
+    expect(asked.cached).toEqual([digestApiKey(presented)]);
+    expect(asked.lookUp).toEqual([digestApiKey(presented)]);
   });
 });

@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { API_KEY_TEXT } from '@app/common';
+import { digestApiKey } from './api-key';
 import { ApiKeyStore } from './api-key.store';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { AuthenticatedKey } from './authenticated-key';
@@ -34,42 +36,43 @@ export class KeyAuthenticator {
   ) {}
 
   /**
-   * The hot path, synchronous: the header's key when it was found valid lately (no promise, no
-   * query, the client's address not even worked out). Otherwise undefined, and `authenticate` decides.
-   */
-  cached(authorization: string | undefined): AuthenticatedKey | undefined {
-    const presented = bearerKey(authorization);
-    return presented === undefined ? undefined : this.store.cached(presented);
-  }
-
-  /**
-   * Keys being looked up, each with its one reservation: concurrent requests with one key (a
-   * valid key whose cache entry just expired, under load) share its answer, so they neither
-   * count as that many failures of the address nor query more than once.
+   * Lookups under way, by digest, each with its one reservation: concurrent requests with one key
+   * (a valid key whose cache entry just expired, under load) share its answer, so they neither
+   * count as that many failures of the address nor query more than once. The one place lookups
+   * are shared.
    */
   private readonly lookups = new Map<string, Promise<Authentication>>();
 
-  /** `address` is only asked for when the key is not cached (Express works it out from the headers). */
-  async authenticate(authorization: string | undefined, address: () => string): Promise<Authentication> {
+  /**
+   * The header is parsed and its key digested once. A key found valid lately is answered at once,
+   * synchronously (no promise, no query, the client's address not even worked out); otherwise a
+   * promise. `address` is only asked for when the key is not cached (Express works it out from the
+   * headers).
+   */
+  authenticate(authorization: string | undefined, address: () => string): Authentication | Promise<Authentication> {
     const presented = bearerKey(authorization);
     if (presented === undefined) return { outcome: 'missing' };
-    const known = this.store.cached(presented);
+    const digest = digestApiKey(presented);
+    const known = this.store.cached(digest);
     if (known) return { outcome: 'authenticated', key: known };
-    const pending = this.lookups.get(presented);
+    const pending = this.lookups.get(digest);
     if (pending) return pending;
     const client = address();
     const retryAfterSeconds = this.limiter.admit(client);
     if (retryAfterSeconds !== null)
       return { outcome: 'throttled', retryAfterSeconds, limitPerMinute: this.limiter.limitPerMinute };
-    const lookup = this.lookUp(presented, client).finally(() => this.lookups.delete(presented));
-    this.lookups.set(presented, lookup);
+    const lookup = this.lookUp(API_KEY_TEXT.test(presented) ? digest : null, client).finally(() =>
+      this.lookups.delete(digest),
+    );
+    this.lookups.set(digest, lookup);
     return lookup;
   }
 
-  private async lookUp(presented: string, client: string): Promise<Authentication> {
+  /** `digest` is null for what cannot be a key: refused without a query. */
+  private async lookUp(digest: string | null, client: string): Promise<Authentication> {
     let key: AuthenticatedKey | null;
     try {
-      key = await this.store.authenticate(presented);
+      key = digest === null ? null : await this.store.lookUp(digest);
     } catch (error) {
       this.limiter.forgive(client);
       this.logger.error(

@@ -75,8 +75,9 @@ export class EmbeddedPostgres {
       await db.close();
       throw error;
     }
-    // PGlite writes its initial files 0666 (and its relation cache 0644) whatever the umask; the
-    // files PostgreSQL creates later are 0600. So tighten once more, now that it has started.
+    // Whatever the umask, PGlite writes a new database's files 0666, and rewrites its relation cache
+    // files (pg_internal.init) 0644 at every start, a restart too; the files PostgreSQL creates later
+    // are 0600. So tighten once more at every start, now that it has started.
     restrictToOwner(dataDir);
     if (temporarySocketDir) restrictToOwner(socketDir);
     return new EmbeddedPostgres(db, server, socketDir, temporarySocketDir);

@@ -9,6 +9,7 @@ import {
   inclusionPlan,
   leafHash,
   leafHashOfHex,
+  leafPlan,
   MerkleNode,
   merkleRoot,
   NodeId,
@@ -17,6 +18,8 @@ import {
   proveConsistency,
   proveInclusion,
   rangeNodes,
+  resolvePlan,
+  resolvePlans,
   rootFromFrontier,
   rootFromInclusionProof,
   rootPlan,
@@ -570,6 +573,26 @@ describe('proof plans: the stored nodes a proof needs', () => {
     for (const r of reads) expect(r.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(1000)));
   });
 
+  it('resolvePlans reads the nodes of several plans in one call, each once, and answers each plan as resolvePlan would', async () => {
+    const leaves = Array.from({ length: 1000 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+    const { read, reads } = storedTree(leaves);
+    const plans = [rootPlan(999), leafPlan(998), consistencyPlan(500, 999), inclusionPlan(777, 999)];
+    const together = await resolvePlans(plans, read);
+    expect(reads).toHaveLength(1);
+    const keys = reads[0]!.map(({ level, index }) => `${level}/${index}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(new Set(keys)).toEqual(
+      new Set(plans.flatMap((p) => p.nodes.map(({ level, index }) => `${level}/${index}`))),
+    );
+    expect(keys.length).toBeLessThan(plans.reduce((n, p) => n + p.nodes.length, 0)); // the plans share nodes
+    expect(together).toEqual(await Promise.all(plans.map((plan) => resolvePlan(plan, read))));
+    expect(together[0]).toEqual([merkleRoot(leaves.slice(0, 999))]);
+    expect(together[1]).toEqual([leaves[998]]);
+    reads.length = 0;
+    expect(await resolvePlans([consistencyPlan(0, 5), consistencyPlan(5, 5)], read)).toEqual([[], []]);
+    expect(reads).toHaveLength(0);
+  });
+
   it('refuses impossible requests', () => {
     expect(() => inclusionPlan(0, 0)).toThrow(RangeError);
     expect(() => inclusionPlan(7, 7)).toThrow(RangeError);
@@ -577,6 +600,7 @@ describe('proof plans: the stored nodes a proof needs', () => {
     expect(() => consistencyPlan(5, 0)).toThrow(RangeError);
     expect(() => consistencyPlan(9, 8)).toThrow(RangeError);
     expect(() => rootPlan(0)).toThrow(RangeError);
+    expect(() => leafPlan(-1)).toThrow(RangeError);
     expect(() => rangeNodes(2, 5)).toThrow(RangeError);
     expect(() => rangeNodes(3, 3)).toThrow(RangeError);
     expect(() => assemble(rootPlan(3), [])).toThrow(RangeError);

@@ -140,6 +140,8 @@ export function foldRange(hashes: readonly Buffer[]): Buffer {
   return acc;
 }
 
+const nodeKey = (id: NodeId): string => `${id.level}/${id.index}`;
+
 function planOf(ranges: LeafRange[]): MerklePlan {
   const nodes: NodeId[] = [];
   const counts = ranges.map(([begin, end]) => nodes.push(...rangeNodes(begin, end)));
@@ -151,6 +153,12 @@ function planOf(ranges: LeafRange[]): MerklePlan {
 export function rootPlan(size: number): MerklePlan {
   if (!isSize(size) || size === 0) throw new RangeError('a root plan needs at least one leaf');
   return planOf([[0, size]]);
+}
+
+/** The stored leaf hash at `index` (level 0), as a plan of one range. */
+export function leafPlan(index: number): MerklePlan {
+  if (!isSize(index)) throw new RangeError(`no leaf ${index}`);
+  return planOf([[index, index + 1]]);
 }
 
 /** RFC 9162 §2.1.3.1 (RFC 6962 PATH): the inclusion proof of leaf `index` in a tree of `size` leaves. */
@@ -207,7 +215,26 @@ export function assemble(plan: MerklePlan, nodeHashes: readonly Buffer[]): Buffe
 
 /** Reads a plan's nodes with one call to `read` and assembles it. */
 export async function resolvePlan(plan: MerklePlan, read: NodeReader): Promise<Buffer[]> {
-  return assemble(plan, plan.nodes.length === 0 ? [] : await read(plan.nodes));
+  return (await resolvePlans([plan], read))[0]!;
+}
+
+/**
+ * Reads the nodes of several plans with one call to `read` (a node they share, once) and
+ * assembles each: result i is `plans[i]`'s hashes. No call when no plan needs a node.
+ */
+export async function resolvePlans(plans: readonly MerklePlan[], read: NodeReader): Promise<Buffer[][]> {
+  const wanted = new Map<string, NodeId>();
+  for (const plan of plans) for (const id of plan.nodes) wanted.set(nodeKey(id), id);
+  const ids = [...wanted.values()];
+  const hashes = ids.length === 0 ? [] : await read(ids);
+  if (hashes.length !== ids.length) throw new RangeError(`the plans need ${ids.length} node(s), ${hashes.length} read`);
+  const byKey = new Map(ids.map((id, i) => [nodeKey(id), hashes[i]!]));
+  return plans.map((plan) =>
+    assemble(
+      plan,
+      plan.nodes.map((id) => byKey.get(nodeKey(id))!),
+    ),
+  );
 }
 
 export const treeRoot = async (size: number, read: NodeReader): Promise<Buffer> =>

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
-import { assemble, emptyRoot, eventLeafHash, proveConsistency, rootPlan, verifyConsistency } from '@app/hashing';
+import {
+  consistencyPlan,
+  emptyRoot,
+  eventLeafHash,
+  leafPlan,
+  resolvePlans,
+  rootPlan,
+  verifyConsistency,
+} from '@app/hashing';
 import {
   ChainsRepository,
   CheckpointRow,
@@ -17,12 +25,19 @@ interface Head {
   hash: string;
 }
 
+/** The stored tree at the head's size: its root, and the consistency proof from the latest signed size when smaller. */
+interface Tree {
+  root: string;
+  proof: Buffer[];
+}
+
 /**
  * Signs checkpoints of the chain's Merkle root (contract §10). The invariant (tlog-checkpoint:
  * never sign a checkpoint inconsistent with one signed before) is checked against the latest
  * stored checkpoint with an RFC 9162 consistency proof read from the stored tree, inside a
  * transaction that holds the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other
- * checkpoint requests do not, and all of them see the same head and tree.
+ * checkpoint requests do not, and all of them see the same head and tree. Every Merkle node a
+ * request needs (root, head leaf, proof) is read in one query.
  */
 @Injectable()
 export class CheckpointsService {
@@ -44,11 +59,12 @@ export class CheckpointsService {
     return this.transactions.run(async (tx) => {
       const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
       if (!locked) throw AppError.notFound(`Chain ${chainId}`);
-      const head: Head = { size: locked.size, hash: await this.rootAt(chainId, locked, tx) };
       const latest = await this.checkpoints.findLatest(chainId, tx);
+      const tree = await this.readTree(chainId, locked, latest === null ? null : Number(latest.size), tx);
+      const head: Head = { size: locked.size, hash: tree.root };
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
         return this.asCurrent(chainId, latest);
-      if (latest) await this.assertExtends(tx, chainId, head, latest);
+      if (latest) this.assertExtends(chainId, head, latest, tree.proof);
       const note = this.signer.sign({ chainId, size: head.size, hash: head.hash });
       const stored = { chainId, size: head.size, hash: head.hash, keyId: this.signer.keyId, note };
       if (await this.checkpoints.insertIfAbsent(stored, tx)) return note;
@@ -61,28 +77,36 @@ export class CheckpointsService {
   }
 
   /**
-   * The stored tree's root at the head's size, read with the head's own leaf in one query: a tree
-   * whose last leaf is not the chain head's hash (events or head rewritten, tree not) is not signed.
+   * The stored tree's root at the head's size, read in one query with the head's own leaf and, when
+   * a smaller tree was signed before, the consistency proof from it: a tree whose last leaf is not
+   * the chain head's hash (events or head rewritten, tree not) is not signed.
    */
-  private async rootAt(chainId: string, head: { size: number; hash: string }, tx: Db): Promise<string> {
-    if (head.size === 0) return emptyRoot().toString('hex');
-    const plan = rootPlan(head.size);
-    const last = { level: 0, index: head.size - 1 };
-    const hashes = await this.nodes.reader(chainId, tx)([...plan.nodes, last]);
-    if (!hashes[hashes.length - 1]!.equals(eventLeafHash(head.hash))) {
+  private async readTree(
+    chainId: string,
+    head: { size: number; hash: string },
+    signedSize: number | null,
+    tx: Db,
+  ): Promise<Tree> {
+    if (head.size === 0) return { root: emptyRoot().toString('hex'), proof: [] };
+    // The consistency plan is empty unless a smaller tree was signed (from 0 or from the head's size).
+    const from = Math.min(signedSize ?? 0, head.size);
+    const [[root], [leaf], proof] = (await resolvePlans(
+      [rootPlan(head.size), leafPlan(head.size - 1), consistencyPlan(from, head.size)],
+      this.nodes.reader(chainId, tx),
+    )) as [Buffer[], Buffer[], Buffer[]];
+    if (!leaf!.equals(eventLeafHash(head.hash))) {
       const message =
         `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree's last leaf is not the chain head's hash. ` +
         'The chain or its tree was altered; run GET /v1/chain/:chainId/verify.';
       throw new AppError('INTERNAL_ERROR', message, { chainId, size: head.size });
     }
-    return assemble(plan, hashes.slice(0, -1))[0]!.toString('hex');
+    return { root: root!.toString('hex'), proof };
   }
 
-  /** The tree may only be signed if it grew from the latest signed one: a consistency proof from the stored nodes. */
-  private async assertExtends(tx: Db, chainId: string, head: Head, latest: CheckpointRow): Promise<void> {
+  /** The tree may only be signed if it grew from the latest signed one: `proof` is the consistency proof from the stored nodes. */
+  private assertExtends(chainId: string, head: Head, latest: CheckpointRow, proof: Buffer[]): void {
     const signedSize = Number(latest.size);
     if (signedSize >= head.size) throw this.refuse(chainId, head, latest);
-    const proof = await proveConsistency(signedSize, head.size, this.nodes.reader(chainId, tx));
     const [signedRoot, root] = [Buffer.from(latest.hash, 'hex'), Buffer.from(head.hash, 'hex')];
     if (!verifyConsistency(signedSize, head.size, signedRoot, root, proof)) throw this.refuse(chainId, head, latest);
   }

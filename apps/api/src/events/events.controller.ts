@@ -10,7 +10,7 @@ import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
-import { EventsService } from './events.service';
+import { AppendOutcome, EventsService } from './events.service';
 
 const REPLAYED = {
   description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
@@ -46,9 +46,7 @@ export class EventsController {
     @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { body, replayed } = await this.events.append(account, dto, idempotencyKey);
-    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    return body;
+    return send(res, await this.events.append(account, dto, idempotencyKey));
   }
 
   @Post('batch')
@@ -79,9 +77,7 @@ export class EventsController {
     @Query() _query: NoQueryDto,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { body, replayed } = await this.events.appendBatch(account, dto, idempotencyKey);
-    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    return body;
+    return send(res, await this.events.appendBatch(account, dto, idempotencyKey));
   }
 
   @Get()
@@ -99,4 +95,14 @@ export class EventsController {
   get(@Account() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
     return this.events.get(account, id);
   }
+}
+
+/**
+ * An append's answer is JSON text already (for a keyed request, the text stored with it): sent as
+ * is, with the Content-Type `res.json` would give (Express adds `; charset=utf-8` to a string).
+ */
+function send(res: Response, { json, replayed }: AppendOutcome): string {
+  res.setHeader('Content-Type', 'application/json');
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  return json;
 }

@@ -10,15 +10,20 @@ import { ListEventsQuery } from './dto/list-events.query';
 import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 
-export interface AppendOutcome<T = { data: EventView }> {
-  body: T;
+/**
+ * An append's answer: its body as JSON text, built once. A keyed request's text is the one stored
+ * for its Idempotency-Key, so a replay sends those very bytes (nothing parsed or stringified again).
+ */
+export interface AppendOutcome {
+  json: string;
   replayed: boolean;
 }
 
 type NewEvent = Omit<AppendRequest, 'idempotency'>;
 
 const toBody = (event: EventRecord): { data: EventView } => ({ data: toEventView(event) });
-const toBatchBody = (events: EventRecord[]): { data: EventView[] } => ({ data: events.map(toEventView) });
+const toBatchJson = (events: EventRecord[]): string => JSON.stringify({ data: events.map(toEventView) });
+const toJson = ([event]: EventRecord[]): string => JSON.stringify(toBody(event!));
 
 @Injectable()
 export class EventsService {
@@ -29,44 +34,40 @@ export class EventsService {
   ) {}
 
   append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
-    return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], ([event]) => toBody(event!), idempotencyKey);
+    return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], toJson, idempotencyKey);
   }
 
   /** Contract §9: all or nothing, in request order; one Idempotency-Key covers the whole batch. */
-  appendBatch(
-    accountId: string,
-    dto: CreateEventBatchDto,
-    idempotencyKey?: string,
-  ): Promise<AppendOutcome<{ data: EventView[] }>> {
+  appendBatch(accountId: string, dto: CreateEventBatchDto, idempotencyKey?: string): Promise<AppendOutcome> {
     const events = dto.events.map((item) => newEvent(accountId, item));
-    return this.appendAll('POST /v1/events/batch', events, toBatchBody, idempotencyKey);
+    return this.appendAll('POST /v1/events/batch', events, toBatchJson, idempotencyKey);
   }
 
   /**
-   * Appends `events` as one unit and answers `respond(their records)`. With an Idempotency-Key:
-   * the key is claimed for this endpoint and these events (keys are one namespace per account, so
-   * the endpoint is part of the digest), or the first answer is replayed; the response is built
-   * and stored in the events' transaction, and answers too.
+   * Appends `events` as one unit and answers `respond(their records)`, JSON text. With an
+   * Idempotency-Key: the key is claimed for this endpoint and these events (keys are one namespace
+   * per account, so the endpoint is part of the digest), or the first answer is replayed; the
+   * response is built and stored in the events' transaction, and that text answers too.
    */
-  private async appendAll<T>(
+  private async appendAll(
     endpoint: string,
     events: NewEvent[],
-    respond: (events: EventRecord[]) => T,
+    respond: (events: EventRecord[]) => string,
     idempotencyKey: string | undefined,
-  ): Promise<AppendOutcome<T>> {
+  ): Promise<AppendOutcome> {
     let idempotency: AppendRequest['idempotency'] = null;
     if (idempotencyKey !== undefined) {
       IdempotencyService.validate(idempotencyKey);
       const accountId = events[0]!.accountId;
       const body = events.map(({ accountId: _, ...event }) => event);
       const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(endpoint, body));
-      if (claim.kind === 'replay') return { body: claim.body as T, replayed: true };
+      if (claim.kind === 'replay') return { json: claim.json, replayed: true };
       idempotency = { key: idempotencyKey, token: claim.token, respond };
     }
     try {
       const appended = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
       return {
-        body: (appended[0]!.response as T | undefined) ?? respond(appended.map((a) => a.event)),
+        json: appended[0]!.response ?? respond(appended.map((a) => a.event)),
         replayed: false,
       };
     } catch (error) {

@@ -4,7 +4,7 @@ import { IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
 /** A claim's token tells the append's transaction whether the claim is still this request's. */
-export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; body: unknown };
+export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; json: string };
 
 /**
  * Idempotency-Key for POST /v1/events and POST /v1/events/batch (contract §7, §9). The first request claims the key; the
@@ -43,7 +43,7 @@ export class IdempotencyService {
       if (row.requestDigest !== digest) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
       }
-      if (row.response !== null) return { kind: 'replay', body: JSON.parse(row.response) as unknown };
+      if (row.response !== null) return { kind: 'replay', json: row.response };
       if (!row.stale) throw IdempotencyService.inProgress();
       const taken = await this.keys.takeOverStale(accountId, key, staleAfter);
       if (taken !== null) return { kind: 'claimed', token: taken };

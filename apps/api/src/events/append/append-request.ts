@@ -10,9 +10,9 @@ export interface AppendRequest {
   context: Record<string, unknown> | null;
   /**
    * With an Idempotency-Key: the key, the token of this request's claim on it, and how to build
-   * the response stored under it in the events' own transaction (the same object then answers
-   * the request). The events of one batch share one such object: one claim, one response built
-   * from all of them in request order.
+   * the response (its JSON text) stored under it in the events' own transaction (the same text
+   * then answers the request). The events of one batch share one such object: one claim, one
+   * response built from all of them in request order.
    */
   idempotency: Idempotency | null;
 }
@@ -20,11 +20,12 @@ export interface AppendRequest {
 export interface Idempotency {
   key: string;
   token: string;
-  respond: (events: EventRecord[]) => unknown;
+  /** The response body as JSON text: stored as is, sent as is. */
+  respond: (events: EventRecord[]) => string;
 }
 
-/** A committed event, and for a keyed request the response stored with it. */
+/** A committed event, and for a keyed request the response (JSON text) stored with it. */
 export interface Appended {
   event: EventRecord;
-  response?: unknown;
+  response?: string;
 }

@@ -91,7 +91,7 @@ export class ChainLedger {
         [...responses].map(([idempotency, response]) => ({
           accountId: claims.get(idempotency)!,
           key: idempotency.key,
-          response: JSON.stringify(response),
+          response,
         })),
         tx,
       );
@@ -156,7 +156,7 @@ function claimsOf(requests: readonly AppendRequest[]): Map<Idempotency, string> 
 }
 
 /** The response of each claim, built once from its events in request order. */
-function respondAll(requests: readonly AppendRequest[], events: readonly EventRecord[]): Map<Idempotency, unknown> {
+function respondAll(requests: readonly AppendRequest[], events: readonly EventRecord[]): Map<Idempotency, string> {
   const eventsOf = new Map<Idempotency, EventRecord[]>();
   requests.forEach((r, i) => {
     if (!r.idempotency) return;
