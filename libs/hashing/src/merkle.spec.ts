@@ -16,6 +16,7 @@ import {
   NodeReader,
   proveConsistency,
   proveInclusion,
+  pushNode,
   rangeNodes,
   rootFromFrontier,
   rootFromInclusionProof,
@@ -884,6 +885,69 @@ describe('extendTree: the new perfect nodes when leaves are appended', () => {
     expect(() => extendTree(7, frontier, [leaves[7]!])).toThrow(RangeError);
     expect(() => extendTree(6, frontier.slice(1), [leaves[6]!])).toThrow(RangeError);
     expect(() => extendTree(0, frontier, [])).toThrow(RangeError);
+  });
+});
+
+describe('pushNode: the push/merge step of every tree built leaf by leaf', () => {
+  const leaves = Array.from({ length: 70 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+  const ref = new Reference(leaves);
+  const ids = (nodes: readonly NodeId[]): [number, number][] => nodes.map(({ level, index }) => [level, index]);
+
+  it('merges a node with the top only while the top is its left sibling, and names each parent made', () => {
+    const stack: MerkleNode[] = [];
+    const made: MerkleNode[] = [];
+    for (let i = 3; i < 8; i++) pushNode(stack, { level: 0, index: i, hash: leaves[i]! }, (n) => made.push(n));
+    // Leaf 3 is a right child: leaf 4 lands beside it, not on it.
+    expect(ids(stack)).toEqual([
+      [0, 3],
+      [2, 1],
+    ]);
+    expect(ids(made)).toEqual([
+      [1, 2],
+      [1, 3],
+      [2, 1],
+    ]);
+    expect(stack[1]!.hash).toEqual(ref.mth(4, 8));
+    expect(made.map((n) => n.hash)).toEqual([ref.mth(4, 6), ref.mth(6, 8), ref.mth(4, 8)]);
+  });
+
+  it('leaves the maximal perfect subtrees of any run of leaves [a, b), having made each inner one once', () => {
+    const failed: string[] = [];
+    const key = (n: NodeId): string => `${n.level}/${n.index}`;
+    for (let a = 0; a < 40; a++) {
+      for (let b = a + 1; b <= 70; b++) {
+        const stack: MerkleNode[] = [];
+        const made: MerkleNode[] = [];
+        for (let i = a; i < b; i++) pushNode(stack, { level: 0, index: i, hash: leaves[i]! }, (n) => made.push(n));
+        // Greedy from the left: at each point the largest aligned perfect subtree that fits.
+        const want: string[] = [];
+        for (let at = a; at < b;) {
+          let level = 0;
+          while (at % 2 ** (level + 1) === 0 && at + 2 ** (level + 1) <= b) level++;
+          want.push(key({ level, index: at / 2 ** level }));
+          at += 2 ** level;
+        }
+        const inner: string[] = [];
+        for (let level = 1; 2 ** level <= b - a; level++)
+          for (let i = Math.ceil(a / 2 ** level); (i + 1) * 2 ** level <= b; i++) inner.push(key({ level, index: i }));
+        const wrongHash = [...stack, ...made].some(
+          (n) => !n.hash.equals(ref.mth(n.index * 2 ** n.level, (n.index + 1) * 2 ** n.level)),
+        );
+        if (stack.map(key).join() !== want.join()) failed.push(`stack of [${a}, ${b})`);
+        if (made.map(key).sort().join() !== inner.sort().join()) failed.push(`made of [${a}, ${b})`);
+        if (wrongHash) failed.push(`hashes of [${a}, ${b})`);
+      }
+    }
+    expect(failed).toEqual([]);
+  });
+
+  it('grows a frontier of size n into the frontier of size n + 1', () => {
+    const stack: MerkleNode[] = [];
+    for (let n = 0; n < 70; n++) {
+      expect(ids(stack)).toEqual(ids(frontierIds(n)));
+      expect(rootFromFrontier(stack)).toEqual(n === 0 ? emptyRoot() : ref.mth(0, n));
+      pushNode(stack, { level: 0, index: n, hash: leaves[n]! });
+    }
   });
 });
 

@@ -221,6 +221,21 @@ export const proveConsistency = (from: number, to: number, read: NodeReader): Pr
   resolvePlan(consistencyPlan(from, to), read);
 
 /**
+ * The one push/merge step of every tree built leaf by leaf: pushes the perfect subtree `node` onto
+ * `stack` (perfect subtrees left to right, each ending where the next begins: a tree's frontier, or
+ * the maximal perfect subtrees of a run of leaves that need not start at 0) and merges it with the
+ * top for as long as the top is its left sibling. `onNode` sees each parent so made, children first.
+ */
+export function pushNode(stack: MerkleNode[], node: MerkleNode, onNode?: (made: MerkleNode) => void): void {
+  for (let top = stack[stack.length - 1]; top && isLeftSibling(top, node); top = stack[stack.length - 1]) {
+    stack.pop();
+    node = { level: node.level + 1, index: top.index / 2, hash: nodeHash(top.hash, node.hash) };
+    onNode?.(node);
+  }
+  stack.push(node);
+}
+
+/**
  * What appending `leafHashes` to a tree of `size` leaves adds: every new perfect node (level 0 =
  * the leaf hashes themselves), in an order where children come before their parent, and the new
  * frontier. `frontier` is the stored nodes at `frontierIds(size)`, in that order.
@@ -235,15 +250,11 @@ export function extendTree(
     throw new RangeError(`the frontier of a tree of ${size} is ${expected.map(formatId).join(', ') || 'empty'}`);
   const stack = [...frontier];
   const nodes: MerkleNode[] = [];
+  const made = (node: MerkleNode): void => void nodes.push(node);
   leafHashes.forEach((hash, i) => {
-    let node: MerkleNode = { level: 0, index: size + i, hash };
-    nodes.push(node);
-    while (stack.length > 0 && stack[stack.length - 1]!.level === node.level) {
-      const left = stack.pop()!;
-      node = { level: node.level + 1, index: half(node.index), hash: nodeHash(left.hash, node.hash) };
-      nodes.push(node);
-    }
-    stack.push(node);
+    const leaf: MerkleNode = { level: 0, index: size + i, hash };
+    nodes.push(leaf);
+    pushNode(stack, leaf, made);
   });
   return { nodes, frontier: stack };
 }
@@ -255,16 +266,14 @@ export function rootFromFrontier(frontier: readonly MerkleNode[]): Buffer {
 
 /** The root over leaf hashes, in O(log n) memory. */
 export function merkleRoot(leafHashes: Iterable<Buffer>): Buffer {
-  const stack: { level: number; hash: Buffer }[] = [];
-  for (const leaf of leafHashes) {
-    let node = { level: 0, hash: leaf };
-    while (stack.length > 0 && stack[stack.length - 1]!.level === node.level)
-      node = { level: node.level + 1, hash: nodeHash(stack.pop()!.hash, node.hash) };
-    stack.push(node);
-  }
-  return stack.length === 0 ? emptyRoot() : foldRange(stack.map((n) => n.hash));
+  const stack: MerkleNode[] = [];
+  let index = 0;
+  for (const hash of leafHashes) pushNode(stack, { level: 0, index: index++, hash });
+  return rootFromFrontier(stack);
 }
 
+const isLeftSibling = (left: NodeId, right: NodeId): boolean =>
+  left.level === right.level && left.index % 2 === 0 && left.index + 1 === right.index;
 const sameId = (a: NodeId, b: NodeId): boolean => a.level === b.level && a.index === b.index;
 const formatId = (id: NodeId): string => `(${id.level}, ${id.index})`;
 const isHash = (h: Uint8Array): boolean => h.length === MERKLE_HASH_BYTES;

@@ -1,4 +1,4 @@
-import { emptyRoot, foldRange, leafHashOfHex, MerkleNode, nodeHash, NodeId } from '@app/hashing';
+import { leafHashOfHex, MerkleNode, NodeId, pushNode, rootFromFrontier } from '@app/hashing';
 
 /*
  * The Merkle part of whole-chain verification (contract §10): a window of events rebuilds the
@@ -48,6 +48,7 @@ export class WindowTreeBuilder {
   private complete = true;
   private mismatches = 0;
   private firstMismatch: NodeId | null = null;
+  private readonly checkMade = (node: MerkleNode): void => this.check(node);
 
   constructor(
     private readonly after: number,
@@ -69,14 +70,9 @@ export class WindowTreeBuilder {
       return;
     }
     this.count++;
-    let node: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
-    this.check(node);
-    for (let top = this.stack.at(-1); top && isLeftSibling(top, node); top = this.stack.at(-1)) {
-      this.stack.pop();
-      node = { level: node.level + 1, index: top.index / 2, hash: nodeHash(top.hash, node.hash) };
-      this.check(node);
-    }
-    this.stack.push(node);
+    const leaf: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
+    this.check(leaf);
+    pushNode(this.stack, leaf, this.checkMade);
   }
 
   /** The maximal perfect subtrees of the leaves so far (of [after, position of the last leaf)), or null when unknown. */
@@ -114,9 +110,6 @@ export class WindowTreeBuilder {
   }
 }
 
-const isLeftSibling = (left: NodeId, right: NodeId): boolean =>
-  left.level === right.level && left.index % 2 === 0 && left.index + 1 === right.index;
-
 /**
  * The audit's side: the tree's frontier up to the windows folded so far (O(log n) nodes). Adding
  * a window's subtrees completes the nodes that span windows; each is held against the stored one.
@@ -128,8 +121,8 @@ export class TreeFrontier {
   /** The root of the tree of `size` + the prefix's leaves. */
   rootWith(prefix: readonly TreeNode[]): string {
     const stack = [...this.stack];
-    for (const node of prefix) push(stack, { ...node, hash: Buffer.from(node.hash, 'hex') });
-    return rootOf(stack).toString('hex');
+    for (const node of prefix) pushNode(stack, { ...node, hash: Buffer.from(node.hash, 'hex') });
+    return rootFromFrontier(stack).toString('hex');
   }
 
   /** Appends a window's subtrees; returns the nodes it completed that `stored` lacks or holds with another hash (and the stored ones left over). */
@@ -138,7 +131,7 @@ export class TreeFrontier {
     const wrong: NodeId[] = [];
     for (const node of nodes) {
       this.size += 2 ** node.level;
-      push(this.stack, { ...node, hash: Buffer.from(node.hash, 'hex') }, (made) => {
+      pushNode(this.stack, { ...node, hash: Buffer.from(node.hash, 'hex') }, (made) => {
         const key = `${made.level}/${made.index}`;
         if (storedByKey.get(key) !== made.hash.toString('hex')) wrong.push({ level: made.level, index: made.index });
         storedByKey.delete(key);
@@ -150,19 +143,6 @@ export class TreeFrontier {
     }
     return wrong;
   }
-}
-
-function push(stack: MerkleNode[], node: MerkleNode, made?: (node: MerkleNode) => void): void {
-  for (let top = stack.at(-1); top && isLeftSibling(top, node); top = stack.at(-1)) {
-    stack.pop();
-    node = { level: node.level + 1, index: top.index / 2, hash: nodeHash(top.hash, node.hash) };
-    made?.(node);
-  }
-  stack.push(node);
-}
-
-function rootOf(stack: readonly MerkleNode[]): Buffer {
-  return stack.length === 0 ? emptyRoot() : foldRange(stack.map((n) => n.hash));
 }
 
 /** Describes a node for a report: the positions it covers. */
