@@ -1,7 +1,7 @@
 import { computeEventHash, EventHashPayload } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
 import { follows } from './event-checks';
-import { StoredNodeRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
+import { StoredLevelRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
 
 /**
  * One window of whole-chain verification: the chain's events with after < position <= upTo and
@@ -29,8 +29,8 @@ export interface WindowRows {
   checkpoints(window: WindowRequest, onRow: (row: StoredCheckpointRow) => void): Promise<void>;
   /** The window's events in position order, at most upTo − after + 1 of them. */
   events(window: WindowRequest, onRow: (row: StoredEvent) => void): Promise<void>;
-  /** The stored Merkle nodes whose last leaf is in the window, in completion order (`verificationWindowNodesQuery`). */
-  nodes(window: WindowRequest, onRow: (row: StoredNodeRow) => void): Promise<void>;
+  /** The stored Merkle nodes whose last leaf is in the window, one row per level (`verificationWindowNodesQuery`). */
+  nodes(window: WindowRequest, onRow: (row: StoredLevelRow) => void): Promise<void>;
 }
 
 /** A checkpoint row as read: the size as text (bigint). */

@@ -3,7 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db } from '../transaction-runner';
-import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
+import {
+  VerificationWindow,
+  VerificationWindowLevelRow,
+  verificationWindowNodesQuery,
+} from './verification-window.queries';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
 export interface InclusionFacts {
@@ -160,14 +164,14 @@ export class MerkleNodesRepository {
     );
   }
 
-  /** Hands each stored node of a whole-chain verification window to `onRow`, in completion order. */
+  /** Hands the stored nodes of a whole-chain verification window to `onRow`, one level at a time. */
   async streamVerificationWindow(
     window: VerificationWindow,
-    onRow: (row: { level: number; index: string; hash: Buffer }) => void,
+    onRow: (row: VerificationWindowLevelRow) => void,
     db: Db = this.pool,
   ): Promise<void> {
     const { text, values } = verificationWindowNodesQuery(window);
-    ((await db.query(text, values)) as NodeRow[]).forEach(onRow);
+    ((await db.query(text, values)) as VerificationWindowLevelRow[]).forEach(onRow);
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {

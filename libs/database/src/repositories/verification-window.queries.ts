@@ -68,26 +68,35 @@ export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: Ver
   };
 }
 
+/** One level of a window's stored Merkle nodes (`verificationWindowNodesQuery`). */
+export interface VerificationWindowLevelRow {
+  level: number;
+  /** Each node as its index (8 bytes, big-endian) followed by its hash (32 bytes), in index order. */
+  nodes: Buffer;
+}
+
 /**
  * The stored Merkle nodes of a whole-chain verification window: every node (level, index) whose
- * last leaf lies in the window (after < (index + 1)·2^level <= upTo), in the order a window's
- * tree completes them (by that last leaf, children first). One index range per level.
+ * last leaf lies in the window (after < (index + 1)·2^level <= upTo), one row per level that has
+ * any, packed into one bytea (see VerificationWindowLevelRow). A window holds about two nodes per
+ * event: one row each cost the database and pg more than the hashing; one index range scan and
+ * one value per level cost a fraction. A hash of another length than 32 bytes (only possible once
+ * ck_merkle_nodes_hash is dropped) is left out, so that it counts as missing.
  */
 export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): {
   text: string;
   values: unknown[];
 } {
   return {
-    // One primary-key range scan per level (OFFSET 0 keeps the planner from flattening the
-    // subquery into a join that reads the chain's whole tree for every window).
-    text: `SELECT n.level, n."index"::text AS index, n.hash
+    text: `SELECT l.level, n.nodes
    FROM generate_series(0, $4::int) AS l(level)
    CROSS JOIN LATERAL (
-     SELECT m.level, m."index", m.hash FROM merkle_nodes m
+     SELECT string_agg(int8send(m."index") || m.hash, ''::bytea ORDER BY m."index") AS nodes
+       FROM merkle_nodes m
       WHERE m.chain_id = $1 AND m.level = l.level
         AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
-     OFFSET 0) n
-  ORDER BY (n."index" + 1) << n.level::int, n.level`,
+        AND octet_length(m.hash) = 32) n
+  WHERE n.nodes IS NOT NULL`,
     values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo))))],
   };
 }
