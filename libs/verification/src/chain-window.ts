@@ -19,9 +19,9 @@ export interface WindowRequest {
 
 /**
  * Where a window's rows come from: each method hands every row to `onRow` as it arrives and
- * resolves when the last one has been handed over. The SQL lives in the repositories
- * (EventsRepository, CheckpointsRepository), which the service's pool and the worker threads
- * both use. Rows that are hashed and dropped at once die young: the garbage collector then costs
+ * resolves when the last one has been handed over. The SQL and which read runs which query live in
+ * libs/database (`verificationWindowReads`), which the service's pool and the worker threads both
+ * run. Rows that are hashed and dropped at once die young: the garbage collector then costs
  * a fraction of what a window held in full costs.
  */
 export interface WindowRows {

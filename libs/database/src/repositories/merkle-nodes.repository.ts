@@ -3,11 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db } from '../transaction-runner';
-import {
-  VerificationWindow,
-  VerificationWindowLevelRow,
-  verificationWindowNodesQuery,
-} from './verification-window.queries';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
 export interface InclusionFacts {
@@ -162,16 +157,6 @@ export class MerkleNodesRepository {
         nodes.map((n) => n.hash.toString('hex')),
       ],
     );
-  }
-
-  /** Hands the stored nodes of a whole-chain verification window to `onRow`, one level at a time. */
-  async streamVerificationWindow(
-    window: VerificationWindow,
-    onRow: (row: VerificationWindowLevelRow) => void,
-    db: Db = this.pool,
-  ): Promise<void> {
-    const { text, values } = verificationWindowNodesQuery(window);
-    ((await db.query(text, values)) as VerificationWindowLevelRow[]).forEach(onRow);
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {
