@@ -213,8 +213,6 @@ export async function resolvePlan(plan: MerklePlan, read: NodeReader): Promise<B
   return assemble(plan, plan.nodes.length === 0 ? [] : await read(plan.nodes));
 }
 
-export const treeRoot = async (size: number, read: NodeReader): Promise<Buffer> =>
-  size === 0 ? emptyRoot() : (await resolvePlan(rootPlan(size), read))[0]!;
 export const proveInclusion = (index: number, size: number, read: NodeReader): Promise<Buffer[]> =>
   resolvePlan(inclusionPlan(index, size), read);
 export const proveConsistency = (from: number, to: number, read: NodeReader): Promise<Buffer[]> =>

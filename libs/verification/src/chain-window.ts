@@ -105,13 +105,6 @@ export async function inspectWindow(rows: WindowRows, window: WindowRequest): Pr
   return { events: hasher.result(), checkpoints, tree: tree.result() };
 }
 
-/** Recomputes every hash of a window of events in position order (all at once). */
-export function hashWindow(events: readonly StoredEvent[]): WindowEvents {
-  const hasher = new WindowHasher();
-  for (const event of events) hasher.add(event);
-  return hasher.result();
-}
-
 /** Hashes a window's events one by one, in position order, keeping only what the audit needs. */
 class WindowHasher {
   private run: IntactRun | null = null;
