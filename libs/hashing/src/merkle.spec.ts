@@ -158,6 +158,20 @@ describe('RFC 6962/9162 hashing', () => {
     );
   });
 
+  it('hashes 32-byte leaves and nodes as node:crypto does, each into a Buffer of its own', () => {
+    const next = random(11);
+    const bytes = (): Buffer => Buffer.from(Array.from({ length: 32 }, () => Math.floor(next() * 256)));
+    const sha = (...parts: Buffer[]): Buffer => createHash('sha256').update(Buffer.concat(parts)).digest();
+    const made: [Buffer, Buffer][] = [];
+    for (let i = 0; i < 200; i++) {
+      const [a, b] = [bytes(), bytes()];
+      made.push([leafHash(a), sha(Buffer.from([0]), a)], [nodeHash(a, b), sha(Buffer.from([1]), a, b)]);
+      made.push([leafHashOfHex(a.toString('hex')), sha(Buffer.from([0]), a)]);
+    }
+    // Checked only after all were made: none is a view of memory a later hash reused.
+    for (const [got, want] of made) expect(got).toEqual(want);
+  });
+
   it("hashes an event's leaf as SHA-256(0x00 || the 32 bytes of its hash)", () => {
     const eventHash = '28a03bb8e2932f87c4639cbcd76ed9ff3de51f5951aa18c24b360a53308bba19';
     const expected = createHash('sha256')
