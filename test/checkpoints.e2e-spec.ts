@@ -601,6 +601,35 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(1);
     });
 
+    it('stored Merkle nodes deleted or altered, inside windows and across their edges', async () => {
+      const chain = await protectedChain('attack-tree');
+      const node = (level: number, index: number) => [chain.id, level, index];
+      await tamper(async (m) => {
+        // Windows of 5: (0, 6) is position 7, inside the second window; (2, 1) covers positions 5–8,
+        // across the first window's edge (the audit checks it); (1, 5) covers 11–12, in the third.
+        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(0, 6));
+        for (const [level, index] of [
+          [2, 1],
+          [1, 5],
+        ])
+          await m.query(
+            `UPDATE merkle_nodes SET hash = sha256(hash) WHERE chain_id = $1 AND level = $2 AND "index" = $3`,
+            node(level!, index!),
+          );
+      });
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5, checkpointsChecked: 1 });
+      expect(result.errors).toEqual([
+        {
+          position: 5,
+          eventId: null,
+          message: expect.stringMatching(/stored Merkle tree disagrees with the events: 3 node\(s\) .*node \(2, 1\)/),
+        },
+      ]);
+      // The events and the checkpoint are intact: the offline verifier, which recomputes the tree, passes.
+      expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(0);
+    });
+
     it('reports a wrong key or a malformed export as bad input (exit 2)', async () => {
       const chain = await protectedChain('attack-input');
       const exported = await exportOf(chain.id);

@@ -102,11 +102,13 @@ describe('the embedded database is reachable by the service alone (§8)', () => 
       .get(`/v1/chain/${chainId}/checkpoint`)
       .set(...bearer(KEYS.acme))
       .expect(200);
-    await t
+    // Read in-process on the one connection: events, checkpoints and the packed Merkle nodes.
+    const verified = await t
       .http()
       .get(`/v1/chain/${chainId}/verify`)
       .set(...bearer(KEYS.acme))
       .expect(200);
+    expect(verified.body.data).toMatchObject({ valid: true, errors: [], checkpointsChecked: 1 });
 
     expect(openToOthers(dataDir)).toEqual([]);
   });

@@ -5,9 +5,11 @@ import {
   frontierIds,
   leafHash,
   merkleRoot,
+  NodeReader,
   proveConsistency,
   proveInclusion,
-  treeRoot,
+  resolvePlan,
+  rootPlan,
   verifyConsistency,
   verifyInclusion,
 } from '@app/hashing';
@@ -76,6 +78,10 @@ describe('merkle_nodes', () => {
     return rows.map((r) => `${r.level}/${r.index}/${r.hash}`).sort();
   }
 
+  /** The root of a tree of `size` ≥ 1 leaves from stored nodes, read as the service reads it (`rootPlan`). */
+  const storedRoot = async (size: number, read: NodeReader): Promise<Buffer> =>
+    (await resolvePlan(rootPlan(size), read))[0]!;
+
   const SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33];
 
   describe('backfill of existing chains', () => {
@@ -122,7 +128,7 @@ describe('merkle_nodes', () => {
         const read = repository.reader(chainId);
         const roots = [merkleRoot([])];
         for (let n = 1; n <= leaves.length; n++) {
-          roots.push(await treeRoot(n, read));
+          roots.push(await storedRoot(n, read));
           expect(roots[n]).toEqual(merkleRoot(leaves.slice(0, n)));
         }
         const n = leaves.length;
@@ -133,15 +139,21 @@ describe('merkle_nodes', () => {
       }
     });
 
-    it("gives the frontier of every size, and nothing of another chain's tree", async () => {
+    it("gives the frontiers of several chains in one read, of every size, and nothing of another chain's tree", async () => {
       const [chainId, hashes] = [...acme].find(([, h]) => h.length === 33)!;
       for (let size = 0; size <= 33; size++) {
-        const frontier = await repository.frontier(chainId, size);
+        const frontier = (await repository.frontiers(new Map([[chainId, size]]))).get(chainId)!;
         expect(frontier.map(({ level, index }) => ({ level, index }))).toEqual(frontierIds(size));
         expect(frontier).toEqual(extendTree(0, [], hashes.slice(0, size).map(eventLeafHash)).frontier);
       }
+      const all = await repository.frontiers(new Map([...acme, ...globex].map(([id, h]) => [id, h.length])));
+      expect([...all.keys()]).toEqual([...acme.keys(), ...globex.keys()]);
+      for (const [id, h] of [...acme, ...globex])
+        expect(all.get(id)).toEqual(extendTree(0, [], h.map(eventLeafHash)).frontier);
       const [otherId] = [...globex.keys()];
-      await expect(repository.frontier(otherId!, 33)).rejects.toThrow(/lacks Merkle node\(s\) \(5, 0\)/);
+      await expect(repository.frontiers(new Map([[otherId!, 33]]))).rejects.toThrow(
+        `chain ${otherId} lacks Merkle node(s) of its frontier at size 33`,
+      );
       expect(await repository.nodes(otherId!, [{ level: 5, index: 0 }])).toEqual([]);
     });
   });
@@ -165,12 +177,15 @@ describe('merkle_nodes', () => {
       let size = 0;
       for (const batch of [1, 2, 5, 1, 7, 16, 8]) {
         await t.dataSource.transaction(async (tx) => {
-          const frontier = await repository.frontier(chainId, size, tx);
+          const frontier = (await repository.frontiers(new Map([[chainId, size]]), tx)).get(chainId)!;
           const { nodes } = extendTree(size, frontier, leaves.slice(size, size + batch));
-          await repository.insertNodes(chainId, nodes, tx);
+          await repository.insertMany(
+            nodes.map((n) => ({ ...n, chainId })),
+            tx,
+          );
         });
         size += batch;
-        expect(await treeRoot(size, repository.reader(chainId))).toEqual(merkleRoot(leaves.slice(0, size)));
+        expect(await storedRoot(size, repository.reader(chainId))).toEqual(merkleRoot(leaves.slice(0, size)));
       }
       expect(await storedNodes(chainId)).toEqual(
         extendTree(0, [], leaves)

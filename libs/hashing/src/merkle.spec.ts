@@ -17,13 +17,13 @@ import {
   NodeReader,
   proveConsistency,
   proveInclusion,
+  pushNode,
   rangeNodes,
   resolvePlan,
   resolvePlans,
   rootFromFrontier,
   rootFromInclusionProof,
   rootPlan,
-  treeRoot,
   verifyConsistency,
   verifyInclusion,
 } from './merkle';
@@ -142,6 +142,10 @@ function storedTree(leafHashes: readonly Buffer[]): { nodes: MerkleNode[]; read:
 
 const vectorTree = storedTree(LEAVES.map(leafHash));
 
+/** The root of a tree of `size` ≥ 1 leaves from its stored nodes, read as the service reads it (`rootPlan`). */
+const storedRoot = async (size: number, read: NodeReader): Promise<Buffer> =>
+  (await resolvePlan(rootPlan(size), read))[0]!;
+
 describe('RFC 6962/9162 hashing', () => {
   it('hashes the empty tree, leaves and interior nodes as the published vectors', () => {
     expect(emptyRoot().toString('hex')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
@@ -154,6 +158,20 @@ describe('RFC 6962/9162 hashing', () => {
     expect(nodeHash(Buffer.from('N123'), Buffer.from('N456')).toString('hex')).toBe(
       'aa217fe888e47007fa15edab33c2b492a722cb106c64667fc2b044444de66bbb',
     );
+  });
+
+  it('hashes 32-byte leaves and nodes as node:crypto does, each into a Buffer of its own', () => {
+    const next = random(11);
+    const bytes = (): Buffer => Buffer.from(Array.from({ length: 32 }, () => Math.floor(next() * 256)));
+    const sha = (...parts: Buffer[]): Buffer => createHash('sha256').update(Buffer.concat(parts)).digest();
+    const made: [Buffer, Buffer][] = [];
+    for (let i = 0; i < 200; i++) {
+      const [a, b] = [bytes(), bytes()];
+      made.push([leafHash(a), sha(Buffer.from([0]), a)], [nodeHash(a, b), sha(Buffer.from([1]), a, b)]);
+      made.push([leafHashOfHex(a.toString('hex')), sha(Buffer.from([0]), a)]);
+    }
+    // Checked only after all were made: none is a view of memory a later hash reused.
+    for (const [got, want] of made) expect(got).toEqual(want);
   });
 
   it("hashes an event's leaf as SHA-256(0x00 || the 32 bytes of its hash)", () => {
@@ -169,15 +187,13 @@ describe('RFC 6962/9162 hashing', () => {
   it.each(ROOTS.map((root, i) => [i + 1, root]))('gives the published root of the tree of size %d', async (n, root) => {
     const leaves = LEAVES.slice(0, n).map(leafHash);
     expect(merkleRoot(leaves).toString('hex')).toBe(root);
-    expect((await treeRoot(n, vectorTree.read)).toString('hex')).toBe(root);
+    expect((await storedRoot(n, vectorTree.read)).toString('hex')).toBe(root);
     expect(rootFromFrontier(extendTree(0, [], leaves).frontier).toString('hex')).toBe(root);
   });
 
-  it('gives the empty root for no leaves, without reading anything', async () => {
+  it('gives the empty root for no leaves', () => {
     expect(merkleRoot([])).toEqual(emptyRoot());
-    const { read, reads } = storedTree([]);
-    expect(await treeRoot(0, read)).toEqual(emptyRoot());
-    expect(reads).toEqual([]);
+    expect(rootFromFrontier([])).toEqual(emptyRoot());
   });
 });
 
@@ -690,7 +706,7 @@ describe("Go's sumdb/tlog on its TestTree records", () => {
   ];
 
   it.each(TREE_HASH)('gives TreeHash(%d)', async (n, root) => {
-    expect((await treeRoot(n, stored.read)).toString('hex')).toBe(root);
+    expect((await storedRoot(n, stored.read)).toString('hex')).toBe(root);
   });
 
   it.each(PROVE_RECORD)('gives ProveRecord(%d, %d)', async (size, index, proof) => {
@@ -782,7 +798,7 @@ describe('property: against the recursive definition, on random trees of up to 3
   it('gives MTH for every size 1–300, from stored nodes and from leaves', async () => {
     for (let n = 1; n <= 300; n++) {
       const want = ref.mth(0, n);
-      expect(await treeRoot(n, stored.read)).toEqual(want);
+      expect(await storedRoot(n, stored.read)).toEqual(want);
       expect(merkleRoot(leaves.slice(0, n))).toEqual(want);
     }
   });
@@ -908,6 +924,69 @@ describe('extendTree: the new perfect nodes when leaves are appended', () => {
     expect(() => extendTree(7, frontier, [leaves[7]!])).toThrow(RangeError);
     expect(() => extendTree(6, frontier.slice(1), [leaves[6]!])).toThrow(RangeError);
     expect(() => extendTree(0, frontier, [])).toThrow(RangeError);
+  });
+});
+
+describe('pushNode: the push/merge step of every tree built leaf by leaf', () => {
+  const leaves = Array.from({ length: 70 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+  const ref = new Reference(leaves);
+  const ids = (nodes: readonly NodeId[]): [number, number][] => nodes.map(({ level, index }) => [level, index]);
+
+  it('merges a node with the top only while the top is its left sibling, and names each parent made', () => {
+    const stack: MerkleNode[] = [];
+    const made: MerkleNode[] = [];
+    for (let i = 3; i < 8; i++) pushNode(stack, { level: 0, index: i, hash: leaves[i]! }, (n) => made.push(n));
+    // Leaf 3 is a right child: leaf 4 lands beside it, not on it.
+    expect(ids(stack)).toEqual([
+      [0, 3],
+      [2, 1],
+    ]);
+    expect(ids(made)).toEqual([
+      [1, 2],
+      [1, 3],
+      [2, 1],
+    ]);
+    expect(stack[1]!.hash).toEqual(ref.mth(4, 8));
+    expect(made.map((n) => n.hash)).toEqual([ref.mth(4, 6), ref.mth(6, 8), ref.mth(4, 8)]);
+  });
+
+  it('leaves the maximal perfect subtrees of any run of leaves [a, b), having made each inner one once', () => {
+    const failed: string[] = [];
+    const key = (n: NodeId): string => `${n.level}/${n.index}`;
+    for (let a = 0; a < 40; a++) {
+      for (let b = a + 1; b <= 70; b++) {
+        const stack: MerkleNode[] = [];
+        const made: MerkleNode[] = [];
+        for (let i = a; i < b; i++) pushNode(stack, { level: 0, index: i, hash: leaves[i]! }, (n) => made.push(n));
+        // Greedy from the left: at each point the largest aligned perfect subtree that fits.
+        const want: string[] = [];
+        for (let at = a; at < b;) {
+          let level = 0;
+          while (at % 2 ** (level + 1) === 0 && at + 2 ** (level + 1) <= b) level++;
+          want.push(key({ level, index: at / 2 ** level }));
+          at += 2 ** level;
+        }
+        const inner: string[] = [];
+        for (let level = 1; 2 ** level <= b - a; level++)
+          for (let i = Math.ceil(a / 2 ** level); (i + 1) * 2 ** level <= b; i++) inner.push(key({ level, index: i }));
+        const wrongHash = [...stack, ...made].some(
+          (n) => !n.hash.equals(ref.mth(n.index * 2 ** n.level, (n.index + 1) * 2 ** n.level)),
+        );
+        if (stack.map(key).join() !== want.join()) failed.push(`stack of [${a}, ${b})`);
+        if (made.map(key).sort().join() !== inner.sort().join()) failed.push(`made of [${a}, ${b})`);
+        if (wrongHash) failed.push(`hashes of [${a}, ${b})`);
+      }
+    }
+    expect(failed).toEqual([]);
+  });
+
+  it('grows a frontier of size n into the frontier of size n + 1', () => {
+    const stack: MerkleNode[] = [];
+    for (let n = 0; n < 70; n++) {
+      expect(ids(stack)).toEqual(ids(frontierIds(n)));
+      expect(rootFromFrontier(stack)).toEqual(n === 0 ? emptyRoot() : ref.mth(0, n));
+      pushNode(stack, { level: 0, index: n, hash: leaves[n]! });
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { CHECKPOINT_KEY_NAME, computeEventHash, formatVerifierKey, GENESIS_HASH, parseVerifierKey } from '@app/hashing';
 import { ChainAudit } from './chain-audit';
-import { hashWindow, inspectWindow, StoredEvent } from './chain-window';
+import { inspectWindow, StoredEvent } from './chain-window';
 import { CHAIN, honestChain, memoryRows } from './chain.fixture';
 import { seededRandom as prng } from '../../../test/support/seeded-random';
 
@@ -62,7 +62,11 @@ async function byWindows(rows: StoredEvent[], size: number, head: number) {
   return audit.result(NOW);
 }
 
-describe('hashWindow', () => {
+describe('inspectWindow: the events of a window', () => {
+  /** What a window over these rows (positions 1…100) reports of its events. */
+  const eventsOf = async (rows: readonly StoredEvent[]) =>
+    (await inspectWindow(memoryRows(rows), { chainId: CHAIN.id, accountId: CHAIN.accountId, after: 0, upTo: 100 }))
+      .events;
   const audited = (e: StoredEvent) => ({
     id: e.id,
     ownAccount: e.ownAccount,
@@ -72,9 +76,9 @@ describe('hashWindow', () => {
     timestamp: e.timestamp,
   });
 
-  it('sends an intact window as one run: its two ends', () => {
+  it('sends an intact window as one run: its two ends', async () => {
     const events = honestChain(4);
-    expect(hashWindow(events)).toEqual({
+    expect(await eventsOf(events)).toEqual({
       run: {
         count: 4,
         first: {
@@ -105,18 +109,21 @@ describe('hashWindow', () => {
     ["another account's event", 3, (rows: StoredEvent[]) => (rows[3]!.ownAccount = false)],
     ['a timestamp going back', 2, (rows: StoredEvent[]) => (rows[2]!.timestamp = rows[0]!.timestamp)],
     ['an altered first event', 0, (rows: StoredEvent[]) => (rows[0]!.actor = 'mallory')],
-  ])('sends the events before %s as a run, and every event from it with its recomputed hash', (_, from, attack) => {
-    const rows = honestChain(5).map((e) => ({ ...e }));
-    attack(rows);
-    const sut = hashWindow(rows);
-    expect(sut.run).toEqual(
-      from === 0 ? null : { count: from, first: audited(rows[0]!), last: audited(rows[from - 1]!) },
-    );
-    expect(sut.events).toEqual(rows.slice(from).map((e) => ({ ...audited(e), computedHash: computeEventHash(e) })));
-  });
+  ])(
+    'sends the events before %s as a run, and every event from it with its recomputed hash',
+    async (_, from, attack) => {
+      const rows = honestChain(5).map((e) => ({ ...e }));
+      attack(rows);
+      const sut = await eventsOf(rows);
+      expect(sut.run).toEqual(
+        from === 0 ? null : { count: from, first: audited(rows[0]!), last: audited(rows[from - 1]!) },
+      );
+      expect(sut.events).toEqual(rows.slice(from).map((e) => ({ ...audited(e), computedHash: computeEventHash(e) })));
+    },
+  );
 
-  it('sends an empty window as nothing', () => {
-    expect(hashWindow([])).toEqual({ run: null, events: [] });
+  it('sends an empty window as nothing', async () => {
+    expect(await eventsOf([])).toEqual({ run: null, events: [] });
   });
 });
 

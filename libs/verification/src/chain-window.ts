@@ -1,7 +1,7 @@
 import { computeEventHash, EventHashPayload } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
 import { follows } from './event-checks';
-import { StoredNodeRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
+import { StoredLevelRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
 
 /**
  * One window of whole-chain verification: the chain's events with after < position <= upTo and
@@ -19,9 +19,9 @@ export interface WindowRequest {
 
 /**
  * Where a window's rows come from: each method hands every row to `onRow` as it arrives and
- * resolves when the last one has been handed over. The SQL lives in the repositories
- * (EventsRepository, CheckpointsRepository), which the service's pool and the worker threads
- * both use. Rows that are hashed and dropped at once die young: the garbage collector then costs
+ * resolves when the last one has been handed over. The SQL and which read runs which query live in
+ * libs/database (`verificationWindowReads`), which the service's pool and the worker threads both
+ * run. Rows that are hashed and dropped at once die young: the garbage collector then costs
  * a fraction of what a window held in full costs.
  */
 export interface WindowRows {
@@ -29,8 +29,8 @@ export interface WindowRows {
   checkpoints(window: WindowRequest, onRow: (row: StoredCheckpointRow) => void): Promise<void>;
   /** The window's events in position order, at most upTo − after + 1 of them. */
   events(window: WindowRequest, onRow: (row: StoredEvent) => void): Promise<void>;
-  /** The stored Merkle nodes whose last leaf is in the window, in completion order (`verificationWindowNodesQuery`). */
-  nodes(window: WindowRequest, onRow: (row: StoredNodeRow) => void): Promise<void>;
+  /** The stored Merkle nodes whose last leaf is in the window, one row per level (`verificationWindowNodesQuery`). */
+  nodes(window: WindowRequest, onRow: (row: StoredLevelRow) => void): Promise<void>;
 }
 
 /** A checkpoint row as read: the size as text (bigint). */
@@ -103,13 +103,6 @@ export async function inspectWindow(rows: WindowRows, window: WindowRequest): Pr
     if (entry && entry.prefix === null) entry.prefix = tree.prefix();
   });
   return { events: hasher.result(), checkpoints, tree: tree.result() };
-}
-
-/** Recomputes every hash of a window of events in position order (all at once). */
-export function hashWindow(events: readonly StoredEvent[]): WindowEvents {
-  const hasher = new WindowHasher();
-  for (const event of events) hasher.add(event);
-  return hasher.result();
 }
 
 /** Hashes a window's events one by one, in position order, keeping only what the audit needs. */

@@ -1,6 +1,5 @@
-import { computeEventHash, eventLeafHash, GENESIS_HASH, nodeHash } from '@app/hashing';
+import { computeEventHash, eventLeafHash, GENESIS_HASH, MerkleNode, nodeHash } from '@app/hashing';
 import type { StoredCheckpointRow, StoredEvent, WindowRows } from './chain-window';
-import type { StoredNodeRow } from './window-tree';
 
 /** Test fixtures of whole-chain verification (not part of any build: see the tsconfig.*.json excludes). */
 export const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
@@ -31,9 +30,9 @@ export function honestChain(n: number): StoredEvent[] {
 /**
  * The Merkle nodes a database holds for these events (as the migration's backfill builds them):
  * the leaf of each position present (first occurrence), and every parent both of whose children
- * are there. In the order a window reads them.
+ * are there.
  */
-export function storedTree(events: readonly StoredEvent[]): StoredNodeRow[] {
+export function storedTree(events: readonly StoredEvent[]): MerkleNode[] {
   const levels: Map<number, Buffer>[] = [new Map()];
   for (const e of events) if (!levels[0]!.has(e.position - 1)) levels[0]!.set(e.position - 1, eventLeafHash(e.hash));
   for (let level = 0; levels[level]!.size > 0; level++) {
@@ -44,26 +43,41 @@ export function storedTree(events: readonly StoredEvent[]): StoredNodeRow[] {
     }
     levels.push(up);
   }
-  const rows = levels.flatMap((nodes, level) =>
-    [...nodes].map(([index, hash]) => ({ level, index: String(index), hash, end: (index + 1) * 2 ** level })),
-  );
-  return rows
-    .sort((a, b) => a.end - b.end || a.level - b.level)
-    .map(({ level, index, hash }) => ({ level, index, hash }));
+  return levels.flatMap((nodes, level) => [...nodes].map(([index, hash]) => ({ level, index, hash })));
 }
 
-/** A window's rows from memory: `events` in position order, their stored tree unless given, and checkpoints. */
+/**
+ * A window's rows from memory: `events` in position order, their stored tree unless given, and
+ * checkpoints. The nodes come as `verificationWindowNodesQuery` gives them: those whose last leaf
+ * is in the window, one row per level, each node as its 8-byte index and its hash, in index order,
+ * leaving out hashes that are not 32 bytes.
+ */
 export function memoryRows(
   events: readonly StoredEvent[],
   checkpoints: readonly StoredCheckpointRow[] = [],
-  nodes: readonly StoredNodeRow[] = storedTree(events),
+  nodes: readonly MerkleNode[] = storedTree(events),
 ): WindowRows {
-  const end = (n: StoredNodeRow) => (Number(n.index) + 1) * 2 ** n.level;
+  const end = (n: MerkleNode) => (n.index + 1) * 2 ** n.level;
   return {
     checkpoints: async ({ after, upTo }, onRow) =>
       checkpoints.filter((c) => Number(c.size) > (after === 0 ? -1 : after) && Number(c.size) <= upTo).forEach(onRow),
     events: async ({ after, upTo }, onRow) =>
       events.filter((e) => e.position > after && e.position <= upTo).forEach(onRow),
-    nodes: async ({ after, upTo }, onRow) => nodes.filter((n) => end(n) > after && end(n) <= upTo).forEach(onRow),
+    nodes: async ({ after, upTo }, onRow) => {
+      const levels = new Map<number, MerkleNode[]>();
+      for (const n of nodes)
+        if (end(n) > after && end(n) <= upTo && n.hash.length === 32)
+          levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
+      for (const [level, inLevel] of levels) {
+        const packed = inLevel
+          .sort((a, b) => a.index - b.index)
+          .map((n) => {
+            const index = Buffer.alloc(8);
+            index.writeBigUInt64BE(BigInt(n.index));
+            return Buffer.concat([index, n.hash]);
+          });
+        onRow({ level, nodes: Buffer.concat(packed) });
+      }
+    },
   };
 }

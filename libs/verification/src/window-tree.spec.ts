@@ -4,6 +4,7 @@ import {
   computeEventHash,
   eventLeafHash,
   formatVerifierKey,
+  MerkleNode,
   merkleRoot,
   parseVerifierKey,
   signChainCheckpoint,
@@ -11,7 +12,6 @@ import {
 import { ChainAudit } from './chain-audit';
 import { inspectWindow, StoredCheckpointRow, StoredEvent } from './chain-window';
 import { CHAIN, honestChain, memoryRows, storedTree } from './chain.fixture';
-import { StoredNodeRow } from './window-tree';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey));
@@ -30,7 +30,7 @@ async function verify(
   events: readonly StoredEvent[],
   size: number,
   checkpoints: readonly StoredCheckpointRow[],
-  nodes: readonly StoredNodeRow[] = storedTree(events),
+  nodes: readonly MerkleNode[] = storedTree(events),
 ) {
   const audit = new ChainAudit(CHAIN, [verifier]);
   const head = events.length;
@@ -83,7 +83,7 @@ describe('whole-chain verification of the Merkle tree', () => {
       const missing = honest.filter((_, i) => i !== k);
       for (const nodes of [altered, missing]) {
         const { level, index } = honest[k]!;
-        const first = Number(index) * 2 ** level + 1;
+        const first = index * 2 ** level + 1;
         const result = await verify(chain, size, [], nodes);
         expect(result.valid).toBe(false);
         expect(result.errors).toContainEqual({
@@ -96,6 +96,31 @@ describe('whole-chain verification of the Merkle tree', () => {
       }
     }
   });
+
+  it.each([1, 3, 4, 10, 45])(
+    'reports a stored node stored twice, should the primary key be gone (windows of %i)',
+    async (size) => {
+      const honest = storedTree(chain);
+      for (let k = 0; k < honest.length; k++) {
+        const { level, index } = honest[k]!;
+        for (const copy of [honest[k]!, { ...honest[k]!, hash: Buffer.alloc(32, 7) }]) {
+          const result = await verify(chain, size, [], [...honest, copy]);
+          expect(result.valid).toBe(false);
+          expect(result.errors).toEqual([
+            {
+              position: index * 2 ** level + 1,
+              eventId: null,
+              message: expect.stringMatching(
+                new RegExp(
+                  `^the stored Merkle tree disagrees with the events: 1 node\\(s\\) .*node \\(${level}, ${index}\\)`,
+                ),
+              ),
+            },
+          ]);
+        }
+      }
+    },
+  );
 
   it('reports a history rewritten with its tree after a checkpoint, at the checkpoint', async () => {
     const checkpoints = [checkpoint(chain, 20), checkpoint(chain, 33)];

@@ -1,4 +1,4 @@
-import { emptyRoot, foldRange, leafHashOfHex, MerkleNode, nodeHash, NodeId } from '@app/hashing';
+import { leafHashOfHex, MERKLE_HASH_BYTES, MerkleNode, NodeId, pushNode, rootFromFrontier } from '@app/hashing';
 
 /*
  * The Merkle part of whole-chain verification (contract §10): a window of events rebuilds the
@@ -13,11 +13,11 @@ export interface TreeNode extends NodeId {
   hash: string;
 }
 
-/** A stored merkle_nodes row as read: the index as text (bigint), the hash as bytes. */
-export interface StoredNodeRow {
+/** One level of a window's stored Merkle nodes as read (`verificationWindowNodesQuery`). */
+export interface StoredLevelRow {
   level: number;
-  index: string;
-  hash: Uint8Array;
+  /** Each node as its index (8 bytes, big-endian) followed by its hash (32 bytes), in index order. */
+  nodes: Uint8Array;
 }
 
 export interface WindowTree {
@@ -34,31 +34,67 @@ export interface WindowTree {
 
 const start = (n: NodeId): number => n.index * 2 ** n.level;
 const end = (n: NodeId): number => (n.index + 1) * 2 ** n.level;
-/** The order nodes are completed in, and read in: by the last leaf they cover, children before parents. */
-const before = (a: NodeId, b: NodeId): boolean => end(a) < end(b) || (end(a) === end(b) && a.level < b.level);
 const toTreeNode = (n: MerkleNode): TreeNode => ({ level: n.level, index: n.index, hash: n.hash.toString('hex') });
 
-/** Builds a window's tree leaf by leaf (O(log n) stack) while holding the stored nodes against it in one pass. */
+const ENTRY_BYTES = 8 + MERKLE_HASH_BYTES;
+
+/** A level's stored nodes as read, walked in index order: nothing is copied out of the row. */
+class StoredLevel {
+  private at = 0;
+  /** The index of the node at the cursor; Infinity past the last. */
+  index: number;
+
+  constructor(
+    readonly level: number,
+    private readonly nodes: Buffer,
+  ) {
+    this.index = this.readIndex();
+  }
+
+  /** Whether the node at the cursor has this hash. */
+  holds(hash: Buffer): boolean {
+    return hash.compare(this.nodes, this.at + 8, this.at + ENTRY_BYTES) === 0;
+  }
+
+  hex(): string {
+    return this.nodes.toString('hex', this.at + 8, this.at + ENTRY_BYTES);
+  }
+
+  next(): void {
+    this.at += ENTRY_BYTES;
+    this.index = this.readIndex();
+  }
+
+  private readIndex(): number {
+    if (this.at >= this.nodes.length) return Infinity;
+    return this.nodes.readUInt32BE(this.at) * 2 ** 32 + this.nodes.readUInt32BE(this.at + 4);
+  }
+}
+
+/** Builds a window's tree leaf by leaf (O(log n) stack) while holding the stored nodes against it, level by level in index order. */
 export class WindowTreeBuilder {
   private readonly stack: MerkleNode[] = [];
-  private readonly inside: { level: number; index: number; hash: Uint8Array }[] = [];
+  /** The stored nodes inside the window, by level. */
+  private readonly levels: StoredLevel[] = [];
   private readonly crossing: TreeNode[] = [];
-  private next = 0;
   private count = 0;
   private complete = true;
   private mismatches = 0;
   private firstMismatch: NodeId | null = null;
+  private readonly checkMade = (node: MerkleNode): void => this.check(node);
 
   constructor(
     private readonly after: number,
     private readonly upTo: number,
   ) {}
 
-  /** Stored nodes whose last leaf is in the window, in completion order (`verificationWindowNodesQuery`). */
-  addStored(row: StoredNodeRow): void {
-    const node = { level: row.level, index: Number(row.index), hash: row.hash };
-    if (start(node) < this.after) this.crossing.push({ ...node, hash: Buffer.from(row.hash).toString('hex') });
-    else this.inside.push(node);
+  /** A level of the stored nodes whose last leaf is in the window (`verificationWindowNodesQuery`). */
+  addStored({ level, nodes }: StoredLevelRow): void {
+    const stored = new StoredLevel(level, Buffer.from(nodes.buffer, nodes.byteOffset, nodes.byteLength));
+    // Only a level's first node can start before the window: the audit, which holds the tree's left part, checks it.
+    for (; stored.index * 2 ** level < this.after; stored.next())
+      this.crossing.push({ level, index: stored.index, hash: stored.hex() });
+    this.levels[level] = stored;
   }
 
   /** The next event of the window: its position and stored hash (the leaf data). */
@@ -69,14 +105,9 @@ export class WindowTreeBuilder {
       return;
     }
     this.count++;
-    let node: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
-    this.check(node);
-    for (let top = this.stack.at(-1); top && isLeftSibling(top, node); top = this.stack.at(-1)) {
-      this.stack.pop();
-      node = { level: node.level + 1, index: top.index / 2, hash: nodeHash(top.hash, node.hash) };
-      this.check(node);
-    }
-    this.stack.push(node);
+    const leaf: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
+    this.check(leaf);
+    pushNode(this.stack, leaf, this.checkMade);
   }
 
   /** The maximal perfect subtrees of the leaves so far (of [after, position of the last leaf)), or null when unknown. */
@@ -86,7 +117,9 @@ export class WindowTreeBuilder {
 
   result(): WindowTree {
     if (this.count !== this.upTo - this.after) this.complete = false;
-    if (this.complete) for (; this.next < this.inside.length; this.next++) this.mismatch(this.inside[this.next]!);
+    // Stored nodes left over: the events' tree of a whole window has every node inside it, so only a
+    // second copy of one (should the primary key be gone) is left.
+    if (this.complete) for (const stored of this.levels) if (stored) this.passBefore(stored, Infinity);
     return {
       complete: this.complete,
       nodes: this.complete ? this.stack.map(toTreeNode) : [],
@@ -96,16 +129,21 @@ export class WindowTreeBuilder {
     };
   }
 
+  /** The events' tree makes a level's nodes in index order, so each is met by the cursor of its level. */
   private check(node: MerkleNode): void {
-    while (this.next < this.inside.length && before(this.inside[this.next]!, node))
-      this.mismatch(this.inside[this.next++]!);
-    const stored = this.inside[this.next];
-    if (stored && stored.level === node.level && stored.index === node.index) {
-      this.next++;
-      if (Buffer.compare(stored.hash, node.hash) !== 0) this.mismatch(node);
+    const stored = this.levels[node.level];
+    if (stored) this.passBefore(stored, node.index);
+    if (stored?.index === node.index) {
+      if (!stored.holds(node.hash)) this.mismatch(node);
+      stored.next();
     } else {
       this.mismatch(node);
     }
+  }
+
+  /** Stored nodes of the level below `index` that the events' tree went past (a second copy of one) are extra. */
+  private passBefore(stored: StoredLevel, index: number): void {
+    for (; stored.index < index; stored.next()) this.mismatch({ level: stored.level, index: stored.index });
   }
 
   private mismatch(node: NodeId): void {
@@ -113,9 +151,6 @@ export class WindowTreeBuilder {
     this.firstMismatch ??= { level: node.level, index: node.index };
   }
 }
-
-const isLeftSibling = (left: NodeId, right: NodeId): boolean =>
-  left.level === right.level && left.index % 2 === 0 && left.index + 1 === right.index;
 
 /**
  * The audit's side: the tree's frontier up to the windows folded so far (O(log n) nodes). Adding
@@ -128,41 +163,26 @@ export class TreeFrontier {
   /** The root of the tree of `size` + the prefix's leaves. */
   rootWith(prefix: readonly TreeNode[]): string {
     const stack = [...this.stack];
-    for (const node of prefix) push(stack, { ...node, hash: Buffer.from(node.hash, 'hex') });
-    return rootOf(stack).toString('hex');
+    for (const node of prefix) pushNode(stack, { ...node, hash: Buffer.from(node.hash, 'hex') });
+    return rootFromFrontier(stack).toString('hex');
   }
 
   /** Appends a window's subtrees; returns the nodes it completed that `stored` lacks or holds with another hash (and the stored ones left over). */
   add(nodes: readonly TreeNode[], stored: readonly TreeNode[]): NodeId[] {
-    const storedByKey = new Map(stored.map((n) => [`${n.level}/${n.index}`, n.hash]));
+    const left = [...stored]; // O(log n): one a level at most, but for copies
     const wrong: NodeId[] = [];
     for (const node of nodes) {
       this.size += 2 ** node.level;
-      push(this.stack, { ...node, hash: Buffer.from(node.hash, 'hex') }, (made) => {
-        const key = `${made.level}/${made.index}`;
-        if (storedByKey.get(key) !== made.hash.toString('hex')) wrong.push({ level: made.level, index: made.index });
-        storedByKey.delete(key);
+      pushNode(this.stack, { ...node, hash: Buffer.from(node.hash, 'hex') }, (made) => {
+        const at = left.findIndex((n) => n.level === made.level && n.index === made.index);
+        if (at < 0 || !made.hash.equals(Buffer.from(left[at]!.hash, 'hex')))
+          wrong.push({ level: made.level, index: made.index });
+        if (at >= 0) left.splice(at, 1);
       });
     }
-    for (const key of storedByKey.keys()) {
-      const [level, index] = key.split('/').map(Number);
-      wrong.push({ level: level!, index: index! });
-    }
+    for (const { level, index } of left) wrong.push({ level, index });
     return wrong;
   }
-}
-
-function push(stack: MerkleNode[], node: MerkleNode, made?: (node: MerkleNode) => void): void {
-  for (let top = stack.at(-1); top && isLeftSibling(top, node); top = stack.at(-1)) {
-    stack.pop();
-    node = { level: node.level + 1, index: top.index / 2, hash: nodeHash(top.hash, node.hash) };
-    made?.(node);
-  }
-  stack.push(node);
-}
-
-function rootOf(stack: readonly MerkleNode[]): Buffer {
-  return stack.length === 0 ? emptyRoot() : foldRange(stack.map((n) => n.hash));
 }
 
 /** Describes a node for a report: the positions it covers. */

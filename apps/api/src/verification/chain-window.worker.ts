@@ -1,11 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { Client, Query } from 'pg';
-// The files themselves, not the barrels: a worker needs their SQL, not Nest's modules.
-import {
-  verificationWindowCheckpointsQuery,
-  verificationWindowEventsQuery,
-  verificationWindowNodesQuery,
-} from '@app/database/repositories/verification-window.queries';
+// The file itself, not the barrel: a worker needs its SQL, not Nest's modules.
+import { SqlQuery, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
 /**
@@ -64,11 +60,7 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
   try {
     const db = await used;
     return await inspectWindow(
-      {
-        checkpoints: (window, onRow) => streamRows(db, verificationWindowCheckpointsQuery(window), onRow),
-        events: (window, onRow) => streamRows(db, verificationWindowEventsQuery(window), onRow),
-        nodes: (window, onRow) => streamRows(db, verificationWindowNodesQuery(window), onRow),
-      },
+      verificationWindowReads((query, onRow) => streamRows(db, query, onRow)),
       request,
     );
   } catch (error) {
@@ -78,11 +70,7 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
 }
 
 /** A query whose rows are handed over one by one as they arrive, never collected (pg's Query with a 'row' listener). */
-function streamRows<Row>(
-  db: Client,
-  { text, values }: { text: string; values: unknown[] },
-  onRow: (row: Row) => void,
-): Promise<void> {
+function streamRows<Row>(db: Client, { text, values }: SqlQuery, onRow: (row: Row) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const query = db.query(new Query(text, values));
     query.on('row', (row: Row) => {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Piscina from 'piscina';
 import { AppConfig } from '@app/common';
-import { CheckpointsRepository, EventsRepository, MerkleNodesRepository } from '@app/database';
+import { VerificationWindowReader } from '@app/database';
 import { inspectWindow, WindowReport, WindowRequest, WindowRows } from '@app/verification';
 import type { WindowOutcome, WindowWorkerData } from './chain-window.worker';
 
@@ -22,20 +22,11 @@ export class WindowInspector implements OnApplicationShutdown {
   private readonly pool: Piscina<WindowRequest, WindowOutcome> | null;
   /** How many windows one verification keeps in flight. */
   readonly windowsInFlight: number;
-  /** In-process: the repositories' reads on the service's pool. */
+  /** In-process: the window's reads on the service's pool. */
   private readonly rows: WindowRows;
 
-  constructor(
-    config: AppConfig,
-    events: EventsRepository,
-    checkpoints: CheckpointsRepository,
-    nodes: MerkleNodesRepository,
-  ) {
-    this.rows = {
-      checkpoints: (window, onRow) => checkpoints.streamVerificationWindow(window, onRow),
-      events: (window, onRow) => events.streamVerificationWindow(window, onRow),
-      nodes: (window, onRow) => nodes.streamVerificationWindow(window, onRow),
-    };
+  constructor(config: AppConfig, reader: VerificationWindowReader) {
+    this.rows = reader.reads;
     const workers = config.databaseUrl ? config.verifyWorkers : 0;
     this.pool = workers > 0 ? createPool(config.databaseUrl!, workers) : null;
     // In-process: one window hashed while two are read (they queue for the pool's connections).

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
-import { VerificationWindow, verificationWindowCheckpointsQuery } from './verification-window.queries';
 
 /** A stored checkpoint: the size as text (bigint). */
 export interface CheckpointRow {
@@ -42,15 +41,5 @@ export class CheckpointsRepository {
       [chainId, size, hash, keyId, note],
     )) as unknown[];
     return inserted.length === 1;
-  }
-
-  /** Hands each checkpoint of a whole-chain verification window to `onRow`, in size order. */
-  async streamVerificationWindow(
-    window: VerificationWindow,
-    onRow: (row: Pick<CheckpointRow, 'size' | 'hash' | 'note'>) => void,
-    db: Db = this.pool,
-  ): Promise<void> {
-    const { text, values } = verificationWindowCheckpointsQuery(window);
-    ((await db.query(text, values)) as Pick<CheckpointRow, 'size' | 'hash' | 'note'>[]).forEach(onRow);
   }
 }

@@ -2,13 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
-import {
-  ISO_TIMESTAMP,
-  VerificationWindow,
-  VerificationWindowEventRow,
-  verificationWindowEventsQuery,
-  VerifiedEventRow,
-} from './verification-window.queries';
+import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
 
 /** The one domain shape of a stored event (with its chain's name), whatever query read it. */
@@ -148,20 +142,6 @@ export class EventsRepository {
       position,
     ])) as { hash: string }[];
     return row?.hash ?? null;
-  }
-
-  /**
-   * Hands each event of a whole-chain verification window to `onRow`, in position order. TypeORM
-   * hands over whole results; a window is bounded, so that only costs memory (the worker threads
-   * stream the same query row by row).
-   */
-  async streamVerificationWindow(
-    window: VerificationWindow,
-    onRow: (row: VerificationWindowEventRow) => void,
-    db: Db = this.pool,
-  ): Promise<void> {
-    const { text, values } = verificationWindowEventsQuery(window);
-    ((await db.query(text, values)) as VerificationWindowEventRow[]).forEach(onRow);
   }
 
   /** Newest first by (timestamp, id), strictly after `cursor` in that order; at most `limit` rows. */

@@ -7,6 +7,7 @@ import { CheckpointsRepository } from './checkpoints.repository';
 import { EventsRepository } from './events.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { MerkleNodesRepository } from './merkle-nodes.repository';
+import { VerificationWindowReader } from './verification-window.reader';
 
 export * from './accounts.repository';
 export * from './api-keys.repository';
@@ -17,11 +18,13 @@ export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './merkle-nodes.repository';
 export * from './verification-window.queries';
+export * from './verification-window.reader';
 
 /**
  * One repository per table (Immich's `*.repository.ts`): each owns every query of its table,
  * raw SQL where it is faster, typed rows out. Services call repositories; only repositories and
- * the TransactionRunner touch TypeORM's DataSource, EntityManager or query builders.
+ * the TransactionRunner touch TypeORM's DataSource, EntityManager or query builders. One reader
+ * spans tables: VerificationWindowReader, whose queries the verification worker threads share.
  */
 export const REPOSITORIES: Provider[] = [
   TransactionRunner,
@@ -32,4 +35,5 @@ export const REPOSITORIES: Provider[] = [
   EventsRepository,
   IdempotencyKeysRepository,
   MerkleNodesRepository,
+  VerificationWindowReader,
 ];

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db, queryPrepared } from '../transaction-runner';
-import { VerificationWindow, verificationWindowNodesQuery } from './verification-window.queries';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
 export interface InclusionFacts {
@@ -148,22 +147,6 @@ export class MerkleNodesRepository {
     return async (ids) => (await this.all(chainId, ids, db)).map((node) => node.hash);
   }
 
-  /** The nodes on the right edge of the chain's tree of `size` leaves: what an append of more leaves extends. */
-  frontier(chainId: string, size: number, db: Db = this.pool): Promise<MerkleNode[]> {
-    return this.all(chainId, frontierIds(size), db);
-  }
-
-  /** Stores new nodes (merkle.ts `extendTree`) with one statement; a node already stored is a conflict. */
-  async insertNodes(chainId: string, nodes: readonly MerkleNode[], db: Db = this.pool): Promise<void> {
-    if (nodes.length === 0) return;
-    await db.query(
-      `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
-       SELECT $1, level, idx, decode(hash, 'hex')
-         FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS node(level, idx, hash)`,
-      [chainId, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString('hex'))],
-    );
-  }
-
   /**
    * The frontiers of several chains' trees (chain id → size) in one query: what one append
    * transaction extends. Each chain's nodes come back in `frontierIds(size)` order; a missing
@@ -202,16 +185,6 @@ export class MerkleNodesRepository {
         nodes.map((n) => n.hash.toString('hex')),
       ],
     );
-  }
-
-  /** Hands each stored node of a whole-chain verification window to `onRow`, in completion order. */
-  async streamVerificationWindow(
-    window: VerificationWindow,
-    onRow: (row: { level: number; index: string; hash: Buffer }) => void,
-    db: Db = this.pool,
-  ): Promise<void> {
-    const { text, values } = verificationWindowNodesQuery(window);
-    ((await db.query(text, values)) as NodeRow[]).forEach(onRow);
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {

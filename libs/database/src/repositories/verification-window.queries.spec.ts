@@ -1,6 +1,12 @@
-import { verificationWindowCheckpointsQuery, verificationWindowEventsQuery } from './verification-window.queries';
+import {
+  SqlQuery,
+  verificationWindowCheckpointsQuery,
+  verificationWindowEventsQuery,
+  verificationWindowNodesQuery,
+  verificationWindowReads,
+} from './verification-window.queries';
 
-/** The window SQL that EventsRepository/CheckpointsRepository and the worker threads share. */
+/** The window SQL that VerificationWindowReader and the worker threads share. */
 describe('whole-chain verification window queries', () => {
   const chainId = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
   const accountId = 'acc_01JDQ8Z5V0000000000000000A';
@@ -18,5 +24,24 @@ describe('whole-chain verification window queries', () => {
       -1,
       0,
     ]);
+  });
+
+  it('run each read through the one stream given, its own query, handing on every row', async () => {
+    const window = { chainId, accountId, after: 4, upTo: 9 };
+    const ran: SqlQuery[] = [];
+    const reads = verificationWindowReads(async <Row>(query: SqlQuery, onRow: (row: Row) => void) => {
+      ran.push(query);
+      [1, 2].forEach((n) => onRow({ n } as Row));
+    });
+    const got: unknown[] = [];
+    await reads.checkpoints(window, (row) => got.push(row));
+    await reads.events(window, (row) => got.push(row));
+    await reads.nodes(window, (row) => got.push(row));
+    expect(ran).toEqual([
+      verificationWindowCheckpointsQuery(window),
+      verificationWindowEventsQuery(window),
+      verificationWindowNodesQuery(window),
+    ]);
+    expect(got).toHaveLength(6);
   });
 });

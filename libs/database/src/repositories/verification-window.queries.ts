@@ -1,10 +1,10 @@
 import type { EventHashPayload } from '@app/hashing';
 
 /*
- * The SQL of a whole-chain verification window, shared by EventsRepository/CheckpointsRepository
- * (on the service's pool) and the worker threads (apps/api/src/verification/chain-window.worker.ts,
- * on their own connections outside Nest). A file of its own so that a worker loads only this,
- * not Nest or TypeORM.
+ * The SQL of a whole-chain verification window and which rows each read gives
+ * (`verificationWindowReads`), run by VerificationWindowReader on the service's pool and by the
+ * worker threads (apps/api/src/verification/chain-window.worker.ts) on their own connections
+ * outside Nest. A file of its own so that a worker loads only this, not Nest or TypeORM.
  */
 
 /** A stored event as verification reads it: exactly the hash payload, as hashed, and its stored hash. */
@@ -25,22 +25,49 @@ export interface VerificationWindow {
   upTo: number;
 }
 
+/** A checkpoint of a whole-chain verification window: the size as text (bigint). */
+export interface VerificationWindowCheckpointRow {
+  size: string;
+  hash: string;
+  note: string;
+}
+
+/** A statement and its parameters. */
+export interface SqlQuery {
+  text: string;
+  values: unknown[];
+}
+
+/** Runs `query` and hands each row to `onRow`; resolves once the last has been handed over. */
+export type RowStream = <Row>(query: SqlQuery, onRow: (row: Row) => void) => Promise<void>;
+
+/** The three reads of a whole-chain verification window (libs/verification `WindowRows`). */
+export interface VerificationWindowReads {
+  checkpoints(window: VerificationWindow, onRow: (row: VerificationWindowCheckpointRow) => void): Promise<void>;
+  events(window: VerificationWindow, onRow: (row: VerificationWindowEventRow) => void): Promise<void>;
+  nodes(window: VerificationWindow, onRow: (row: VerificationWindowLevelRow) => void): Promise<void>;
+}
+
+/** A window's reads, each its query run through `stream`: the one place that says which query gives which rows. */
+export function verificationWindowReads(stream: RowStream): VerificationWindowReads {
+  return {
+    checkpoints: (window, onRow) => stream(verificationWindowCheckpointsQuery(window), onRow),
+    events: (window, onRow) => stream(verificationWindowEventsQuery(window), onRow),
+    nodes: (window, onRow) => stream(verificationWindowNodesQuery(window), onRow),
+  };
+}
+
 /** The timestamp written by the database exactly as the API writes it (no Date per row). */
 export const ISO_TIMESTAMP = `to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * The events of a whole-chain verification window, used by EventsRepository on the service's pool
- * and by the worker threads (apps/api/src/verification/chain-window.worker.ts) on their own
- * connections outside Nest. Only what is hashed or checked, already named and typed as the hash
+ * The events of a whole-chain verification window. Only what is hashed or checked, already named and typed as the hash
  * payload: the account as one boolean, the position as float8 (exact below 2^53, parsed to a
  * number), the timestamp formatted by the database. An honest window holds at most upTo − after
  * events (positions are unique); one more is read so that duplicates, should the constraint be
  * gone, still show while the window stays bounded.
  */
-export function verificationWindowEventsQuery({ chainId, accountId, after, upTo }: VerificationWindow): {
-  text: string;
-  values: unknown[];
-} {
+export function verificationWindowEventsQuery({ chainId, accountId, after, upTo }: VerificationWindow): SqlQuery {
   return {
     text: `SELECT id, $1::varchar AS "chainId", position::float8 AS position, actor, action, resource, context,
         ${ISO_TIMESTAMP} AS "timestamp", previous_hash AS "previousHash", hash, account_id = $5 AS "ownAccount"
@@ -54,13 +81,9 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
 
 /**
  * The checkpoints of a whole-chain verification window (sizes after < size <= upTo; the first
- * window, after = 0, also takes those of size 0), used by CheckpointsRepository and by the worker
- * threads outside Nest.
+ * window, after = 0, also takes those of size 0).
  */
-export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: VerificationWindow): {
-  text: string;
-  values: unknown[];
-} {
+export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
   return {
     text: `SELECT size::text AS size, hash, note FROM checkpoints
   WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`,
@@ -68,26 +91,32 @@ export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: Ver
   };
 }
 
+/** One level of a window's stored Merkle nodes (`verificationWindowNodesQuery`). */
+export interface VerificationWindowLevelRow {
+  level: number;
+  /** Each node as its index (8 bytes, big-endian) followed by its hash (32 bytes), in index order. */
+  nodes: Buffer;
+}
+
 /**
  * The stored Merkle nodes of a whole-chain verification window: every node (level, index) whose
- * last leaf lies in the window (after < (index + 1)·2^level <= upTo), in the order a window's
- * tree completes them (by that last leaf, children first). One index range per level.
+ * last leaf lies in the window (after < (index + 1)·2^level <= upTo), one row per level that has
+ * any, packed into one bytea (see VerificationWindowLevelRow). A window holds about two nodes per
+ * event: one row each cost the database and pg more than the hashing; one index range scan and
+ * one value per level cost a fraction. A hash of another length than 32 bytes (only possible once
+ * ck_merkle_nodes_hash is dropped) is left out, so that it counts as missing.
  */
-export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): {
-  text: string;
-  values: unknown[];
-} {
+export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
   return {
-    // One primary-key range scan per level (OFFSET 0 keeps the planner from flattening the
-    // subquery into a join that reads the chain's whole tree for every window).
-    text: `SELECT n.level, n."index"::text AS index, n.hash
+    text: `SELECT l.level, n.nodes
    FROM generate_series(0, $4::int) AS l(level)
    CROSS JOIN LATERAL (
-     SELECT m.level, m."index", m.hash FROM merkle_nodes m
+     SELECT string_agg(int8send(m."index") || m.hash, ''::bytea ORDER BY m."index") AS nodes
+       FROM merkle_nodes m
       WHERE m.chain_id = $1 AND m.level = l.level
         AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
-     OFFSET 0) n
-  ORDER BY (n."index" + 1) << n.level::int, n.level`,
+        AND octet_length(m.hash) = 32) n
+  WHERE n.nodes IS NOT NULL`,
     values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo))))],
   };
 }
