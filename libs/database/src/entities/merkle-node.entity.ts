@@ -1,11 +1,11 @@
-import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
-import { ChainEntity } from './chain.entity';
 
 /**
  * One perfect subtree of a chain's RFC 9162 Merkle tree (migration 1764100000000): the hash of
  * leaves [index·2^level, (index+1)·2^level), level 0 being the leaf hashes of the events in
- * position order. Rows are never updated or deleted.
+ * position order. Rows are never updated or deleted. No foreign key to chains (migration
+ * 1764200000000 says why): `chain_id` is the chain whose locked append wrote the node.
  */
 @Entity({ name: 'merkle_nodes' })
 @Check('ck_merkle_nodes_level', `level >= 0 AND level <= 62`)
@@ -14,10 +14,6 @@ import { ChainEntity } from './chain.entity';
 export class MerkleNodeEntity {
   @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_merkle_nodes' })
   chainId!: string;
-
-  @ManyToOne(() => ChainEntity)
-  @JoinColumn({ name: 'chain_id', referencedColumnName: 'id', foreignKeyConstraintName: 'fk_merkle_nodes_chain' })
-  chain?: ChainEntity;
 
   @PrimaryColumn({ type: 'smallint', primaryKeyConstraintName: 'pk_merkle_nodes' })
   level!: number;

@@ -3,6 +3,7 @@ import { InitialSchema1763798400000 } from './1763798400000-initial-schema';
 import { AppendOnlyAndCheckpoints1763800000000 } from './1763800000000-append-only-and-checkpoints';
 import { TimestampOrder1764000000000 } from './1764000000000-timestamp-order';
 import { MerkleNodes1764100000000 } from './1764100000000-merkle-nodes';
+import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-without-fk';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763900000000,
   TimestampOrder1764000000000,
   MerkleNodes1764100000000,
+  MerkleNodesWithoutFk1764200000000,
 ];
