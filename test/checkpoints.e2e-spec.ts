@@ -10,7 +10,7 @@ import { readExportDocument } from '../apps/cli/src/verify-export/export-documen
 import { verifyExport } from '../apps/cli/src/verify-export/verify-export';
 import { readChainEvents, rehash } from './support/chain-check';
 import { independentRoot } from './support/rfc9162';
-import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /*
  * An independent reading of C2SP signed-note and tlog-checkpoint, written from the spec text and
@@ -136,24 +136,7 @@ describe('signed checkpoints and whole-chain verification', () => {
   }
 
   async function exportOf(chainId: string): Promise<unknown> {
-    const res = await t
-      .http()
-      .get('/v1/events/export')
-      .query({
-        format: 'json',
-        after: '2000-01-01T00:00:00.000Z',
-        before: new Date(Date.now() + 60_000).toISOString(),
-        chain_id: chainId,
-      })
-      .set(...bearer(KEYS.acme))
-      .buffer(true)
-      .parse((response, callback) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        response.on('end', () => callback(null, text));
-      })
-      .expect(200);
-    return JSON.parse(res.body as string);
+    return JSON.parse(await exportJsonText(t, KEYS.acme, chainId));
   }
 
   /** The offline verifier, through the CLI entry point, on files: its exit code and report. */

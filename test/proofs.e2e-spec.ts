@@ -13,7 +13,7 @@ import {
 } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
 import { independentRoot } from './support/rfc9162';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
  * Merkle proofs (contract §10) on the real database: every proof the API returns verifies with
@@ -62,21 +62,10 @@ describe('Merkle proofs', () => {
 
   /** Every chain of acme, from the export: ids and hashes in position order. */
   async function exported(): Promise<Map<string, Chain>> {
-    const res = await t
-      .http()
-      .get('/v1/events/export')
-      .query({ format: 'json', after: '2000-01-01T00:00:00.000Z', before: new Date(Date.now() + 60_000).toISOString() })
-      .set(...bearer(KEYS.acme))
-      .buffer(true)
-      .parse((response, callback) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        response.on('end', () => callback(null, text));
-      })
-      .expect(200);
+    const text = await exportJsonText(t, KEYS.acme);
     const chains = new Map<string, Chain & { name: string }>();
     const events = (
-      JSON.parse(res.body as string) as {
+      JSON.parse(text) as {
         data: { id: string; hash: string; chain: { id: string; name: string; position: number } }[];
       }
     ).data;
@@ -415,24 +404,9 @@ describe('Merkle proofs', () => {
       // Events before the rewrite still prove against the old checkpoint.
       const untouched = (await get(`/v1/events/${chain.events[8]!.id}/proof?size=10`).expect(200)).text;
       expect((await cli('verify-proof', untouched, { '--checkpoint': older })).code).toBe(0);
-      const res = await t
-        .http()
-        .get('/v1/events/export')
-        .query({
-          format: 'json',
-          after: '2000-01-01T00:00:00.000Z',
-          before: new Date(Date.now() + 60_000).toISOString(),
-          chain_id: chain.id,
-        })
-        .set(...bearer(KEYS.acme))
-        .buffer(true)
-        .parse((response, callback) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-          response.on('end', () => callback(null, text));
-        })
-        .expect(200);
-      const exportRun = await cli('verify-export', res.body as string, { '--checkpoint': newer });
+      const exportRun = await cli('verify-export', await exportJsonText(t, KEYS.acme, chain.id), {
+        '--checkpoint': newer,
+      });
       expect(exportRun.code).toBe(1);
       expect(exportRun.out).toMatch(/TAMPERING FOUND[\s\S]*Merkle root of the exported events 1–20 is .* rewritten/);
     });

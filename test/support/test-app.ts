@@ -103,3 +103,28 @@ export function checkedAgainst(
 }
 
 export const bearer = (key: string): [string, string] => ['Authorization', `Bearer ${key}`];
+
+/**
+ * The JSON export of every event of `key`'s account up to now (of one chain with `chainId`), as
+ * the text the service sent: what the CLI's verify-export reads.
+ */
+export async function exportJsonText(t: TestApp, key: string, chainId?: string): Promise<string> {
+  const res = await t
+    .http()
+    .get('/v1/events/export')
+    .query({
+      format: 'json',
+      after: '2000-01-01T00:00:00.000Z',
+      before: new Date(Date.now() + 60_000).toISOString(),
+      ...(chainId === undefined ? {} : { chain_id: chainId }),
+    })
+    .set(...bearer(key))
+    .buffer(true)
+    .parse((response, callback) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      response.on('end', () => callback(null, text));
+    })
+    .expect(200);
+  return res.body as string;
+}
