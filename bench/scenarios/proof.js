@@ -10,14 +10,11 @@ const { compareRuns, probe, serviceGets, unavailable } = require('./common');
  * with pg as the same named prepared statement, the proof and root assembled with the same
  * hashing lib: what the endpoint does, minus HTTP and the framework.
  */
-async function proofDirect(ctx, id) {
-  const { hashing, cfg } = ctx;
-  const { INCLUSION_SQL } = require(
-    path.join(cfg.root, 'dist/apps/api/libs/database/src/repositories/merkle-nodes.repository.js'),
-  );
+async function proofDirect(ctx, sql, id) {
+  const { hashing } = ctx;
   const { rows } = await ctx.readPool.query({
     name: 'inclusion',
-    text: INCLUSION_SQL,
+    text: sql,
     values: [id, ctx.accounts.proofs, null],
   });
   const row = rows[0];
@@ -36,6 +33,9 @@ async function proofDirect(ctx, id) {
 /** GET /v1/events/:id/proof over random events of a chain of BENCH_PROOF_EVENTS events. */
 async function proofScenario(ctx) {
   const { cfg, proofSeed, hashing } = ctx;
+  const sql = require(
+    path.join(cfg.root, 'dist/apps/api/libs/database/src/repositories/merkle-nodes.repository.js'),
+  ).INCLUSION_SQL;
   const ids = proofSeed.sampleIds;
   const size = proofSeed.chains[0].position;
   const title = `inclusion proof, random event of a ${size.toLocaleString('en-US')}-event chain, ${cfg.readConnections} conns`;
@@ -55,7 +55,7 @@ async function proofScenario(ctx) {
     );
     if (ok && p.size === size) verified++;
   }
-  const direct = await proofDirect(ctx, ids[0]);
+  const direct = await proofDirect(ctx, sql, ids[0]);
   const serviceRandom = prng(13);
   const singleRandom = prng(13);
   const sqlRandom = prng(13);
@@ -77,7 +77,7 @@ async function proofScenario(ctx) {
           loopLoad({
             loops: cfg.readConnections,
             seconds,
-            op: () => proofDirect(ctx, ids[Math.floor(sqlRandom() * ids.length)]),
+            op: () => proofDirect(ctx, sql, ids[Math.floor(sqlRandom() * ids.length)]),
           }),
       },
     ],
