@@ -434,7 +434,8 @@ describe('signed checkpoints and whole-chain verification', () => {
           eventId: chain.events[N - 1]!.id,
           message: expect.stringMatching(/checkpoint signed at size 12 has Merkle root .*rewritten/),
         },
-        { position: 5, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(0, 4\)/) },
+        // Leaves are not stored: the first stored node over position 5 is its parent, over 5–6.
+        { position: 5, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(1, 2\)/) },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
@@ -448,6 +449,25 @@ describe('signed checkpoints and whole-chain verification', () => {
         message: expect.stringMatching(/Refusing to sign/),
       });
       expect(refused.body.error.details.requestId).toBe(refused.headers['x-request-id']);
+    });
+
+    it.each([
+      ['the head event is rewritten (an even size)', 0, N],
+      ['the event before the head is rewritten (an odd size)', 1, N],
+    ])('refuses to sign a head when %s and the stored tree is not', async (_label, appended, from) => {
+      const chain = await protectedChain(`attack-near-head-${appended}`);
+      for (let i = 0; i < appended; i++) await post(`attack-near-head-${appended}`, N + 1 + i).expect(201);
+      await tamper(async (m) => {
+        await m.query(`UPDATE events SET actor = 'mallory' WHERE chain_id = $1 AND position = $2`, [chain.id, from]);
+        await rehashFrom(m, chain.id, from);
+      });
+      // The leaves are read from the events: only the stored parent of the two leaves before or at the head tells.
+      const refused = await checkpoint(chain.id).expect(500);
+      expect(refused.body.error.message).toMatch(
+        new RegExp(
+          `^Refusing to sign chain ${chain.id} at size ${N + appended}: the stored Merkle tree disagrees with the events at the chain head`,
+        ),
+      );
     });
 
     it('a timestamp moved back, with its hash and every later hash recomputed: both /verify and the CLI name it', async () => {
@@ -579,7 +599,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       const bare = (await verifyChain(chain.id).expect(200)).body.data;
       expect(bare).toMatchObject({ valid: false, checkpointsChecked: 0 });
       expect(bare.errors).toEqual([
-        { position: 3, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(0, 2\)/) },
+        { position: 3, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(1, 1\)/) },
       ]);
       expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(1);
     });
@@ -588,9 +608,9 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-tree');
       const node = (level: number, index: number) => [chain.id, level, index];
       await tamper(async (m) => {
-        // Windows of 5: (0, 6) is position 7, inside the second window; (2, 1) covers positions 5–8,
+        // Windows of 5: (1, 3) covers positions 7–8, inside the second window; (2, 1) covers 5–8,
         // across the first window's edge (the audit checks it); (1, 5) covers 11–12, in the third.
-        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(0, 6));
+        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(1, 3));
         for (const [level, index] of [
           [2, 1],
           [1, 5],

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import {
   eventLeafHash,
   extendTree,
   frontierIds,
-  leafHash,
+  MerkleNode,
   merkleRoot,
   NodeReader,
   proveConsistency,
@@ -15,13 +16,16 @@ import {
 } from '@app/hashing';
 import { MerkleNodesRepository } from '@app/database';
 import { MerkleNodes1764100000000 } from '@app/database/migrations/1764100000000-merkle-nodes';
+import { MerkleNodesWithoutFk1764200000000 } from '@app/database/migrations/1764200000000-merkle-nodes-without-fk';
+import { MerkleLeavesFromEvents1764300000000 } from '@app/database/migrations/1764300000000-merkle-leaves-from-events';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
- * merkle_nodes (migration 1764100000000): the backfill of existing chains' trees, the repository
- * and the append-only triggers, on the real database. Events are appended through the API; the
- * tree expected is computed independently from the exported event hashes.
+ * merkle_nodes (migrations 1764100000000–1764300000000): the backfill of existing chains' trees,
+ * the repository (levels ≥ 1 stored, leaves read from the events) and the append-only triggers, on
+ * the real database. Events are appended through the API; the tree expected is computed
+ * independently from the exported event hashes.
  */
 describe('merkle_nodes', () => {
   let t: TestApp;
@@ -55,15 +59,19 @@ describe('merkle_nodes', () => {
     return chains;
   }
 
-  /** Runs the migration's own down and up: the table rebuilt from the events, as on an existing database. */
-  async function rerunMigration(): Promise<void> {
+  /** Runs the tree's migrations' own downs and ups: the table rebuilt from the events, as on an existing database. */
+  async function rerunMigrations(): Promise<void> {
     const runner = t.dataSource.createQueryRunner();
     await runner.connect();
     try {
       await runner.startTransaction();
-      const migration = new MerkleNodes1764100000000();
-      await migration.down(runner);
-      await migration.up(runner);
+      const migrations = [
+        new MerkleNodes1764100000000(),
+        new MerkleNodesWithoutFk1764200000000(),
+        new MerkleLeavesFromEvents1764300000000(),
+      ];
+      for (const migration of [...migrations].reverse()) await migration.down(runner);
+      for (const migration of migrations) await migration.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
@@ -77,6 +85,13 @@ describe('merkle_nodes', () => {
     )) as { level: number; index: string; hash: string }[];
     return rows.map((r) => `${r.level}/${r.index}/${r.hash}`).sort();
   }
+
+  /** What a database stores of the tree extendTree builds: its nodes above the leaves. */
+  const storedOf = (nodes: readonly MerkleNode[]): string[] =>
+    nodes
+      .filter((n) => n.level > 0)
+      .map((n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`)
+      .sort();
 
   /** The root of a tree of `size` ≥ 1 leaves from stored nodes, read as the service reads it (`rootPlan`). */
   const storedRoot = async (size: number, read: NodeReader): Promise<Buffer> =>
@@ -107,18 +122,24 @@ describe('merkle_nodes', () => {
           .set(...bearer(KEYS.globex))
           .send({ actor: 'g', action: 'a' })
           .expect(201);
-      await rerunMigration();
+      await rerunMigrations();
       acme = await exportedChains(KEYS.acme);
       globex = await exportedChains(KEYS.globex);
     });
 
-    it('stores, for every chain, exactly the perfect subtrees of the tree over its exported event hashes', async () => {
+    it('stores, for every chain, exactly the perfect subtrees above the leaves of the tree over its exported event hashes', async () => {
       expect([...acme.values()].map((h) => h.length).sort((a, b) => a - b)).toEqual(SIZES);
+      for (const [chainId, hashes] of [...acme, ...globex])
+        expect(await storedNodes(chainId)).toEqual(storedOf(extendTree(0, [], hashes.map(eventLeafHash)).nodes));
+    });
+
+    it('reads the leaves from the events: the hash of each event, as RFC 9162 leaf data', async () => {
       for (const [chainId, hashes] of [...acme, ...globex]) {
-        const expected = extendTree(0, [], hashes.map(eventLeafHash)).nodes.map(
-          (n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`,
+        const ids = hashes.map((_, index) => ({ level: 0, index }));
+        expect(await repository.nodes(chainId, ids)).toEqual(
+          hashes.map((hash, index) => ({ level: 0, index, hash: eventLeafHash(hash) })),
         );
-        expect(await storedNodes(chainId)).toEqual(expected.sort());
+        expect(await repository.nodes(chainId, [{ level: 0, index: hashes.length }])).toEqual([]);
       }
     });
 
@@ -160,7 +181,9 @@ describe('merkle_nodes', () => {
 
   describe('the repository writes what extendTree computes', () => {
     let chainId: string;
-    const leaves = Array.from({ length: 40 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+    /** Event hashes of a synthetic chain (leaf data need not be a real event's hash). */
+    const eventHashes = Array.from({ length: 40 }, (_, i) => createHash('sha256').update(`event ${i}`).digest('hex'));
+    const leaves = eventHashes.map(eventLeafHash);
 
     beforeAll(async () => {
       chainId = `chn_${ulid()}`;
@@ -171,6 +194,13 @@ describe('merkle_nodes', () => {
         chainId,
         accountId,
       ]);
+      // The leaves are read from the events, so the chain has events with these hashes (its head is not moved: nothing reads it here).
+      await t.dataSource.query(
+        `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
+         SELECT 'evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0'), $2, $1, p, 'sql', 'merkle.synthetic', now(), repeat('0', 64), h
+           FROM unnest($3::text[]) WITH ORDINALITY AS e(h, p)`,
+        [chainId, accountId, eventHashes],
+      );
     });
 
     it('grows a tree batch by batch from its stored frontier, in transactions', async () => {
@@ -187,28 +217,25 @@ describe('merkle_nodes', () => {
         size += batch;
         expect(await storedRoot(size, repository.reader(chainId))).toEqual(merkleRoot(leaves.slice(0, size)));
       }
-      expect(await storedNodes(chainId)).toEqual(
-        extendTree(0, [], leaves)
-          .nodes.map((n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`)
-          .sort(),
-      );
+      expect(await storedNodes(chainId)).toEqual(storedOf(extendTree(0, [], leaves).nodes));
     });
 
-    it('refuses a second hash for a stored node, and a hash that is not 32 bytes', async () => {
-      const twice = attempt((m) =>
-        m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 0, 0, $2)`, [
-          chainId,
-          Buffer.alloc(32),
-        ]),
-      );
-      expect(await twice).toMatchObject({ code: '23505' });
-      const short = attempt((m) =>
-        m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 0, 1000, $2)`, [
-          chainId,
-          Buffer.alloc(31),
-        ]),
-      );
-      expect(await short).toMatchObject({ code: '23514' });
+    it('refuses a second hash for a stored node, a hash that is not 32 bytes, and a stored leaf', async () => {
+      const insert = (level: number, index: number, hash: Buffer) =>
+        attempt((m) =>
+          m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
+            chainId,
+            level,
+            index,
+            hash,
+          ]),
+        );
+      expect(await insert(1, 0, Buffer.alloc(32))).toMatchObject({ code: '23505' });
+      expect(await insert(1, 1000, Buffer.alloc(31))).toMatchObject({ code: '23514' });
+      expect(await insert(0, 1000, Buffer.alloc(32))).toMatchObject({
+        code: '23514',
+        message: expect.stringContaining('ck_merkle_nodes_level'),
+      });
     });
   });
 

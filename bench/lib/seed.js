@@ -112,7 +112,10 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     }
   }
 
-  /** Every chain's perfect subtrees, leaf by leaf in event order (children before parents), as COPY text. */
+  /**
+   * Every chain's perfect subtrees above the leaves (leaves are not stored: the service derives them
+   * from the events), leaf by leaf in event order (children before parents), as COPY text.
+   */
   function* treeChunks() {
     const stacks = chains.map(() => []);
     const sizes = new Uint32Array(chainCount);
@@ -122,7 +125,6 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
       const c = chainOf[k];
       const stack = stacks[c];
       let node = { level: 0, index: sizes[c]++, hash: hashing.leafHash(hashes.subarray(k * 32, k * 32 + 32)) };
-      text += row(chains[c].id, node.level, node.index, node.hash);
       while (stack.length > 0 && stack[stack.length - 1].level === node.level) {
         const left = stack.pop();
         node = { level: node.level + 1, index: left.index / 2, hash: hashing.nodeHash(left.hash, node.hash) };

@@ -9,11 +9,11 @@ import {
   inclusionPlan,
   leafHash,
   leafHashOfHex,
-  leafPlan,
   MerkleNode,
   merkleRoot,
   NodeId,
   nodeHash,
+  nodePlan,
   NodeReader,
   proveConsistency,
   proveInclusion,
@@ -592,7 +592,13 @@ describe('proof plans: the stored nodes a proof needs', () => {
   it('resolvePlans reads the nodes of several plans in one call, each once, and answers each plan as resolvePlan would', async () => {
     const leaves = Array.from({ length: 1000 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
     const { read, reads } = storedTree(leaves);
-    const plans = [rootPlan(999), leafPlan(998), consistencyPlan(500, 999), inclusionPlan(777, 999)];
+    const plans = [
+      rootPlan(999),
+      nodePlan({ level: 0, index: 998 }),
+      consistencyPlan(500, 999),
+      inclusionPlan(777, 999),
+      nodePlan({ level: 1, index: 3 }),
+    ];
     const together = await resolvePlans(plans, read);
     expect(reads).toHaveLength(1);
     const keys = reads[0]!.map(({ level, index }) => `${level}/${index}`);
@@ -604,6 +610,7 @@ describe('proof plans: the stored nodes a proof needs', () => {
     expect(together).toEqual(await Promise.all(plans.map((plan) => resolvePlan(plan, read))));
     expect(together[0]).toEqual([merkleRoot(leaves.slice(0, 999))]);
     expect(together[1]).toEqual([leaves[998]]);
+    expect(together[4]).toEqual([nodeHash(leaves[6]!, leaves[7]!)]);
     reads.length = 0;
     expect(await resolvePlans([consistencyPlan(0, 5), consistencyPlan(5, 5)], read)).toEqual([[], []]);
     expect(reads).toHaveLength(0);
@@ -616,7 +623,10 @@ describe('proof plans: the stored nodes a proof needs', () => {
     expect(() => consistencyPlan(5, 0)).toThrow(RangeError);
     expect(() => consistencyPlan(9, 8)).toThrow(RangeError);
     expect(() => rootPlan(0)).toThrow(RangeError);
-    expect(() => leafPlan(-1)).toThrow(RangeError);
+    expect(() => nodePlan({ level: 0, index: -1 })).toThrow(RangeError);
+    expect(() => nodePlan({ level: -1, index: 0 })).toThrow(RangeError);
+    expect(() => nodePlan({ level: 63, index: 0 })).toThrow(RangeError);
+    expect(() => nodePlan({ level: 0.5, index: 0 })).toThrow(RangeError);
     expect(() => rangeNodes(2, 5)).toThrow(RangeError);
     expect(() => rangeNodes(3, 3)).toThrow(RangeError);
     expect(() => assemble(rootPlan(3), [])).toThrow(RangeError);

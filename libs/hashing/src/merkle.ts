@@ -169,10 +169,11 @@ export function rootPlan(size: number): MerklePlan {
   return planOf([[0, size]]);
 }
 
-/** The stored leaf hash at `index` (level 0), as a plan of one range. */
-export function leafPlan(index: number): MerklePlan {
-  if (!isSize(index)) throw new RangeError(`no leaf ${index}`);
-  return planOf([[index, index + 1]]);
+/** The hash of one perfect subtree (a leaf at level 0), as a plan of one range. */
+export function nodePlan({ level, index }: NodeId): MerklePlan {
+  if (!Number.isInteger(level) || level < 0 || level > 62 || !isSize(index) || !isSize((index + 1) * 2 ** level))
+    throw new RangeError(`no node (${level}, ${index})`);
+  return planOf([[index * 2 ** level, (index + 1) * 2 ** level]]);
 }
 
 /** RFC 9162 §2.1.3.1 (RFC 6962 PATH): the inclusion proof of leaf `index` in a tree of `size` leaves. */

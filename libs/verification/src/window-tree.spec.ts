@@ -138,6 +138,10 @@ describe('whole-chain verification of the Merkle tree', () => {
     const forged = rewrite(chain, 40);
     const result = await verify(forged, 8, [], storedTree(chain));
     expect(result.valid).toBe(false);
-    expect(result.errors[0]).toMatchObject({ position: 40, message: expect.stringMatching(/stored Merkle tree/) });
+    // Leaves are not stored: the first stored node over position 40 is its parent, over 39–40.
+    expect(result.errors[0]).toMatchObject({
+      position: 39,
+      message: expect.stringMatching(/stored Merkle tree .*node \(1, 19\), over positions 39–40/),
+    });
   });
 });

@@ -4,7 +4,8 @@ import {
   consistencyPlan,
   emptyRoot,
   eventLeafHash,
-  leafPlan,
+  nodeHash,
+  nodePlan,
   resolvePlans,
   rootPlan,
   verifyConsistency,
@@ -37,7 +38,7 @@ interface Tree {
  * stored checkpoint with an RFC 9162 consistency proof read from the stored tree, inside a
  * transaction that holds the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other
  * checkpoint requests do not, and all of them see the same head and tree. Every Merkle node a
- * request needs (root, head leaf, proof) is read in one query.
+ * request needs (root, proof, the nodes at the head) is read in one query.
  */
 @Injectable()
 export class CheckpointsService {
@@ -77,9 +78,12 @@ export class CheckpointsService {
   }
 
   /**
-   * The stored tree's root at the head's size, read in one query with the head's own leaf and, when
-   * a smaller tree was signed before, the consistency proof from it: a tree whose last leaf is not
-   * the chain head's hash (events or head rewritten, tree not) is not signed.
+   * The stored tree's root at the head's size, read in one query with the nodes at the head and,
+   * when a smaller tree was signed before, the consistency proof from it. A tree that disagrees
+   * with the events at the head is not signed (events or head rewritten, stored tree not): the
+   * head's leaf (derived from its event) must be the chain head's hash, and the lowest stored node
+   * near the head (the parent of the last two leaves before or at it) must be the parent of those
+   * two leaves as the events give them.
    */
   private async readTree(
     chainId: string,
@@ -90,13 +94,21 @@ export class CheckpointsService {
     if (head.size === 0) return { root: emptyRoot().toString('hex'), proof: [] };
     // The consistency plan is empty unless a smaller tree was signed (from 0 or from the head's size).
     const from = Math.min(signedSize ?? 0, head.size);
-    const [[root], [leaf], proof] = (await resolvePlans(
-      [rootPlan(head.size), leafPlan(head.size - 1), consistencyPlan(from, head.size)],
+    const plans = [rootPlan(head.size), consistencyPlan(from, head.size), nodePlan({ level: 0, index: head.size - 1 })];
+    const pair = Math.floor(head.size / 2) - 1; // the level-1 node over leaves 2·pair and 2·pair + 1, if any
+    if (pair >= 0)
+      plans.push(
+        nodePlan({ level: 1, index: pair }),
+        nodePlan({ level: 0, index: 2 * pair }),
+        nodePlan({ level: 0, index: 2 * pair + 1 }),
+      );
+    const [[root], proof, [leaf], [parent] = [], [left] = [], [right] = []] = (await resolvePlans(
+      plans,
       this.nodes.reader(chainId, tx),
-    )) as [Buffer[], Buffer[], Buffer[]];
-    if (!leaf!.equals(eventLeafHash(head.hash))) {
+    )) as [Buffer[], Buffer[], Buffer[], Buffer[]?, Buffer[]?, Buffer[]?];
+    if (!leaf!.equals(eventLeafHash(head.hash)) || (parent && !parent.equals(nodeHash(left!, right!)))) {
       const message =
-        `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree's last leaf is not the chain head's hash. ` +
+        `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree disagrees with the events at the chain head. ` +
         'The chain or its tree was altered; run GET /v1/chain/:chainId/verify.';
       throw new AppError('INTERNAL_ERROR', message, { chainId, size: head.size });
     }

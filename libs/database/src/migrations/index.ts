@@ -4,6 +4,7 @@ import { AppendOnlyAndCheckpoints1763800000000 } from './1763800000000-append-on
 import { TimestampOrder1764000000000 } from './1764000000000-timestamp-order';
 import { MerkleNodes1764100000000 } from './1764100000000-merkle-nodes';
 import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-without-fk';
+import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leaves-from-events';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   TimestampOrder1764000000000,
   MerkleNodes1764100000000,
   MerkleNodesWithoutFk1764200000000,
+  MerkleLeavesFromEvents1764300000000,
 ];

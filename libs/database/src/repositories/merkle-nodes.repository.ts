@@ -13,8 +13,23 @@ export interface InclusionFacts {
   chainSize: number;
   /** The size asked for, or the chain's. */
   size: number;
-  /** Stored nodes among those the proof and root need (none when the size is out of range). */
+  /** The nodes among those the proof and root need (none when the size is out of range). */
   nodes: MerkleNode[];
+}
+
+/**
+ * The node (level, idx) of chain `chain`'s tree, as a lateral subquery `node(hash)` with no row when
+ * the tree has no such node. Levels ≥ 1 are stored in `merkle_nodes`; level 0 is not (it would be
+ * half the rows, on every append's critical path): the leaf (0, i) is SHA-256(0x00 || hash of the
+ * event at position i + 1), derived here from `events` through uq_events_chain_position. The one
+ * place that says how a node is read: every statement below reads through it.
+ */
+export function merkleNodeAt(chain: string, level: string, idx: string): string {
+  return `LATERAL (
+      SELECT n.hash FROM merkle_nodes n WHERE ${level} > 0 AND n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
+      UNION ALL
+      SELECT sha256(decode('00', 'hex') || decode(e.hash, 'hex')) FROM events e
+       WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1) node(hash)`;
 }
 
 /** MerkleNodesRepository.inclusion's statement; `size` ($3) null means the chain's size. */
@@ -24,19 +39,19 @@ export const INCLUSION_SQL = `WITH f AS (
   SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size, f.size::float8 AS size,
          n.levels, n.indexes, n.hashes
     FROM f CROSS JOIN LATERAL (
-      SELECT array_agg(n.level) AS levels, array_agg(n."index"::float8) AS indexes, string_agg(n.hash, ''::bytea) AS hashes
+      SELECT array_agg(l.level) AS levels, array_agg(w.idx::float8) AS indexes, string_agg(node.hash, ''::bytea) AS hashes
         FROM generate_series(0, 62) AS l(level)
         CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
                                    (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
-        JOIN merkle_nodes n ON n.chain_id = f.chain_id AND n.level = l.level AND n."index" = w.idx
+        CROSS JOIN ${merkleNodeAt('f.chain_id', 'l.level', 'w.idx')}
        WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n`;
 
 /** MerkleNodesRepository.chainNodes's statement. */
 const CHAIN_NODES_SQL = `SELECT c.id, c.last_position::float8 AS size, n.hashes
     FROM chains c CROSS JOIN LATERAL (
-      SELECT string_agg(n.hash, ''::bytea ORDER BY want.ord) AS hashes
+      SELECT string_agg(node.hash, ''::bytea ORDER BY want.ord) AS hashes
         FROM unnest($3::smallint[], $4::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
-        JOIN merkle_nodes n ON n.chain_id = c.id AND n.level = want.level AND n."index" = want.idx
+        CROSS JOIN ${merkleNodeAt('c.id', 'want.level', 'want.idx')}
        WHERE $5::bigint <= c.last_position) n
    WHERE c.id = $1 AND c.account_id = $2`;
 
@@ -59,7 +74,9 @@ interface NodeRow {
 }
 
 /**
- * Every query of the `merkle_nodes` table: each chain's stored perfect subtrees (level, index).
+ * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those above
+ * level 0 stored in `merkle_nodes`, the leaves read from the events (`merkleNodeAt`); callers see
+ * one tree and need not know which.
  * Methods take the transaction's `db` last, defaulting to the pool.
  */
 @Injectable()
@@ -70,13 +87,13 @@ export class MerkleNodesRepository {
     return this.dataSource.manager;
   }
 
-  /** The stored nodes among `ids`, in the order asked, in one query; a node not stored is left out. */
+  /** The tree's nodes among `ids`, in the order asked, in one query; a node it lacks is left out. */
   async nodes(chainId: string, ids: readonly NodeId[], db: Db = this.pool): Promise<MerkleNode[]> {
     if (ids.length === 0) return [];
     const rows = (await db.query(
-      `SELECT n.level, n."index"::text AS index, n.hash
+      `SELECT want.level, want.idx::text AS index, node.hash
          FROM unnest($2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
-         JOIN merkle_nodes n ON n.chain_id = $1 AND n.level = want.level AND n."index" = want.idx
+         CROSS JOIN ${merkleNodeAt('$1::varchar', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
       [chainId, ids.map((id) => id.level), ids.map((id) => id.index)],
     )) as NodeRow[];
@@ -86,7 +103,7 @@ export class MerkleNodesRepository {
   /**
    * An inclusion proof's reads in one statement (contract §10; the proof endpoint's latency is
    * one round trip), prepared once per connection: the account's event, its chain's size, and,
-   * when position ≤ size ≤ the chain's size, every stored node the proof and the root of `size`
+   * when position ≤ size ≤ the chain's size, every node the proof and the root of `size`
    * (default the chain's) can need: at each level the sibling of the leaf's ancestor, and the
    * perfect subtree on the right edge of the tree of `size` (merkle.ts `inclusionPlan` and
    * `rootPlan` take only those). The nodes come back as one row (their hashes concatenated), not a
@@ -157,9 +174,9 @@ export class MerkleNodesRepository {
     const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
     if (wanted.length === 0) return result;
     const rows = (await db.query(
-      `SELECT n.chain_id, n.level, n."index"::text AS index, n.hash
+      `SELECT want.chain_id, want.level, want.idx::text AS index, node.hash
          FROM unnest($1::varchar[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
-         JOIN merkle_nodes n ON n.chain_id = want.chain_id AND n.level = want.level AND n."index" = want.idx
+         CROSS JOIN ${merkleNodeAt('want.chain_id', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
       [wanted.map((w) => w.chainId), wanted.map((w) => w.level), wanted.map((w) => w.index)],
     )) as (NodeRow & { chain_id: string })[];
@@ -171,8 +188,12 @@ export class MerkleNodesRepository {
     return result;
   }
 
-  /** Stores the new nodes of several chains with one statement; a node already stored is a conflict. */
+  /**
+   * Stores the new nodes of several chains with one statement; a node already stored is a
+   * conflict. Leaves (level 0) are not stored: they are read from the events (`merkleNodeAt`).
+   */
   async insertMany(nodes: readonly (MerkleNode & { chainId: string })[], db: Db = this.pool): Promise<void> {
+    nodes = nodes.filter((node) => node.level > 0);
     if (nodes.length === 0) return;
     await db.query(
       `INSERT INTO merkle_nodes (chain_id, level, "index", hash)

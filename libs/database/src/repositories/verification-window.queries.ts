@@ -99,17 +99,18 @@ export interface VerificationWindowLevelRow {
 }
 
 /**
- * The stored Merkle nodes of a whole-chain verification window: every node (level, index) whose
- * last leaf lies in the window (after < (index + 1)·2^level <= upTo), one row per level that has
- * any, packed into one bytea (see VerificationWindowLevelRow). A window holds about two nodes per
- * event: one row each cost the database and pg more than the hashing; one index range scan and
- * one value per level cost a fraction. A hash of another length than 32 bytes (only possible once
+ * The stored Merkle nodes of a whole-chain verification window: every node (level ≥ 1, index)
+ * whose last leaf lies in the window (after < (index + 1)·2^level <= upTo), one row per level that
+ * has any, packed into one bytea (see VerificationWindowLevelRow). (Leaves are not stored: the
+ * window derives them from the events it reads.) A window holds about one node per event: one row
+ * each cost the database and pg more than the hashing; one index range scan and one value per
+ * level cost a fraction. A hash of another length than 32 bytes (only possible once
  * ck_merkle_nodes_hash is dropped) is left out, so that it counts as missing.
  */
 export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
   return {
     text: `SELECT l.level, n.nodes
-   FROM generate_series(0, $4::int) AS l(level)
+   FROM generate_series(1, $4::int) AS l(level)
    CROSS JOIN LATERAL (
      SELECT string_agg(int8send(m."index") || m.hash, ''::bytea ORDER BY m."index") AS nodes
        FROM merkle_nodes m
