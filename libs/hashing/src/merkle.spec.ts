@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   assemble,
+  assembleAll,
   consistencyPlan,
   emptyRoot,
   eventLeafHash,
@@ -614,6 +615,16 @@ describe('proof plans: the stored nodes a proof needs', () => {
     reads.length = 0;
     expect(await resolvePlans([consistencyPlan(0, 5), consistencyPlan(5, 5)], read)).toEqual([[], []]);
     expect(reads).toHaveLength(0);
+  });
+
+  it('assembleAll answers several plans from their nodes read together, shared ones repeated', async () => {
+    const leaves = Array.from({ length: 300 }, (_, i) => leafHash(Buffer.from(`leaf ${i}`)));
+    const { read } = storedTree(leaves);
+    const plans = [consistencyPlan(100, 299), rootPlan(100), rootPlan(299), inclusionPlan(7, 299)];
+    const hashes = await read(plans.flatMap((plan) => plan.nodes));
+    expect(assembleAll(plans, hashes)).toEqual(await Promise.all(plans.map((plan) => resolvePlan(plan, read))));
+    expect(assembleAll([], [])).toEqual([]);
+    expect(() => assembleAll(plans, hashes.slice(1))).toThrow(RangeError);
   });
 
   it('refuses impossible requests', () => {

@@ -228,6 +228,18 @@ export function assemble(plan: MerklePlan, nodeHashes: readonly Buffer[]): Buffe
   return plan.counts.map((count) => foldRange(nodeHashes.slice(next, (next += count))));
 }
 
+/**
+ * Several plans' hashes from the hashes of all their nodes read together, plan after plan in
+ * order (a node two plans share, twice): result i is `plans[i]`'s.
+ */
+export function assembleAll(plans: readonly MerklePlan[], nodeHashes: readonly Buffer[]): Buffer[][] {
+  const needed = plans.reduce((n, plan) => n + plan.nodes.length, 0);
+  if (nodeHashes.length !== needed)
+    throw new RangeError(`the plans need ${needed} node(s), ${nodeHashes.length} given`);
+  let next = 0;
+  return plans.map((plan) => assemble(plan, nodeHashes.slice(next, (next += plan.nodes.length))));
+}
+
 /** Reads a plan's nodes with one call to `read` and assembles it. */
 export async function resolvePlan(plan: MerklePlan, read: NodeReader): Promise<Buffer[]> {
   return (await resolvePlans([plan], read))[0]!;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
 import { MerkleNodesRepository } from '@app/database';
-import { assemble, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
+import { assemble, assembleAll, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 
@@ -65,10 +65,7 @@ export class ProofsService {
     if (from > to) throw outOfRange('from', `from must not exceed to (${to})`);
     if (chain.hashes.length !== ids.length)
       throw new Error(`chain ${chain.chainId} lacks Merkle node(s) of a proof from ${from} to ${to}`);
-    let next = 0;
-    const [proof, ...roots] = plans.map((plan) =>
-      assemble(plan, chain.hashes.slice(next, (next += plan.nodes.length))),
-    );
+    const [proof, ...roots] = assembleAll(plans, chain.hashes);
     const fromRoot = from > 0 ? roots.shift()![0]! : emptyRoot();
     const toRoot = to > 0 ? roots.shift()![0]! : emptyRoot();
     return {

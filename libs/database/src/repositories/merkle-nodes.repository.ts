@@ -67,6 +67,14 @@ interface InclusionRow {
   hashes: Buffer | null;
 }
 
+/** Hashes read concatenated into one bytea (string_agg), cut back into 32-byte views of it. */
+function splitHashes(bytes: Buffer | null): Buffer[] {
+  const hashes: Buffer[] = [];
+  for (let at = 0; bytes && at < bytes.length; at += MERKLE_HASH_BYTES)
+    hashes.push(bytes.subarray(at, at + MERKLE_HASH_BYTES));
+  return hashes;
+}
+
 interface NodeRow {
   level: number;
   index: string;
@@ -124,11 +132,7 @@ export class MerkleNodesRepository {
       hash: row.hash,
       chainSize: row.chain_size,
       size: row.size,
-      nodes: (levels ?? []).map((level, i) => ({
-        level,
-        index: indexes![i]!,
-        hash: hashes!.subarray(i * MERKLE_HASH_BYTES, (i + 1) * MERKLE_HASH_BYTES),
-      })),
+      nodes: splitHashes(hashes).map((hash, i) => ({ level: levels![i]!, index: indexes![i]!, hash })),
     };
   }
 
@@ -153,10 +157,7 @@ export class MerkleNodesRepository {
       upTo,
     ]);
     if (!row) return null;
-    const hashes: Buffer[] = [];
-    for (let at = 0; row.hashes && at < row.hashes.length; at += MERKLE_HASH_BYTES)
-      hashes.push(row.hashes.subarray(at, at + MERKLE_HASH_BYTES));
-    return { chainId: row.id, size: row.size, hashes };
+    return { chainId: row.id, size: row.size, hashes: splitHashes(row.hashes) };
   }
 
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */
@@ -170,7 +171,8 @@ export class MerkleNodesRepository {
    * node is an error naming it.
    */
   async frontiers(sizes: ReadonlyMap<string, number>, db: Db = this.pool): Promise<Map<string, MerkleNode[]>> {
-    const wanted = [...sizes].flatMap(([chainId, size]) => frontierIds(size).map((id) => ({ chainId, ...id })));
+    const frontiers = [...sizes].map(([chainId, size]) => ({ chainId, size, ids: frontierIds(size) }));
+    const wanted = frontiers.flatMap(({ chainId, ids }) => ids.map((id) => ({ chainId, ...id })));
     const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
     if (wanted.length === 0) return result;
     const rows = (await db.query(
@@ -182,8 +184,8 @@ export class MerkleNodesRepository {
     )) as (NodeRow & { chain_id: string })[];
     for (const row of rows)
       result.get(row.chain_id)!.push({ level: row.level, index: Number(row.index), hash: row.hash });
-    for (const [chainId, size] of sizes)
-      if (result.get(chainId)!.length !== frontierIds(size).length)
+    for (const { chainId, size, ids } of frontiers)
+      if (result.get(chainId)!.length !== ids.length)
         throw new Error(`chain ${chainId} lacks Merkle node(s) of its frontier at size ${size}`);
     return result;
   }
