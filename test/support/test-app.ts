@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig, loadAppConfig } from '@app/common';
 import { AppModule } from '../../apps/api/src/app.module';
 import { configureApp } from '../../apps/api/src/app.setup';
+import { JsonReplyAdapter } from '../../apps/api/src/common/json-reply.adapter';
 import { openApiDocument } from '../../apps/api/src/openapi/openapi';
 import { OpenApiCheck } from './openapi-check';
 import { databaseUrl, RUN_PREFIX_ENV, withAdmin } from './postgres';
@@ -63,7 +64,7 @@ export async function startTestApp(
     .overrideProvider(AppConfig)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication({ bodyParser: false, logger: ['error', 'warn'] });
+  const app = moduleRef.createNestApplication(new JsonReplyAdapter(), { bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app);
   await app.init();
   const server = app.getHttpServer();

@@ -3,14 +3,19 @@ import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
 import { AppError, EVENT_ID, REQUEST_ID } from '@app/common';
+import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
- * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8).
+ * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8). And on a
+ * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag).
  */
 export function configureApp(app: INestApplication): void {
+  if (!(app.getHttpAdapter() instanceof JsonReplyAdapter)) {
+    throw new Error('The app must be created on a JsonReplyAdapter (see main.ts)');
+  }
   const express = app as NestExpressApplication;
   express.disable('x-powered-by');
   express.set('etag', false);

@@ -4,9 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { AppConfig } from '@app/common';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
+import { JsonReplyAdapter } from './common/json-reply.adapter';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, { bodyParser: false });
+  const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), { bodyParser: false });
   configureApp(app);
   app.enableShutdownHooks();
   const config = app.get(AppConfig);

@@ -53,12 +53,14 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
  */
 class StrictValidationPipe extends ValidationPipe {
   /**
-   * Query DTOs for which an empty query string has given an instance without members and no
-   * error. That input is a constant and a DTO's rules are pure, so it always will: later empty
-   * queries (every `NoQueryDto` request) get a fresh instance without class-transformer and
-   * class-validator going over nothing again.
+   * Per query DTO, the members an empty query string gave it once it passed: that input is a
+   * constant and a DTO's rules are pure, so it always will. Later empty queries (every
+   * `NoQueryDto` request, a proof or a list page without parameters) get a fresh instance with
+   * those members, without class-transformer and class-validator going over nothing again. The
+   * members are usually `undefined` or a default (class fields are defined, ES2022), and only a
+   * DTO whose members are all primitives is remembered, so no two requests share an object.
    */
-  private readonly emptyQueryPasses = new WeakSet<object>();
+  private readonly emptyQueryMembers = new WeakMap<object, Record<string, unknown>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'query' && this.toValidate(metadata) && isEmptyObject(value)) {
@@ -106,9 +108,11 @@ class StrictValidationPipe extends ValidationPipe {
     metadata: ArgumentMetadata,
     metatype: new () => object,
   ): Promise<unknown> {
-    if (this.emptyQueryPasses.has(metatype)) return new metatype();
+    const members = this.emptyQueryMembers.get(metatype);
+    if (members) return Object.assign(new metatype(), members);
     const dto: unknown = await super.transform(value, metadata);
-    if (dto instanceof metatype && Object.keys(dto).length === 0) this.emptyQueryPasses.add(metatype);
+    if (dto instanceof metatype && Object.values(dto).every(isPrimitive))
+      this.emptyQueryMembers.set(metatype, { ...dto });
     return dto;
   }
 }
@@ -117,6 +121,10 @@ function isEmptyObject(value: unknown): value is object {
   if (typeof value !== 'object' || value === null) return false;
   for (const _ in value) return false;
   return true;
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
