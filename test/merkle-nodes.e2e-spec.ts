@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { ulid } from 'ulid';
 import {
   eventLeafHash,
@@ -180,6 +181,11 @@ describe('merkle_nodes', () => {
   });
 
   describe('the repository writes what extendTree computes', () => {
+    it('has nothing to write for leaves alone', () => {
+      expect(repository.insertStatement([{ chainId: 'chn_x', level: 0, index: 0, hash: Buffer.alloc(32) }])).toBeNull();
+      expect(repository.insertStatement([])).toBeNull();
+    });
+
     let chainId: string;
     /** Event hashes of a synthetic chain (leaf data need not be a real event's hash). */
     const eventHashes = Array.from({ length: 40 }, (_, i) => createHash('sha256').update(`event ${i}`).digest('hex'));
@@ -209,10 +215,8 @@ describe('merkle_nodes', () => {
         await t.dataSource.transaction(async (tx) => {
           const frontier = (await repository.frontiers(new Map([[chainId, size]]), tx)).get(chainId)!;
           const { nodes } = extendTree(size, frontier, leaves.slice(size, size + batch));
-          await repository.insertMany(
-            nodes.map((n) => ({ ...n, chainId })),
-            tx,
-          );
+          const insert = repository.insertStatement(nodes.map((n) => ({ ...n, chainId })));
+          if (insert) await tx.query(insert.text, insert.values);
         });
         size += batch;
         expect(await storedRoot(size, repository.reader(chainId))).toEqual(merkleRoot(leaves.slice(0, size)));
@@ -236,6 +240,40 @@ describe('merkle_nodes', () => {
         code: '23514',
         message: expect.stringContaining('ck_merkle_nodes_level'),
       });
+    });
+  });
+
+  describe('the append path', () => {
+    it('stores the new nodes in the statement that moves the head: no statement of its own on a remembered chain', async () => {
+      const append = (count: number) =>
+        t
+          .http()
+          .post('/v1/events/batch')
+          .set(...bearer(KEYS.acme))
+          .send({
+            events: Array.from({ length: count }, () => ({
+              actor: 'a',
+              action: 'merkle.append',
+              chain: 'merkle-append',
+            })),
+          })
+          .expect(201);
+      await append(2); // the chain's first append reads its (empty) frontier; the next finds it remembered
+      const queries = jest.spyOn(PostgresQueryRunner.prototype, 'query');
+      try {
+        await append(2);
+        const touching = queries.mock.calls.map(([sql]) => String(sql)).filter((sql) => /\bmerkle_nodes\b/.test(sql));
+        expect(touching).toHaveLength(1);
+        expect(touching[0]).toMatch(
+          /^WITH written AS \(INSERT INTO merkle_nodes[\s\S]*\)\s*UPDATE chains SET last_position/,
+        );
+      } finally {
+        queries.mockRestore();
+      }
+      const chainId = ((await append(1)).body as { data: { chain: { id: string } }[] }).data[0]!.chain.id;
+      const hashes = (await exportedChains(KEYS.acme)).get(chainId)!;
+      expect(hashes).toHaveLength(5);
+      expect(await storedNodes(chainId)).toEqual(storedOf(extendTree(0, [], hashes.map(eventLeafHash)).nodes));
     });
   });
 

@@ -17,6 +17,7 @@ export * from './event-snapshot';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './merkle-nodes.repository';
+export * from './sql-query';
 export * from './verification-window.queries';
 export * from './verification-window.reader';
 

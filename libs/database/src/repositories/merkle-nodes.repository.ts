@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db, queryPrepared } from '../transaction-runner';
+import { SqlQuery } from './sql-query';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
 export interface InclusionFacts {
@@ -191,23 +192,25 @@ export class MerkleNodesRepository {
   }
 
   /**
-   * Stores the new nodes of several chains with one statement; a node already stored is a
-   * conflict. Leaves (level 0) are not stored: they are read from the events (`merkleNodeAt`).
+   * The statement that stores the new nodes of several chains (a node already stored is a
+   * conflict), or null when there are none. Leaves (level 0) are not stored: they are read from the
+   * events (`merkleNodeAt`). The append transaction runs it with its heads' move, in one round trip
+   * (ChainsRepository `moveHeads`).
    */
-  async insertMany(nodes: readonly (MerkleNode & { chainId: string })[], db: Db = this.pool): Promise<void> {
-    nodes = nodes.filter((node) => node.level > 0);
-    if (nodes.length === 0) return;
-    await db.query(
-      `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+  insertStatement(nodes: readonly (MerkleNode & { chainId: string })[]): SqlQuery | null {
+    const stored = nodes.filter((node) => node.level > 0);
+    if (stored.length === 0) return null;
+    return {
+      text: `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
        SELECT chain_id, level, idx, decode(hash, 'hex')
          FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
-      [
-        nodes.map((n) => n.chainId),
-        nodes.map((n) => n.level),
-        nodes.map((n) => n.index),
-        nodes.map((n) => n.hash.toString('hex')),
+      values: [
+        stored.map((n) => n.chainId),
+        stored.map((n) => n.level),
+        stored.map((n) => n.index),
+        stored.map((n) => n.hash.toString('hex')),
       ],
-    );
+    };
   }
 
   private async all(chainId: string, ids: readonly NodeId[], db: Db): Promise<MerkleNode[]> {

@@ -1,4 +1,7 @@
 import type { EventHashPayload } from '@app/hashing';
+import type { SqlQuery } from './sql-query';
+
+export type { SqlQuery } from './sql-query';
 
 /*
  * The SQL of a whole-chain verification window and which rows each read gives
@@ -30,12 +33,6 @@ export interface VerificationWindowCheckpointRow {
   size: string;
   hash: string;
   note: string;
-}
-
-/** A statement and its parameters. */
-export interface SqlQuery {
-  text: string;
-  values: unknown[];
 }
 
 /** Runs `query` and hands each row to `onRow`; resolves once the last has been handed over. */

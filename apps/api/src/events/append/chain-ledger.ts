@@ -38,8 +38,9 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    this or another instance never deadlock and never fork a chain;
  * 3. under those locks, give each event the next position, the head's hash as previousHash, a
  *    timestamp that never goes back, and its SHA-256 hash;
- * 4. insert all events in one statement and move every head forward in one statement; grow each
- *    chain's Merkle tree by their leaves (ChainTrees: one frontier query, one insert);
+ * 4. insert all events in one statement; grow each chain's Merkle tree by their leaves (ChainTrees:
+ *    one frontier query, unless remembered) and move every head forward, storing the new nodes in
+ *    the same statement;
  * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
  *    Before anything else, their claims are locked: a request whose claim was taken over (it
  *    looked dead) or already answered is refused, so one key never appends twice.
@@ -77,10 +78,11 @@ export class ChainLedger {
       const heads = await this.lockHeads(requests, tx);
       const events = requests.map((request) => this.nextEvent(request, heads));
       await this.events.insertMany(events, tx);
-      await this.trees.grow(events, tx);
+      const storeTrees = await this.trees.grow(events, tx);
       await this.chains.moveHeads(
         [...heads.values()].map((h) => ({ ...h, lastTimestamp: new Date(h.lastTimestamp) })),
         tx,
+        storeTrees,
       );
       const responses = respondAll(requests, events);
       const appended = requests.map((r, i): Appended => {

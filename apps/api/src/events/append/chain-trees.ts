@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { eventLeafHash, extendTree, MerkleNode } from '@app/hashing';
-import { Db, EventRecord, MerkleNodesRepository } from '@app/database';
+import { Db, EventRecord, MerkleNodesRepository, SqlQuery } from '@app/database';
 
 /** Frontiers remembered, by chain; beyond this many chains the memory starts over. */
 const MAX_REMEMBERED = 10_000;
@@ -15,13 +15,14 @@ interface Remembered {
 /**
  * Grows each chain's RFC 9162 Merkle tree (contract §10) by the events an append transaction
  * writes, under the same chain locks and in the same transaction: one query reads the frontier of
- * every touched chain, one statement inserts every new node (leaves and the perfect subtrees they
- * complete). A proof then reads O(log n) stored nodes instead of re-hashing the chain.
+ * every touched chain, and the new nodes (the perfect subtrees the leaves complete; leaves are not
+ * stored) are inserted by a statement the ledger runs with its heads' move, so the tree adds no
+ * round trip of its own. A proof then reads O(log n) stored nodes instead of re-hashing the chain.
  *
  * The frontier a transaction leaves is remembered with the head hash it belongs to. A head hash
  * commits to every event up to it, so when the next transaction finds the chain at that size and
  * hash (its first event's previousHash), the remembered frontier is the stored one and the query
- * is skipped: a hot chain's appends spend one statement on the tree, not two, under its lock. A
+ * is skipped: a hot chain's appends spend no statement of their own on the tree, under its lock. A
  * transaction that rolls back leaves a frontier no committed head will match, or the same one.
  */
 @Injectable()
@@ -30,9 +31,13 @@ export class ChainTrees {
 
   constructor(private readonly nodes: MerkleNodesRepository) {}
 
-  /** `events` are new, in position order within each chain, the first of each chain at its head + 1. */
-  async grow(events: readonly EventRecord[], tx: Db): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * `events` are new, in position order within each chain, the first of each chain at its head + 1.
+   * Returns the statement that stores the grown trees (null: nothing to store), for the caller to
+   * run in `tx` (ChainsRepository `moveHeads`).
+   */
+  async grow(events: readonly EventRecord[], tx: Db): Promise<SqlQuery | null> {
+    if (events.length === 0) return null;
     const chains = new Map<string, { size: number; headHash: string; last: EventRecord; leaves: Buffer[] }>();
     for (const event of events) {
       let chain = chains.get(event.chainId);
@@ -59,6 +64,6 @@ export class ChainTrees {
       for (const node of grown.nodes) added.push({ chainId, ...node });
       this.remembered.set(chainId, { size: last.position, headHash: last.hash, frontier: grown.frontier });
     }
-    await this.nodes.insertMany(added, tx);
+    return this.nodes.insertStatement(added);
   }
 }
