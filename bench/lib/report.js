@@ -2,6 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { median } = require('./stats');
 
 const MB = 1024 * 1024;
 const num = (n) => (n === null || n === undefined || !Number.isFinite(n) ? '—' : Math.round(n).toLocaleString('en-US'));
@@ -21,11 +22,37 @@ function noise(row, summary) {
   return `${range} (±${pct(relative / 2)})`;
 }
 
-/** Service figure / baseline figure: > 1 means the service does more per second (or is faster). */
+/**
+ * Service figure / baseline figure: > 1 means the service does more per second (or is faster).
+ * Throughputs measured in interleaved runs (common.js compareRuns: service, baseline, service, …)
+ * are compared run by run, and the median of those ratios is the figure: each pair ran minutes
+ * apart at most, so drift of the machine (seen here: both contenders 40 % faster over a 7-run
+ * scenario) cancels, where the ratio of the two medians would compare runs of different moments.
+ * That ratio of medians is still reported (`ratioOfMedians`).
+ */
 function ratioOf(row, baseline) {
   if (!row.service || !baseline.summary) return null;
   if (row.kind === 'time') return baseline.summary.time / row.service.time;
+  const own = row.service.runs || [];
+  const theirs = baseline.summary.runs || [];
+  if (own.length > 0 && own.length === theirs.length && theirs.every((r) => r.throughput > 0))
+    return median(own.map((r, i) => r.throughput / theirs[i].throughput));
+  return ratioOfMedians(row, baseline);
+}
+
+function ratioOfMedians(row, baseline) {
+  if (!row.service || !baseline.summary) return null;
+  if (row.kind === 'time') return baseline.summary.time / row.service.time;
   return baseline.summary.throughput ? row.service.throughput / baseline.summary.throughput : null;
+}
+
+function ratioText(row, baseline) {
+  const ratio = ratioOf(row, baseline);
+  if (ratio === null) return '—';
+  const medians = ratioOfMedians(row, baseline);
+  return medians === null || Math.abs(medians - ratio) < 0.005
+    ? `${ratio.toFixed(2)}×`
+    : `${ratio.toFixed(2)}× (medians ${medians.toFixed(2)}×)`;
 }
 
 function checkText(check) {
@@ -52,7 +79,7 @@ function evaluate(results) {
       targets.push({
         scenario: row.id,
         label: `ratio to ${baseline.title}`,
-        actual: `${ratio === null ? '—' : ratio.toFixed(2)}×`,
+        actual: ratioText(row, baseline),
         target: `≥ ${baseline.target.minRatio.toFixed(1)}×`,
         pass: ratio !== null && ratio >= baseline.target.minRatio,
       });
@@ -137,7 +164,7 @@ function tableRows(results, targets) {
         noise(row, row.service),
         baseline.title,
         value(row, baseline.summary),
-        ratio === null ? '—' : `${ratio.toFixed(2)}×`,
+        ratioText(row, baseline),
         targetText,
         result,
       ]);
@@ -172,7 +199,7 @@ function markdownReport(report, rows) {
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')}`,
     `Load average at start: ${env.loadAverageAtStart.join(', ')} (other work on the machine shows as \`other\` in the CPU notes below).`,
-    `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown; spread = (max − min) / median / 2 of the runs' throughput.`,
+    `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown; a throughput ratio is the median of the run-by-run ratios of interleaved runs (the ratio of the two medians in brackets when it differs); spread = (max − min) / median / 2 of the runs' throughput.`,
     `Ingest: ${cfg.ingestConnections} connections / pg clients. Reads: ${cfg.readConnections} connections, SQL baselines on a pool of ${cfg.readPoolSize} (the service's DATABASE_POOL_SIZE). Load generator, service and PostgreSQL share the machine.`,
     seeding
       ? `Seeding: ${num(seeding.events)} events over ${num(seeding.chains)} chains in ${seeding.seconds.toFixed(1)} s = **${num(seeding.rate)} events/s** (real hashes; one COPY of ${seeding.copySeconds.toFixed(1)} s, then ${seeding.rebuiltIndexes.length} secondary indexes rebuilt), then VACUUM ANALYZE ${seeding.vacuumSeconds.toFixed(1)} s.`
