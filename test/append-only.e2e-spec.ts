@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { computeEventHash, eventLeafHash, extendTree } from '@app/hashing';
+import { computeEventHash, eventLeafHash, extendTree, LOWEST_STORED_LEVEL } from '@app/hashing';
 import { assertChainIntact } from './support/chain-check';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -134,13 +134,19 @@ describe('append-only schema', () => {
         const third = await insertNext(m, chain, 3, before.hash);
         const fourth = await insertNext(m, chain, 4, third.hash);
         // An appender outside the service grows the chain's Merkle tree too (contract §10), as ChainTrees does.
-        const { rows: frontier } = (await m.query(
-          `SELECT level, "index"::int AS index, hash FROM merkle_nodes WHERE chain_id = $1 AND level = 1 AND "index" = 0`,
+        // The frontier at size 2, the node (1, 0), is not stored: it is derived from the first two events.
+        const { rows: firstTwo } = (await m.query(
+          `SELECT hash FROM events WHERE chain_id = $1 AND position <= 2 ORDER BY position`,
           [chain.id],
-        )) as { rows: { level: number; index: number; hash: Buffer }[] };
+        )) as { rows: { hash: string }[] };
+        const { frontier } = extendTree(
+          0,
+          [],
+          firstTwo.map((e) => eventLeafHash(e.hash)),
+        );
         const { nodes } = extendTree(2, frontier, [eventLeafHash(third.hash), eventLeafHash(fourth.hash)]);
-        // Leaves are not stored: the database derives them from the events (migration 1764300000000).
-        for (const n of nodes.filter(({ level }) => level > 0))
+        // Levels below LOWEST_STORED_LEVEL are not stored: the database derives them from the events.
+        for (const n of nodes.filter(({ level }) => level >= LOWEST_STORED_LEVEL))
           await m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
             chain.id,
             n.level,

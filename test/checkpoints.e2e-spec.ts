@@ -434,8 +434,8 @@ describe('signed checkpoints and whole-chain verification', () => {
           eventId: chain.events[N - 1]!.id,
           message: expect.stringMatching(/checkpoint signed at size 12 has Merkle root .*rewritten/),
         },
-        // Leaves are not stored: the first stored node over position 5 is its parent, over 5–6.
-        { position: 5, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(1, 2\)/) },
+        // Levels 0 and 1 are not stored: the first stored node over position 5 is (2, 1), over 5–8.
+        { position: 5, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(2, 1\)/) },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
       expect(offlineRun.code).toBe(1);
@@ -461,7 +461,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         await m.query(`UPDATE events SET actor = 'mallory' WHERE chain_id = $1 AND position = $2`, [chain.id, from]);
         await rehashFrom(m, chain.id, from);
       });
-      // The leaves are read from the events: only the stored parent of the two leaves before or at the head tells.
+      // Levels 0 and 1 are derived from the events: only the lowest stored node at the head tells.
       const refused = await checkpoint(chain.id).expect(500);
       expect(refused.body.error.message).toMatch(
         new RegExp(
@@ -591,7 +591,8 @@ describe('signed checkpoints and whole-chain verification', () => {
         ]);
       });
       const forged = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(forged).toMatchObject({ valid: false, firstInvalidPosition: 3 });
+      // The stored node (2, 0) over positions 1–4 disagrees from position 1 on.
+      expect(forged).toMatchObject({ valid: false, firstInvalidPosition: 1 });
       expect(forged.errors[0].message).toMatch(/not signed by this service's checkpoint key/);
       // Without checkpoints the stored Merkle tree (not rewritten here) still tells; test/proofs.e2e-spec.ts
       // rewrites it too, and then only the auditor's checkpoint does.
@@ -599,7 +600,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       const bare = (await verifyChain(chain.id).expect(200)).body.data;
       expect(bare).toMatchObject({ valid: false, checkpointsChecked: 0 });
       expect(bare.errors).toEqual([
-        { position: 3, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(1, 1\)/) },
+        { position: 1, eventId: null, message: expect.stringMatching(/stored Merkle tree disagrees .*node \(2, 0\)/) },
       ]);
       expect((await offline(await exportOf(chain.id), [chain.note])).code).toBe(1);
     });
@@ -608,12 +609,12 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-tree');
       const node = (level: number, index: number) => [chain.id, level, index];
       await tamper(async (m) => {
-        // Windows of 5: (1, 3) covers positions 7–8, inside the second window; (2, 1) covers 5–8,
-        // across the first window's edge (the audit checks it); (1, 5) covers 11–12, in the third.
-        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(1, 3));
+        // Windows of 5: (2, 0) covers positions 1–4, inside the first window; (2, 1) covers 5–8,
+        // across the first window's edge, and (2, 2) 9–12 across the second's (the audit checks those).
+        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(2, 0));
         for (const [level, index] of [
           [2, 1],
-          [1, 5],
+          [2, 2],
         ])
           await m.query(
             `UPDATE merkle_nodes SET hash = sha256(hash) WHERE chain_id = $1 AND level = $2 AND "index" = $3`,
@@ -621,12 +622,12 @@ describe('signed checkpoints and whole-chain verification', () => {
           );
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
-      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5, checkpointsChecked: 1 });
+      expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 1, checkpointsChecked: 1 });
       expect(result.errors).toEqual([
         {
-          position: 5,
+          position: 1,
           eventId: null,
-          message: expect.stringMatching(/stored Merkle tree disagrees with the events: 3 node\(s\) .*node \(2, 1\)/),
+          message: expect.stringMatching(/stored Merkle tree disagrees with the events: 3 node\(s\) .*node \(2, 0\)/),
         },
       ]);
       // The events and the checkpoint are intact: the offline verifier, which recomputes the tree, passes.

@@ -5,6 +5,7 @@ import {
   eventLeafHash,
   extendTree,
   frontierIds,
+  LOWEST_STORED_LEVEL,
   MerkleNode,
   merkleRoot,
   NodeReader,
@@ -19,12 +20,13 @@ import { MerkleNodesRepository } from '@app/database';
 import { MerkleNodes1764100000000 } from '@app/database/migrations/1764100000000-merkle-nodes';
 import { MerkleNodesWithoutFk1764200000000 } from '@app/database/migrations/1764200000000-merkle-nodes-without-fk';
 import { MerkleLeavesFromEvents1764300000000 } from '@app/database/migrations/1764300000000-merkle-leaves-from-events';
+import { MerklePairsFromEvents1764400000000 } from '@app/database/migrations/1764400000000-merkle-pairs-from-events';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
- * merkle_nodes (migrations 1764100000000–1764300000000): the backfill of existing chains' trees,
- * the repository (levels ≥ 1 stored, leaves read from the events) and the append-only triggers, on
+ * merkle_nodes (migrations 1764100000000–1764400000000): the backfill of existing chains' trees,
+ * the repository (levels ≥ 2 stored, those below read from the events) and the append-only triggers, on
  * the real database. Events are appended through the API; the tree expected is computed
  * independently from the exported event hashes.
  */
@@ -70,6 +72,7 @@ describe('merkle_nodes', () => {
         new MerkleNodes1764100000000(),
         new MerkleNodesWithoutFk1764200000000(),
         new MerkleLeavesFromEvents1764300000000(),
+        new MerklePairsFromEvents1764400000000(),
       ];
       for (const migration of [...migrations].reverse()) await migration.down(runner);
       for (const migration of migrations) await migration.up(runner);
@@ -90,7 +93,7 @@ describe('merkle_nodes', () => {
   /** What a database stores of the tree extendTree builds: its nodes above the leaves. */
   const storedOf = (nodes: readonly MerkleNode[]): string[] =>
     nodes
-      .filter((n) => n.level > 0)
+      .filter((n) => n.level >= LOWEST_STORED_LEVEL)
       .map((n) => `${n.level}/${n.index}/${n.hash.toString('hex')}`)
       .sort();
 
@@ -134,13 +137,25 @@ describe('merkle_nodes', () => {
         expect(await storedNodes(chainId)).toEqual(storedOf(extendTree(0, [], hashes.map(eventLeafHash)).nodes));
     });
 
-    it('reads the leaves from the events: the hash of each event, as RFC 9162 leaf data', async () => {
+    it('reads the levels below the stored ones from the events: leaves of the event hashes, and their pairs', async () => {
       for (const [chainId, hashes] of [...acme, ...globex]) {
-        const ids = hashes.map((_, index) => ({ level: 0, index }));
-        expect(await repository.nodes(chainId, ids)).toEqual(
-          hashes.map((hash, index) => ({ level: 0, index, hash: eventLeafHash(hash) })),
-        );
-        expect(await repository.nodes(chainId, [{ level: 0, index: hashes.length }])).toEqual([]);
+        const leaves = hashes.map(eventLeafHash);
+        const pairs = extendTree(0, [], leaves).nodes.filter((n) => n.level === 1);
+        expect(pairs).toHaveLength(Math.floor(hashes.length / 2));
+        const ids = [
+          ...leaves.map((_, index) => ({ level: 0, index })),
+          ...pairs.map(({ level, index }) => ({ level, index })),
+        ];
+        expect(await repository.nodes(chainId, ids)).toEqual([
+          ...leaves.map((hash, index) => ({ level: 0, index, hash })),
+          ...pairs,
+        ]);
+        // Past the head: no leaf, and no pair of which only one event exists.
+        const past = [
+          { level: 0, index: hashes.length },
+          { level: 1, index: Math.floor(hashes.length / 2) },
+        ];
+        expect(await repository.nodes(chainId, past)).toEqual([]);
       }
     });
 
@@ -183,6 +198,7 @@ describe('merkle_nodes', () => {
   describe('the repository writes what extendTree computes', () => {
     it('has nothing to write for leaves alone', () => {
       expect(repository.insertStatement([{ chainId: 'chn_x', level: 0, index: 0, hash: Buffer.alloc(32) }])).toBeNull();
+      expect(repository.insertStatement([{ chainId: 'chn_x', level: 1, index: 0, hash: Buffer.alloc(32) }])).toBeNull();
       expect(repository.insertStatement([])).toBeNull();
     });
 
@@ -224,7 +240,7 @@ describe('merkle_nodes', () => {
       expect(await storedNodes(chainId)).toEqual(storedOf(extendTree(0, [], leaves).nodes));
     });
 
-    it('refuses a second hash for a stored node, a hash that is not 32 bytes, and a stored leaf', async () => {
+    it('refuses a second hash for a stored node, a hash that is not 32 bytes, and a node of a level that is not stored', async () => {
       const insert = (level: number, index: number, hash: Buffer) =>
         attempt((m) =>
           m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
@@ -234,12 +250,13 @@ describe('merkle_nodes', () => {
             hash,
           ]),
         );
-      expect(await insert(1, 0, Buffer.alloc(32))).toMatchObject({ code: '23505' });
-      expect(await insert(1, 1000, Buffer.alloc(31))).toMatchObject({ code: '23514' });
-      expect(await insert(0, 1000, Buffer.alloc(32))).toMatchObject({
-        code: '23514',
-        message: expect.stringContaining('ck_merkle_nodes_level'),
-      });
+      expect(await insert(2, 0, Buffer.alloc(32))).toMatchObject({ code: '23505' });
+      expect(await insert(2, 1000, Buffer.alloc(31))).toMatchObject({ code: '23514' });
+      for (const level of [0, 1])
+        expect(await insert(level, 1000, Buffer.alloc(32))).toMatchObject({
+          code: '23514',
+          message: expect.stringContaining('ck_merkle_nodes_level'),
+        });
     });
   });
 

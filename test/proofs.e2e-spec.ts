@@ -6,6 +6,7 @@ import {
   computeEventHash,
   eventLeafHash,
   extendTree,
+  LOWEST_STORED_LEVEL,
   GENESIS_HASH,
   parseCheckpoint,
   verifyConsistency,
@@ -341,7 +342,9 @@ describe('Merkle proofs', () => {
         await m.query(`UPDATE chains SET last_hash = $1 WHERE id = $2`, [previous, chainId]);
         await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1`, [chainId]);
         // Every stored node recomputed; the leaves (not stored) follow the events.
-        const nodes = extendTree(0, [], hashes.map(eventLeafHash)).nodes.filter(({ level }) => level > 0);
+        const nodes = extendTree(0, [], hashes.map(eventLeafHash)).nodes.filter(
+          ({ level }) => level >= LOWEST_STORED_LEVEL,
+        );
         await m.query(
           `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
            SELECT $1, level, idx, decode(hash, 'hex') FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS n(level, idx, hash)`,

@@ -113,8 +113,9 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
   }
 
   /**
-   * Every chain's perfect subtrees above the leaves (leaves are not stored: the service derives them
-   * from the events), leaf by leaf in event order (children before parents), as COPY text.
+   * Every chain's perfect subtrees from the lowest stored level up (the service derives those below
+   * from the events; hashing.LOWEST_STORED_LEVEL), leaf by leaf in event order (children before
+   * parents), as COPY text.
    */
   function* treeChunks() {
     const stacks = chains.map(() => []);
@@ -128,7 +129,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
       while (stack.length > 0 && stack[stack.length - 1].level === node.level) {
         const left = stack.pop();
         node = { level: node.level + 1, index: left.index / 2, hash: hashing.nodeHash(left.hash, node.hash) };
-        text += row(chains[c].id, node.level, node.index, node.hash);
+        if (node.level >= hashing.LOWEST_STORED_LEVEL) text += row(chains[c].id, node.level, node.index, node.hash);
       }
       stack.push(node);
       if (text.length > 1_000_000) {

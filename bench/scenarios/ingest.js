@@ -95,29 +95,30 @@ const NO_TREE_TITLE = 'same service without the Merkle tree (bench/lib/without-m
 /**
  * After an ingest or batch scenario: the links of every event of the ingest account in both
  * databases, and proof that the comparison compared what it says. In the measured service's
- * database every chain it wrote has one level-1 Merkle node per two of its events (leaves are not
- * stored; one statement, so one snapshot of heads and nodes); the no-tree database has no Merkle node at all. Either failing
+ * database every chain it wrote has one node of the lowest stored level per 2^level of its events
+ * (the levels below are not stored; one statement, so one snapshot of heads and nodes); the no-tree database has no Merkle node at all. Either failing
  * throws: the scenario is reported as failed rather than with a ratio that means nothing.
  */
 async function integrity(ctx) {
+  const { LOWEST_STORED_LEVEL } = require(ctx.cfg.hashingLib);
   const links = await brokenLinks(ctx.db, ctx.accounts.ingest);
   const { rows } = await ctx.db.query(
-    `SELECT coalesce(sum(c.last_position), 0)::int AS events, coalesce(sum(c.last_position / 2), 0)::int AS pairs,
+    `SELECT coalesce(sum(c.last_position), 0)::int AS events, coalesce(sum(c.last_position / (1 << $3::int)), 0)::int AS spans,
             (SELECT count(*) FROM merkle_nodes m
-              WHERE m.level = 1 AND m.chain_id IN (SELECT id FROM chains
+              WHERE m.level = $3::int AND m.chain_id IN (SELECT id FROM chains
                                                     WHERE account_id = $1 AND NOT (id = ANY($2::varchar[]))))::int AS parents
        FROM chains c
       WHERE c.account_id = $1 AND NOT (c.id = ANY($2::varchar[]))`,
-    [ctx.accounts.ingest, ctx.rawPgChains],
+    [ctx.accounts.ingest, ctx.rawPgChains, LOWEST_STORED_LEVEL],
   );
   const tree = rows[0];
   const noTree = await withClient(ctx.noTree.benchUrl, async (client) => ({
     ...(await brokenLinks(client, ctx.noTree.accounts.ingest)),
     nodes: (await client.query('SELECT count(*)::int AS n FROM merkle_nodes')).rows[0].n,
   }));
-  if (tree.events === 0 || tree.parents !== tree.pairs) {
+  if (tree.events === 0 || tree.parents !== tree.spans) {
     throw new Error(
-      `the measured service wrote ${tree.events} events (${tree.pairs} pairs in their chains) but ${tree.parents} level-1 Merkle nodes: its tree was not (fully) written`,
+      `the measured service wrote ${tree.events} events (room for ${tree.spans} nodes of level ${LOWEST_STORED_LEVEL} in their chains) but ${tree.parents} such Merkle nodes: its tree was not (fully) written`,
     );
   }
   if (noTree.nodes !== 0) {
@@ -126,7 +127,7 @@ async function integrity(ctx) {
   return {
     notes: [
       `integrity after the run: ${links.broken} broken links in ${links.events.toLocaleString('en-US')} events of the ingest account`,
-      `Merkle tree: ${tree.parents.toLocaleString('en-US')} level-1 nodes for the ${tree.events.toLocaleString('en-US')} events the service appended (raw-pg chains excluded); no-tree database: ${noTree.broken} broken links in ${noTree.events.toLocaleString('en-US')} events, ${noTree.nodes} Merkle nodes`,
+      `Merkle tree: ${tree.parents.toLocaleString('en-US')} level-${LOWEST_STORED_LEVEL} nodes for the ${tree.events.toLocaleString('en-US')} events the service appended (raw-pg chains excluded); no-tree database: ${noTree.broken} broken links in ${noTree.events.toLocaleString('en-US')} events, ${noTree.nodes} Merkle nodes`,
     ],
     integrity: { ...links, tree, noTree },
   };

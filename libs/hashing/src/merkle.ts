@@ -16,6 +16,14 @@ import { HEX_HASH, HEX_HASH_TEXT } from './event-hash';
 
 export const MERKLE_HASH_BYTES = 32;
 
+/**
+ * The lowest level of a tree that the database stores (migrations 1764300000000, 1764400000000):
+ * below it a node covers at most two events and is derived from them where it is read, so an
+ * append stores about half a node per event instead of two. Whole-chain verification holds the
+ * stored levels against the events; the levels below are the events' own.
+ */
+export const LOWEST_STORED_LEVEL = 2;
+
 /** A perfect subtree: leaves [index·2^level, (index+1)·2^level). Level 0 nodes are leaf hashes. */
 export interface NodeId {
   level: number;

@@ -1,4 +1,4 @@
-import { computeEventHash, eventLeafHash, GENESIS_HASH, MerkleNode, nodeHash } from '@app/hashing';
+import { computeEventHash, eventLeafHash, GENESIS_HASH, LOWEST_STORED_LEVEL, MerkleNode, nodeHash } from '@app/hashing';
 import type { StoredCheckpointRow, StoredEvent, WindowRows } from './chain-window';
 
 /** Test fixtures of whole-chain verification (not part of any build: see the tsconfig.*.json excludes). */
@@ -30,7 +30,7 @@ export function honestChain(n: number): StoredEvent[] {
 /**
  * The Merkle nodes a database holds for these events (as the migrations build them): every parent
  * both of whose children are there, from the leaf of each position present (first occurrence).
- * Leaves themselves are not stored.
+ * Levels below LOWEST_STORED_LEVEL are not stored.
  */
 export function storedTree(events: readonly StoredEvent[]): MerkleNode[] {
   const levels: Map<number, Buffer>[] = [new Map()];
@@ -44,13 +44,13 @@ export function storedTree(events: readonly StoredEvent[]): MerkleNode[] {
     levels.push(up);
   }
   return levels.flatMap((nodes, level) =>
-    level === 0 ? [] : [...nodes].map(([index, hash]) => ({ level, index, hash })),
+    level < LOWEST_STORED_LEVEL ? [] : [...nodes].map(([index, hash]) => ({ level, index, hash })),
   );
 }
 
 /**
  * A window's rows from memory: `events` in position order, their stored tree unless given, and
- * checkpoints. The nodes come as `verificationWindowNodesQuery` gives them: those above level 0
+ * checkpoints. The nodes come as `verificationWindowNodesQuery` gives them: those of stored levels
  * whose last leaf is in the window, one row per level, each node as its 8-byte index and its hash, in index order,
  * leaving out hashes that are not 32 bytes.
  */
@@ -68,7 +68,7 @@ export function memoryRows(
     nodes: async ({ after, upTo }, onRow) => {
       const levels = new Map<number, MerkleNode[]>();
       for (const n of nodes)
-        if (n.level > 0 && end(n) > after && end(n) <= upTo && n.hash.length === 32)
+        if (n.level >= LOWEST_STORED_LEVEL && end(n) > after && end(n) <= upTo && n.hash.length === 32)
           levels.set(n.level, [...(levels.get(n.level) ?? []), n]);
       for (const [level, inLevel] of levels) {
         const packed = inLevel

@@ -138,10 +138,10 @@ describe('whole-chain verification of the Merkle tree', () => {
     const forged = rewrite(chain, 40);
     const result = await verify(forged, 8, [], storedTree(chain));
     expect(result.valid).toBe(false);
-    // Leaves are not stored: the first stored node over position 40 is its parent, over 39–40.
+    // Levels 0 and 1 are not stored: the first stored node over position 40 is (2, 9), over 37–40.
     expect(result.errors[0]).toMatchObject({
-      position: 39,
-      message: expect.stringMatching(/stored Merkle tree .*node \(1, 19\), over positions 39–40/),
+      position: 37,
+      message: expect.stringMatching(/stored Merkle tree .*node \(2, 9\), over positions 37–40/),
     });
   });
 });

@@ -1,4 +1,12 @@
-import { leafHashOfHex, MERKLE_HASH_BYTES, MerkleNode, NodeId, pushNode, rootFromFrontier } from '@app/hashing';
+import {
+  leafHashOfHex,
+  LOWEST_STORED_LEVEL,
+  MERKLE_HASH_BYTES,
+  MerkleNode,
+  NodeId,
+  pushNode,
+  rootFromFrontier,
+} from '@app/hashing';
 
 /*
  * The Merkle part of whole-chain verification (contract §10): a window of events rebuilds the
@@ -81,7 +89,10 @@ export class WindowTreeBuilder {
   private complete = true;
   private mismatches = 0;
   private firstMismatch: NodeId | null = null;
-  private readonly checkMade = (node: MerkleNode): void => this.check(node);
+  /** Only stored levels are held against the store: those below are the events' own (LOWEST_STORED_LEVEL). */
+  private readonly checkMade = (node: MerkleNode): void => {
+    if (node.level >= LOWEST_STORED_LEVEL) this.check(node);
+  };
 
   constructor(
     private readonly after: number,
@@ -105,7 +116,7 @@ export class WindowTreeBuilder {
       return;
     }
     this.count++;
-    // A leaf is not stored (it is derived from its event): only the parents made are held against stored nodes.
+    // A leaf is not stored (it is derived from its event): only the stored parents made are held against the store.
     const leaf: MerkleNode = { level: 0, index: position - 1, hash: leafHashOfHex(eventHash) };
     pushNode(this.stack, leaf, this.checkMade);
   }
@@ -174,6 +185,7 @@ export class TreeFrontier {
     for (const node of nodes) {
       this.size += 2 ** node.level;
       pushNode(this.stack, { ...node, hash: Buffer.from(node.hash, 'hex') }, (made) => {
+        if (made.level < LOWEST_STORED_LEVEL) return;
         const at = left.findIndex((n) => n.level === made.level && n.index === made.index);
         if (at < 0 || !made.hash.equals(Buffer.from(left[at]!.hash, 'hex')))
           wrong.push({ level: made.level, index: made.index });

@@ -4,6 +4,7 @@ import {
   consistencyPlan,
   emptyRoot,
   eventLeafHash,
+  LOWEST_STORED_LEVEL,
   nodeHash,
   nodePlan,
   resolvePlans,
@@ -82,8 +83,8 @@ export class CheckpointsService {
    * when a smaller tree was signed before, the consistency proof from it. A tree that disagrees
    * with the events at the head is not signed (events or head rewritten, stored tree not): the
    * head's leaf (derived from its event) must be the chain head's hash, and the lowest stored node
-   * near the head (the parent of the last two leaves before or at it) must be the parent of those
-   * two leaves as the events give them.
+   * near the head (at LOWEST_STORED_LEVEL, the last one ending at or before the head) must be the
+   * parent of its two children as the events give them (the levels below are derived from them).
    */
   private async readTree(
     chainId: string,
@@ -95,12 +96,13 @@ export class CheckpointsService {
     // The consistency plan is empty unless a smaller tree was signed (from 0 or from the head's size).
     const from = Math.min(signedSize ?? 0, head.size);
     const plans = [rootPlan(head.size), consistencyPlan(from, head.size), nodePlan({ level: 0, index: head.size - 1 })];
-    const pair = Math.floor(head.size / 2) - 1; // the level-1 node over leaves 2·pair and 2·pair + 1, if any
-    if (pair >= 0)
+    const level = LOWEST_STORED_LEVEL;
+    const near = Math.floor(head.size / 2 ** level) - 1; // the stored node (level, near), if any
+    if (near >= 0)
       plans.push(
-        nodePlan({ level: 1, index: pair }),
-        nodePlan({ level: 0, index: 2 * pair }),
-        nodePlan({ level: 0, index: 2 * pair + 1 }),
+        nodePlan({ level, index: near }),
+        nodePlan({ level: level - 1, index: 2 * near }),
+        nodePlan({ level: level - 1, index: 2 * near + 1 }),
       );
     const [[root], proof, [leaf], [parent] = [], [left] = [], [right] = []] = (await resolvePlans(
       plans,

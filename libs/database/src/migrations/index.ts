@@ -5,6 +5,7 @@ import { TimestampOrder1764000000000 } from './1764000000000-timestamp-order';
 import { MerkleNodes1764100000000 } from './1764100000000-merkle-nodes';
 import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-without-fk';
 import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leaves-from-events';
+import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs-from-events';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   MerkleNodes1764100000000,
   MerkleNodesWithoutFk1764200000000,
   MerkleLeavesFromEvents1764300000000,
+  MerklePairsFromEvents1764400000000,
 ];

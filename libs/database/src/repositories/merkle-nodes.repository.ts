@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { frontierIds, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
+import { frontierIds, LOWEST_STORED_LEVEL, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db, queryPrepared } from '../transaction-runner';
 import { SqlQuery } from './sql-query';
 
@@ -20,17 +20,24 @@ export interface InclusionFacts {
 
 /**
  * The node (level, idx) of chain `chain`'s tree, as a lateral subquery `node(hash)` with no row when
- * the tree has no such node. Levels ≥ 1 are stored in `merkle_nodes`; level 0 is not (it would be
- * half the rows, on every append's critical path): the leaf (0, i) is SHA-256(0x00 || hash of the
- * event at position i + 1), derived here from `events` through uq_events_chain_position. The one
- * place that says how a node is read: every statement below reads through it.
+ * the tree has no such node. Levels from LOWEST_STORED_LEVEL (2) up are stored in `merkle_nodes`;
+ * the two below are not (they would be three rows in four, on every append's critical path) and
+ * are derived here from `events` through uq_events_chain_position: the leaf (0, i) is
+ * SHA-256(0x00 || hash of the event at position i + 1), the node (1, i) SHA-256(0x01 || the
+ * leaves of positions 2i + 1 and 2i + 2), only when both exist. The one place that says how a node
+ * is read: every statement below reads through it.
  */
 export function merkleNodeAt(chain: string, level: string, idx: string): string {
+  const leaf = `sha256(decode('00', 'hex') || decode(e.hash, 'hex'))`;
   return `LATERAL (
-      SELECT n.hash FROM merkle_nodes n WHERE ${level} > 0 AND n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
+      SELECT n.hash FROM merkle_nodes n
+       WHERE ${level} >= ${LOWEST_STORED_LEVEL} AND n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
       UNION ALL
-      SELECT sha256(decode('00', 'hex') || decode(e.hash, 'hex')) FROM events e
-       WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1) node(hash)`;
+      SELECT ${leaf} FROM events e WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1
+      UNION ALL
+      SELECT sha256(decode('01', 'hex') || string_agg(${leaf}, ''::bytea ORDER BY e.position)) FROM events e
+       WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position BETWEEN 2 * ${idx} + 1 AND 2 * ${idx} + 2
+      HAVING count(*) = 2) node(hash)`;
 }
 
 /** MerkleNodesRepository.inclusion's statement; `size` ($3) null means the chain's size. */
@@ -83,9 +90,9 @@ interface NodeRow {
 }
 
 /**
- * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those above
- * level 0 stored in `merkle_nodes`, the leaves read from the events (`merkleNodeAt`); callers see
- * one tree and need not know which.
+ * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those from
+ * LOWEST_STORED_LEVEL up stored in `merkle_nodes`, those below read from the events
+ * (`merkleNodeAt`); callers see one tree and need not know which.
  * Methods take the transaction's `db` last, defaulting to the pool.
  */
 @Injectable()
@@ -193,12 +200,12 @@ export class MerkleNodesRepository {
 
   /**
    * The statement that stores the new nodes of several chains (a node already stored is a
-   * conflict), or null when there are none. Leaves (level 0) are not stored: they are read from the
-   * events (`merkleNodeAt`). The append transaction runs it with its heads' move, in one round trip
+   * conflict), or null when there are none. Nodes below LOWEST_STORED_LEVEL are not stored: they
+   * are read from the events (`merkleNodeAt`). The append transaction runs it with its heads' move, in one round trip
    * (ChainsRepository `moveHeads`).
    */
   insertStatement(nodes: readonly (MerkleNode & { chainId: string })[]): SqlQuery | null {
-    const stored = nodes.filter((node) => node.level > 0);
+    const stored = nodes.filter((node) => node.level >= LOWEST_STORED_LEVEL);
     if (stored.length === 0) return null;
     return {
       text: `INSERT INTO merkle_nodes (chain_id, level, "index", hash)

@@ -1,4 +1,4 @@
-import type { EventHashPayload } from '@app/hashing';
+import { EventHashPayload, LOWEST_STORED_LEVEL } from '@app/hashing';
 import type { SqlQuery } from './sql-query';
 
 export type { SqlQuery } from './sql-query';
@@ -96,10 +96,11 @@ export interface VerificationWindowLevelRow {
 }
 
 /**
- * The stored Merkle nodes of a whole-chain verification window: every node (level ≥ 1, index)
- * whose last leaf lies in the window (after < (index + 1)·2^level <= upTo), one row per level that
- * has any, packed into one bytea (see VerificationWindowLevelRow). (Leaves are not stored: the
- * window derives them from the events it reads.) A window holds about one node per event: one row
+ * The stored Merkle nodes of a whole-chain verification window: every node (level ≥
+ * LOWEST_STORED_LEVEL, index) whose last leaf lies in the window (after < (index + 1)·2^level <=
+ * upTo), one row per level that has any, packed into one bytea (see VerificationWindowLevelRow).
+ * (Lower levels are not stored: the window derives them from the events it reads.) A window holds
+ * about one node per two events: one row
  * each cost the database and pg more than the hashing; one index range scan and one value per
  * level cost a fraction. A hash of another length than 32 bytes (only possible once
  * ck_merkle_nodes_hash is dropped) is left out, so that it counts as missing.
@@ -107,7 +108,7 @@ export interface VerificationWindowLevelRow {
 export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
   return {
     text: `SELECT l.level, n.nodes
-   FROM generate_series(1, $4::int) AS l(level)
+   FROM generate_series($5::int, $4::int) AS l(level)
    CROSS JOIN LATERAL (
      SELECT string_agg(int8send(m."index") || m.hash, ''::bytea ORDER BY m."index") AS nodes
        FROM merkle_nodes m
@@ -115,6 +116,6 @@ export function verificationWindowNodesQuery({ chainId, after, upTo }: Verificat
         AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
         AND octet_length(m.hash) = 32) n
   WHERE n.nodes IS NOT NULL`,
-    values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo))))],
+    values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo)))), LOWEST_STORED_LEVEL],
   };
 }
