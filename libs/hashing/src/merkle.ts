@@ -264,11 +264,9 @@ export async function resolvePlans(plans: readonly MerklePlan[], read: NodeReade
   const hashes = ids.length === 0 ? [] : await read(ids);
   if (hashes.length !== ids.length) throw new RangeError(`the plans need ${ids.length} node(s), ${hashes.length} read`);
   const byKey = new Map(ids.map((id, i) => [nodeKey(id), hashes[i]!]));
-  return plans.map((plan) =>
-    assemble(
-      plan,
-      plan.nodes.map((id) => byKey.get(nodeKey(id))!),
-    ),
+  return assembleAll(
+    plans,
+    plans.flatMap((plan) => plan.nodes.map((id) => byKey.get(nodeKey(id))!)),
   );
 }
 

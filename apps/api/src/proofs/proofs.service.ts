@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, CHAIN_ID } from '@app/common';
 import { MerkleNodesRepository } from '@app/database';
-import { assemble, assembleAll, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
+import { assembleAll, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 
@@ -32,10 +32,11 @@ export class ProofsService {
       );
     const stored = (id: NodeId): Buffer =>
       facts.nodes.find((n) => n.level === id.level && n.index === id.index)?.hash ?? missing(chainId, id);
-    const proofPlan = inclusionPlan(position - 1, size);
-    const treePlan = rootPlan(size);
-    const proof = assemble(proofPlan, proofPlan.nodes.map(stored));
-    const [root] = assemble(treePlan, treePlan.nodes.map(stored));
+    const plans = [inclusionPlan(position - 1, size), rootPlan(size)];
+    const [proof, [root]] = assembleAll(
+      plans,
+      plans.flatMap((plan) => plan.nodes.map(stored)),
+    ) as [Buffer[], Buffer[]];
     return {
       data: {
         chainId,
