@@ -26,6 +26,10 @@ export interface InclusionFacts {
  * SHA-256(0x00 || hash of the event at position i + 1), the node (1, i) SHA-256(0x01 || the
  * leaves of positions 2i + 1 and 2i + 2), only when both exist. The one place that says how a node
  * is read: every statement below reads through it.
+ * The pair's events are named as two positions (IN), not as a range: the planner then expects two
+ * rows of the unique index, where for a range between computed bounds it guesses 0.5 % of the chain
+ * (5,000 rows on a 1,000,000-event chain), which priced the inclusion proof above `jit_above_cost`:
+ * 40 ms of JIT compilation per proof.
  */
 export function merkleNodeAt(chain: string, level: string, idx: string): string {
   const leaf = `sha256(decode('00', 'hex') || decode(e.hash, 'hex'))`;
@@ -36,7 +40,7 @@ export function merkleNodeAt(chain: string, level: string, idx: string): string 
       SELECT ${leaf} FROM events e WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1
       UNION ALL
       SELECT sha256(decode('01', 'hex') || string_agg(${leaf}, ''::bytea ORDER BY e.position)) FROM events e
-       WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position BETWEEN 2 * ${idx} + 1 AND 2 * ${idx} + 2
+       WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position IN (2 * ${idx} + 1, 2 * ${idx} + 2)
       HAVING count(*) = 2) node(hash)`;
 }
 
