@@ -26,6 +26,9 @@ function mergeCounts(list) {
 /**
  * Runs every contender once for the warm-up (discarded), then `runs` times interleaved
  * (service, baseline, service, baseline, …) so that drift of the machine hits all of them alike.
+ * The order is reversed every other round, so that no contender always runs right after the same
+ * one: a baseline's aftermath (its writes being checkpointed, an autovacuum it set off) falls on
+ * each contender alike.
  */
 async function compareRuns({ ctx, label, contenders }) {
   const { cfg, log, cpu } = ctx;
@@ -34,7 +37,7 @@ async function compareRuns({ ctx, label, contenders }) {
   }
   const results = Object.fromEntries(contenders.map((c) => [c.key, []]));
   for (let r = 0; r < cfg.runs; r++) {
-    for (const c of contenders) {
+    for (const c of r % 2 === 0 ? contenders : [...contenders].reverse()) {
       const before = cpu.snapshot();
       const result = await c.run(cfg.seconds);
       result.cpu = cpu.between(before, cpu.snapshot());
