@@ -237,8 +237,9 @@ describe('merkle_nodes', () => {
 
   describe('the repository writes what extendTree computes', () => {
     it('has nothing to write for leaves alone', () => {
-      expect(repository.insertStatement([{ chainId: 'chn_x', level: 0, index: 0, hash: Buffer.alloc(32) }])).toBeNull();
-      expect(repository.insertStatement([{ chainId: 'chn_x', level: 1, index: 0, hash: Buffer.alloc(32) }])).toBeNull();
+      const node = (level: number): MerkleNode => ({ level, index: 0, hash: Buffer.alloc(32) });
+      expect(repository.insertStatement([{ chainId: 'chn_x', nodes: [node(0), node(1)] }])).toBeNull();
+      expect(repository.insertStatement([{ chainId: 'chn_x', nodes: [] }])).toBeNull();
       expect(repository.insertStatement([])).toBeNull();
     });
 
@@ -271,7 +272,7 @@ describe('merkle_nodes', () => {
         await t.dataSource.transaction(async (tx) => {
           const frontier = (await repository.frontiers(new Map([[chainId, size]]), tx)).get(chainId)!;
           const { nodes } = extendTree(size, frontier, leaves.slice(size, size + batch));
-          const insert = repository.insertStatement(nodes.map((n) => ({ ...n, chainId })));
+          const insert = repository.insertStatement([{ chainId, nodes }]);
           if (insert) await tx.query(insert.text, insert.values);
         });
         size += batch;

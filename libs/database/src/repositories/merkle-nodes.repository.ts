@@ -203,24 +203,30 @@ export class MerkleNodesRepository {
   }
 
   /**
-   * The statement that stores the new nodes of several chains (a node already stored is a
-   * conflict), or null when there are none. Nodes below LOWEST_STORED_LEVEL are not stored: they
-   * are read from the events (`merkleNodeAt`). The append transaction runs it with its heads' move, in one round trip
-   * (ChainsRepository `moveHeads`).
+   * The statement that stores the new nodes of several chains' trees, as extendTree gives them per
+   * chain (a node already stored is a conflict), or null when there are none to store. Nodes below
+   * LOWEST_STORED_LEVEL are skipped: they are read from the events (`merkleNodeAt`). The append
+   * transaction runs it with its heads' move, in one round trip (ChainsRepository `moveHeads`).
    */
-  insertStatement(nodes: readonly (MerkleNode & { chainId: string })[]): SqlQuery | null {
-    const stored = nodes.filter((node) => node.level >= LOWEST_STORED_LEVEL);
-    if (stored.length === 0) return null;
+  insertStatement(trees: readonly { chainId: string; nodes: readonly MerkleNode[] }[]): SqlQuery | null {
+    const chainIds: string[] = [];
+    const levels: number[] = [];
+    const indexes: number[] = [];
+    const hashes: string[] = [];
+    for (const { chainId, nodes } of trees)
+      for (const node of nodes) {
+        if (node.level < LOWEST_STORED_LEVEL) continue;
+        chainIds.push(chainId);
+        levels.push(node.level);
+        indexes.push(node.index);
+        hashes.push(node.hash.toString('hex'));
+      }
+    if (chainIds.length === 0) return null;
     return {
       text: `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
        SELECT chain_id, level, idx, decode(hash, 'hex')
          FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
-      values: [
-        stored.map((n) => n.chainId),
-        stored.map((n) => n.level),
-        stored.map((n) => n.index),
-        stored.map((n) => n.hash.toString('hex')),
-      ],
+      values: [chainIds, levels, indexes, hashes],
     };
   }
 

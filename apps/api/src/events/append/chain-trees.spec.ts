@@ -26,9 +26,9 @@ function setup() {
       calls.push(`frontiers ${[...asked].map(([c, s]) => `${c}:${s}`).join(',')}`);
       return new Map([...asked.keys()].map((c) => [c, stored.get(c)!]));
     },
-    insertStatement: (nodes: (MerkleNode & { chainId: string })[]) => {
+    insertStatement: (trees: { chainId: string; nodes: MerkleNode[] }[]) => {
       calls.push('insertStatement');
-      inserted.push(...nodes);
+      for (const { chainId, nodes } of trees) inserted.push(...nodes.map((node) => ({ chainId, ...node })));
       return { text: 'INSERT', values: [] };
     },
   } as unknown as MerkleNodesRepository;

@@ -57,13 +57,13 @@ export class ChainTrees {
       else unknown.set(chainId, size);
     }
     const read = unknown.size > 0 ? await this.nodes.frontiers(unknown, tx) : new Map<string, MerkleNode[]>();
-    const added: (MerkleNode & { chainId: string })[] = [];
+    const grownTrees: { chainId: string; nodes: MerkleNode[] }[] = [];
     if (this.remembered.size > MAX_REMEMBERED) this.remembered.clear();
     for (const [chainId, { size, leaves, last }] of chains) {
       const grown = extendTree(size, known.get(chainId) ?? read.get(chainId)!, leaves);
-      for (const node of grown.nodes) added.push({ chainId, ...node });
+      grownTrees.push({ chainId, nodes: grown.nodes });
       this.remembered.set(chainId, { size: last.position, headHash: last.hash, frontier: grown.frontier });
     }
-    return this.nodes.insertStatement(added);
+    return this.nodes.insertStatement(grownTrees);
   }
 }
