@@ -99,7 +99,38 @@ for (const [signal, code] of [
 }
 process.on('exit', killAllChildrenNow);
 
-async function environment(db) {
+/**
+ * How fast this machine's one thread is, on the service's own work: computeEventHash (canonical
+ * JSON and SHA-256) of one fixed event, back to back for a second after a short warm-up. Two
+ * results whose CPU line reads the same can come from machines twice apart; compare this figure
+ * before comparing absolute ones.
+ */
+function cpuReference(hashing) {
+  const event = {
+    id: 'evt_01JBENCHREFERENCE0000000000',
+    chainId: 'chn_01JBENCHREFERENCE0000000000',
+    position: 1,
+    actor: 'user_42',
+    action: 'document.update',
+    resource: 'doc/42',
+    context: { ip: '10.0.0.1', changes: ['title', 'body'], size: 1234 },
+    timestamp: '2026-01-01T00:00:00.000Z',
+    previousHash: hashing.GENESIS_HASH,
+  };
+  const runFor = (ms) => {
+    let n = 0;
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      for (let i = 0; i < 100; i++) hashing.computeEventHash(event);
+      n += 100;
+    }
+    return n;
+  };
+  runFor(200);
+  return Math.round(runFor(1000));
+}
+
+async function environment(db, hashing) {
   const settings = [
     'shared_buffers',
     'synchronous_commit',
@@ -126,6 +157,8 @@ async function environment(db) {
     postgres: `PostgreSQL ${version}`,
     postgresSettings: values,
     loadAverageAtStart: os.loadavg().map((n) => Number(n.toFixed(2))),
+    /** Events hashed per second by one thread (cpuReference). */
+    cpuReference: cpuReference(hashing),
     commit,
   };
 }
@@ -246,7 +279,7 @@ async function main() {
     seed: null,
     proofSeed: null,
   };
-  const env = await environment(state.db);
+  const env = await environment(state.db, hashing);
   const report = {
     startedAt: startedAt.toISOString(),
     environment: env,

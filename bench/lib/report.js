@@ -195,6 +195,11 @@ function markdownReport(report, rows) {
     `# Benchmark ${report.startedAt}`,
     '',
     `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`,
+    ...(env.cpuReference
+      ? [
+          `CPU reference: one thread hashes ${env.cpuReference.toLocaleString('en-US')} events/s (computeEventHash of one fixed event; compare it between results before comparing absolute figures).`,
+        ]
+      : []),
     `PostgreSQL settings: ${Object.entries(env.postgresSettings)
       .map(([k, v]) => `${k}=${v}`)
       .join(', ')}`,
