@@ -240,7 +240,10 @@ async function main() {
   /** (Re)starts the service and points the RSS sampler and the CPU meter at the new process. */
   const startService = async () => {
     if (state.service) await stopChild(state.service);
-    const nodeArgs = [...SERVICE_NODE_ARGS, ...(cfg.profileDir ? ['-r', path.join(__dirname, 'lib', 'cpu-profile-preload.js')] : [])];
+    const nodeArgs = [
+      ...SERVICE_NODE_ARGS,
+      ...(cfg.profileDir ? ['-r', path.join(__dirname, 'lib', 'cpu-profile-preload.js')] : []),
+    ];
     state.service = startNode(cfg.serviceMain, { logFile: serviceLog, env: serviceEnv, nodeArgs });
     await waitUntilReady(state.service, `${serviceUrl}/health/ready`, { logFile: serviceLog });
     cpu.track('service', state.service.pid);
