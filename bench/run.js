@@ -141,6 +141,18 @@ function cpuReference(hashing) {
 }
 
 /**
+ * After a seed: fresh statistics and visibility maps for the seeded tables, then a CHECKPOINT so
+ * that no scenario pays for writing the seed out. Returns the seconds VACUUM ANALYZE took.
+ */
+async function settleSeed(client, log) {
+  const started = Date.now();
+  for (const table of ['events', 'chains', 'merkle_nodes']) await client.query(`VACUUM ANALYZE ${table}`);
+  const seconds = (Date.now() - started) / 1000;
+  await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
+  return seconds;
+}
+
+/**
  * The same seed (the same events: its random numbers are seeded) into the database of the service
  * without the Merkle tree, when it runs: the two services then append to databases of the same
  * size, and the ingest scenarios price the tree, not the difference. (Unseeded, that database was
@@ -152,8 +164,7 @@ async function seedNoTreeLikewise(ctx, accountName, { total, chainCount }) {
   await withClient(ctx.noTree.benchUrl, async (client) => {
     const id = await accountId(client, accountName);
     await seedEvents(client, { accountId: id, total, chainCount, hashing: ctx.hashing, log: () => undefined });
-    await client.query('VACUUM ANALYZE');
-    await client.query('CHECKPOINT').catch((error) => ctx.log(`CHECKPOINT skipped: ${error.message}`));
+    await settleSeed(client, ctx.log);
   });
   ctx.log(`seeded the same into the no-tree database in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -333,12 +344,7 @@ async function main() {
       log(
         `seeded in ${ctx.seed.seconds.toFixed(1)} s (${Math.round(ctx.seed.rate).toLocaleString('en-US')} events/s; COPY ${ctx.seed.copySeconds.toFixed(1)} s, then ${ctx.seed.rebuiltIndexes.length} indexes rebuilt); VACUUM ANALYZE`,
       );
-      const v0 = Date.now();
-      await client.query('VACUUM ANALYZE events');
-      await client.query('VACUUM ANALYZE chains');
-      await client.query('VACUUM ANALYZE merkle_nodes');
-      const vacuumSeconds = (Date.now() - v0) / 1000;
-      await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
+      const vacuumSeconds = await settleSeed(client, log);
       report.seeding = {
         events: cfg.events,
         chains: cfg.chains,
@@ -368,9 +374,7 @@ async function main() {
         hashing,
         log,
       });
-      await client.query('VACUUM ANALYZE events');
-      await client.query('VACUUM ANALYZE merkle_nodes');
-      await client.query('CHECKPOINT').catch((error) => log(`CHECKPOINT skipped: ${error.message}`));
+      await settleSeed(client, log);
       log(`seeded the proof chain (events and Merkle nodes) in ${ctx.proofSeed.seconds.toFixed(1)} s`);
     } finally {
       client.release();
@@ -386,7 +390,6 @@ async function main() {
     await stopChild(state.noTreeService);
     cpu.untrack('serviceNoTree');
   }
-
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
   for (const name of ['list', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));

@@ -96,8 +96,10 @@ const NO_TREE_TITLE = 'same service without the Merkle tree (bench/lib/without-m
  * After an ingest or batch scenario: the links of every event of the ingest account in both
  * databases, and proof that the comparison compared what it says. In the measured service's
  * database every chain it wrote has one node of the lowest stored level per 2^level of its events
- * (the levels below are not stored; one statement, so one snapshot of heads and nodes); the no-tree service's chains have no Merkle node at all (its database holds the same seeded trees as the other). Either failing
- * throws: the scenario is reported as failed rather than with a ratio that means nothing.
+ * (the levels below are not stored; one statement, so one snapshot of heads and nodes); the
+ * no-tree service's chains have no Merkle node at all (its database holds the same seeded trees as
+ * the other). Either failing throws: the scenario is reported as failed rather than with a ratio
+ * that means nothing.
  */
 async function integrity(ctx) {
   const { LOWEST_STORED_LEVEL } = require(ctx.cfg.hashingLib);
