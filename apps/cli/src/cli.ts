@@ -8,10 +8,15 @@ import { verifyExportCommand } from './verify-export/verify-export.command';
 import { verifyConsistencyCommand, verifyProofCommand } from './verify-proof/verify-proof.command';
 
 export const USAGE = `Usage:
-  npm run cli -- verify-export <export.json> [--checkpoint <file>]... [--key <verifier key or file>]...
-      Re-hashes every event of a JSON export (GET /v1/events/export?format=json), checks the links
-      inside each run of a chain, and holds the export against each signed checkpoint.
-      Exit 0: everything checked out; 1: tampering found or something not confirmed; 2: bad input.
+  npm run cli -- verify-export <export.json> --checkpoint <file>... --key <verifier key or file>...
+      Re-hashes every event of a JSON export (GET /v1/events/export?format=json), checks positions,
+      links and time order in each chain, and holds the export against each signed checkpoint.
+      Only a signature confirms: positions no checkpoint confirms (all without --checkpoint) are
+      NOT CONFIRMED. Exit 0: every event confirmed and nothing contradicts; 1: tampering found or
+      something not confirmed; 2: bad input.
+  npm run cli -- verify-export <export.json> --internal-only
+      The file's own consistency alone (hashes, links, positions, order): exit 0 when it agrees
+      with itself. No signature is checked: it does not show that the service wrote the events.
   npm run cli -- verify-proof <proof.json> --checkpoint <file> --key <verifier key or file>
       Checks an inclusion proof (GET /v1/events/:id/proof, saved as is) against a signed checkpoint
       of the same chain and size: the event is in the tree whose root the service signed.
@@ -39,12 +44,21 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'verify-export': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { checkpoint: { type: 'string', multiple: true }, key: { type: 'string', multiple: true } },
+          options: {
+            checkpoint: { type: 'string', multiple: true },
+            key: { type: 'string', multiple: true },
+            'internal-only': { type: 'boolean' },
+          },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-export takes exactly one export file');
         return verifyExportCommand(
-          { exportPath: positionals[0]!, checkpointPaths: values.checkpoint ?? [], keys: values.key ?? [] },
+          {
+            exportPath: positionals[0]!,
+            checkpointPaths: values.checkpoint ?? [],
+            keys: values.key ?? [],
+            internalOnly: values['internal-only'] === true,
+          },
           io,
         );
       }
