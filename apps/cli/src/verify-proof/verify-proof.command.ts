@@ -1,5 +1,5 @@
 import { ExitCode } from '../exit-code';
-import { Io } from '../io';
+import { Io, printable, printableLines } from '../io';
 import { InputError } from '../verify-export/export-document';
 import { MAX_CHECKPOINT_BYTES, parseJson, readBounded, readVerifierKey } from '../verify-export/verify-export.command';
 import { CheckpointInput } from '../verify-export/verify-export';
@@ -44,11 +44,11 @@ export function verifyConsistencyCommand(options: VerifyConsistencyOptions, io: 
 function reporting(command: string, io: Io, check: () => ProofReport): ExitCode {
   try {
     const report = check();
-    io.out(`${report.lines.join('\n')}\n`);
+    io.out(printableLines(report.lines));
     return report.outcome === 'verified' ? ExitCode.Ok : ExitCode.Failed;
   } catch (error) {
     if (error instanceof InputError) {
-      io.err(`${command}: ${error.message}\n`);
+      io.err(`${command}: ${printable(error.message)}\n`);
       return ExitCode.BadInput;
     }
     throw error;

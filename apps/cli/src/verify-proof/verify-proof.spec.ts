@@ -286,6 +286,15 @@ describe('cli verify-proof and verify-consistency', () => {
     expect(forged).toMatchObject({ code: 1, out: expect.stringMatching(/RESULT: TAMPERING FOUND/) });
   });
 
+  it('escapes control characters from the proof file in its report', async () => {
+    const proof = await honest.inclusion(7, 13);
+    writeFileSync(at('esc.json'), JSON.stringify({ data: { ...proof.data, chainId: 'chn_\u001b[8m' } }));
+    const sut = await cli(['verify-proof', at('esc.json'), '--checkpoint', at('cp13.txt'), '--key', vkey]);
+    expect(sut.code).toBe(1);
+    expect(sut.out).toContain('chn_\\u001b[8m');
+    expect(sut.out).not.toContain('\u001b');
+  });
+
   it.each([
     ['no checkpoint', ['verify-proof', '@inclusion', '--key', '@key']],
     ['no key', ['verify-proof', '@inclusion', '--checkpoint', '@cp13']],
