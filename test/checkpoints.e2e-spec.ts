@@ -144,10 +144,11 @@ describe('signed checkpoints and whole-chain verification', () => {
     exported: unknown,
     notes: string[],
     keys: string[] = [vkey],
+    flags: string[] = [],
   ): Promise<{ code: number; out: string; err: string }> {
     const dir = mkdtempSync(join(work, 'run-'));
     writeFileSync(join(dir, 'export.json'), JSON.stringify(exported));
-    const args = ['verify-export', join(dir, 'export.json')];
+    const args = ['verify-export', join(dir, 'export.json'), ...flags];
     notes.forEach((note, i) => {
       writeFileSync(join(dir, `checkpoint-${i}.txt`), note);
       args.push('--checkpoint', join(dir, `checkpoint-${i}.txt`));
@@ -441,7 +442,13 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect(offlineRun.code).toBe(1);
       expect(offlineRun.out).toMatch(/TAMPERING FOUND[\s\S]*position 12: checkpoint .*rewritten after the checkpoint/);
       // Without the checkpoint, the rewritten chain is self-consistent: that is what checkpoints are for.
-      expect((await offline(await exportOf(chain.id), [])).code).toBe(0);
+      // Only a signature confirms: alone, it is NOT CONFIRMED; --internal-only calls it consistent, unsigned.
+      const bare = await offline(await exportOf(chain.id), []);
+      expect(bare.code).toBe(1);
+      expect(bare.out).toMatch(/positions 1–12 NOT CONFIRMED: no checkpoint was given[\s\S]*RESULT: NOT CONFIRMED/);
+      const internal = await offline(await exportOf(chain.id), [], [], ['--internal-only']);
+      expect(internal.code).toBe(0);
+      expect(internal.out).toMatch(/RESULT: CONSISTENT: .*No signature was checked/);
       // And the service refuses to sign the rewritten head.
       const refused = await checkpoint(chain.id).expect(500);
       expect(refused.body.error).toMatchObject({
@@ -744,7 +751,8 @@ describe('signed checkpoints and whole-chain verification', () => {
       await post('ckpt-after', 5).expect(201);
       const doc = readExportDocument(await exportOf(chain.id));
       const whole = verifyExport(doc, [{ label: 'cp', note }], [parseVerifierKey(vkey)]);
-      expect(whole.outcome).toBe('verified');
+      // Event 5 came after the checkpoint: nothing signed covers it yet.
+      expect(whole).toMatchObject({ outcome: 'unconfirmed', chains: [{ confirmedSize: 4, unconfirmed: [[5, 5]] }] });
       expect(whole.checkpoints[0]).toMatchObject({
         status: 'confirmed',
         message: expect.stringMatching(/Merkle root of the exported events 1–4 is the signed root/),

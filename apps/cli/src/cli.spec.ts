@@ -85,6 +85,33 @@ describe('cli', () => {
     ).toBe(0);
   });
 
+  it('says NOT CONFIRMED and exits 1 without a checkpoint; --internal-only exits 0 and says no signature was checked', async () => {
+    const bare = await cli(['verify-export', join(dir, 'export.json')]);
+    expect(bare.code).toBe(1);
+    expect(bare.out).toMatch(/position 1 NOT CONFIRMED: no checkpoint was given[\s\S]*RESULT: NOT CONFIRMED/);
+    expect(bare.out).not.toMatch(/RESULT: VERIFIED/);
+    const keyOnly = await cli(['verify-export', join(dir, 'export.json'), '--key', vkey]);
+    expect(keyOnly.code).toBe(1);
+    const internal = await cli(['verify-export', join(dir, 'export.json'), '--internal-only']);
+    expect(internal).toMatchObject({ code: 0, err: '' });
+    expect(internal.out).toMatch(/RESULT: CONSISTENT: .*No signature was checked/);
+  });
+
+  it('escapes control characters from the file on stdout and stderr', async () => {
+    const named = { ...event, chain: { ...event.chain, name: 'default\u001b[8m' } };
+    named.hash = computeEventHash({ ...named, chainId: CHAIN, position: 1 });
+    writeFileSync(join(dir, 'esc.json'), JSON.stringify({ data: [named] }));
+    const result = await cli(['verify-export', join(dir, 'esc.json'), '--internal-only']);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("'default\\u001b[8m'");
+    expect(result.out).not.toContain('\u001b');
+    writeFileSync(join(dir, 'esc-bad.json'), JSON.stringify({ data: [{ ...named, id: 'evt_\u001b[8m', hash: 'x' }] }));
+    const bad = await cli(['verify-export', join(dir, 'esc-bad.json'), '--internal-only']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('evt_\\u001b[8m');
+    expect(bad.err).not.toContain('\u001b');
+  });
+
   it.each([
     ['no command', []],
     ['an unknown command', ['frobnicate']],
@@ -94,6 +121,8 @@ describe('cli', () => {
     ['an export that is not JSON', ['verify-export', '@broken']],
     ['a checkpoint without --key', ['verify-export', '@export', '--checkpoint', '@cp']],
     ['a malformed key', ['verify-export', '@export', '--checkpoint', '@cp', '--key', 'audit-trail+zz']],
+    ['--internal-only with a checkpoint', ['verify-export', '@export', '--internal-only', '--checkpoint', '@cp']],
+    ['--internal-only with a key', ['verify-export', '@export', '--internal-only', '--key', 'audit-trail+zz']],
     ['keys without DATABASE_URL', ['keys', 'list', '--account', 'acme']],
   ])('exits 2 for %s', async (_label, args) => {
     const resolved = args.map((a) =>

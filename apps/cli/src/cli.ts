@@ -8,17 +8,24 @@ import { verifyExportCommand } from './verify-export/verify-export.command';
 import { verifyConsistencyCommand, verifyProofCommand } from './verify-proof/verify-proof.command';
 
 export const USAGE = `Usage:
-  npm run cli -- verify-export <export.json> [--checkpoint <file>]... [--key <verifier key or file>]...
-      Re-hashes every event of a JSON export (GET /v1/events/export?format=json), checks the links
-      inside each run of a chain, and holds the export against each signed checkpoint.
-      Exit 0: everything checked out; 1: tampering found or something not confirmed; 2: bad input.
-  npm run cli -- verify-proof <proof.json> --checkpoint <file> --key <verifier key or file>
+  npm run cli -- verify-export <export.json> --checkpoint <file>... --key <verifier key or file>...
+      Re-hashes every event of a JSON export (GET /v1/events/export?format=json), checks positions,
+      links and time order in each chain, and holds the export against each signed checkpoint.
+      Only a signature confirms: positions no checkpoint confirms (all without --checkpoint) are
+      NOT CONFIRMED. Exit 0: every event confirmed and nothing contradicts; 1: tampering found or
+      something not confirmed; 2: bad input.
+  npm run cli -- verify-export <export.json> --internal-only
+      The file's own consistency alone (hashes, links, positions, order): exit 0 when it agrees
+      with itself. No signature is checked: it does not show that the service wrote the events.
+  npm run cli -- verify-proof <proof.json> --checkpoint <file> --key <verifier key or file> | --internal-only
       Checks an inclusion proof (GET /v1/events/:id/proof, saved as is) against a signed checkpoint
       of the same chain and size: the event is in the tree whose root the service signed.
-  npm run cli -- verify-consistency <proof.json> --old <file> --new <file> --key <verifier key or file>
+  npm run cli -- verify-consistency <proof.json> --old <file> --new <file> --key <verifier key or file> | --internal-only
       Checks a consistency proof (GET /v1/chain/:chainId/consistency?from=M&to=N, saved as is)
       between two signed checkpoints of sizes M and N: the chain only grew between them.
-      Exit codes as for verify-export.
+      Exit codes as for verify-export: without a checkpoint (or --old, --new) the proof is held
+      against the roots its own file names and is NOT CONFIRMED (exit 1); --internal-only (no
+      checkpoint, no key) asks for that alone, exit 0 when consistent, no signature checked.
   npm run cli -- keys create --account <name> [--scopes ingest+read]
   npm run cli -- keys list --account <name>
   npm run cli -- keys revoke <key id or prefix> [--account <name>]
@@ -39,39 +46,61 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'verify-export': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { checkpoint: { type: 'string', multiple: true }, key: { type: 'string', multiple: true } },
+          options: {
+            checkpoint: { type: 'string', multiple: true },
+            key: { type: 'string', multiple: true },
+            'internal-only': { type: 'boolean' },
+          },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-export takes exactly one export file');
         return verifyExportCommand(
-          { exportPath: positionals[0]!, checkpointPaths: values.checkpoint ?? [], keys: values.key ?? [] },
+          {
+            exportPath: positionals[0]!,
+            checkpointPaths: values.checkpoint ?? [],
+            keys: values.key ?? [],
+            internalOnly: values['internal-only'] === true,
+          },
           io,
         );
       }
       case 'verify-proof': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { checkpoint: { type: 'string' }, key: { type: 'string' } },
+          options: { checkpoint: { type: 'string' }, key: { type: 'string' }, 'internal-only': { type: 'boolean' } },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-proof takes exactly one proof file');
-        if (!values.checkpoint || !values.key) throw new UsageError('verify-proof needs --checkpoint and --key');
         return verifyProofCommand(
-          { proofPath: positionals[0]!, checkpointPath: values.checkpoint, key: values.key },
+          {
+            proofPath: positionals[0]!,
+            checkpointPath: values.checkpoint,
+            key: values.key,
+            internalOnly: values['internal-only'] === true,
+          },
           io,
         );
       }
       case 'verify-consistency': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { old: { type: 'string' }, new: { type: 'string' }, key: { type: 'string' } },
+          options: {
+            old: { type: 'string' },
+            new: { type: 'string' },
+            key: { type: 'string' },
+            'internal-only': { type: 'boolean' },
+          },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-consistency takes exactly one proof file');
-        if (!values.old || !values.new || !values.key)
-          throw new UsageError('verify-consistency needs --old, --new and --key');
         return verifyConsistencyCommand(
-          { proofPath: positionals[0]!, oldPath: values.old, newPath: values.new, key: values.key },
+          {
+            proofPath: positionals[0]!,
+            oldPath: values.old,
+            newPath: values.new,
+            key: values.key,
+            internalOnly: values['internal-only'] === true,
+          },
           io,
         );
       }

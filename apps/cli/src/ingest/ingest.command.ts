@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MAX_BATCH_EVENTS } from '@app/common/limits';
 import { ExitCode } from '../exit-code';
-import { Io } from '../io';
+import { Io, printable } from '../io';
 import { UsageError } from '../keys/keys.command';
 import { IngestStopped, sendBatch, SenderOptions } from './batch-sender';
 import { Batch, FileError, FileScan, readBatches, scanFile } from './ndjson-file';
@@ -89,7 +89,8 @@ async function scanOrReport(options: IngestOptions, io: Io): Promise<FileScan | 
     io.err(`ingest: ${error.message}\n`);
     return ExitCode.BadInput;
   }
-  for (const [line, problem] of scan.badLines) io.err(`line ${line}: ${problem}\n`);
+  for (const [line, problems] of scan.badLines)
+    for (const problem of problems) io.err(`line ${line}: ${printable(problem)}\n`);
   if (scan.badLines.size > 0 && !options.skipInvalid) {
     io.err(`ingest: ${scan.badLines.size} bad line(s); nothing was sent (--skip-invalid sends the others)\n`);
     return ExitCode.Failed;
@@ -157,7 +158,7 @@ async function ingestBatch(
     const lines = [...outcome.items].map(([index, messages]) => {
       const item = items[index];
       if (!item) throw new IngestStopped(`the server named events[${index}] of a batch of ${items.length}`);
-      for (const message of messages) ctx.report(`line ${item.line}: ${message}\n`);
+      for (const message of messages) ctx.report(`line ${item.line}: ${printable(message)}\n`);
       return item.line;
     });
     tally.rejected.push(...lines);

@@ -75,9 +75,8 @@ class FakeBatchServer {
       if (e === null || typeof e !== 'object' || Array.isArray(e))
         return [{ field: `events[${i}]`, message: 'must be an object' }];
       const actor = (e as { actor?: unknown }).actor;
-      return typeof actor === 'string' && actor !== ''
-        ? []
-        : [{ field: `events[${i}].actor`, message: 'actor must not be empty' }];
+      // Stands for what only the server knows (the local check runs the same field rules first).
+      return actor === 'refused' ? [{ field: `events[${i}].actor`, message: 'actor is refused by the server' }] : [];
     });
     if (fields.length > 0)
       return send(400, { error: { code: 'VALIDATION_ERROR', message: 'Invalid request', details: { fields } } });
@@ -157,8 +156,9 @@ describe('ingest', () => {
   });
 
   it('ends a range early rather than send a body over 8 MiB; a line that cannot fit in any is a bad line', async () => {
+    // Valid events (a context is at most 32 KiB once serialized), made long by whitespace the body keeps.
     const big = (line: number, mib: number) =>
-      JSON.stringify({ actor: 'a', action: 'b', context: { line, pad: 'x'.repeat(mib * 1024 * 1024) } });
+      `{"actor":"a","action":"b","context":{"line":${line}}${' '.repeat(mib * 1024 * 1024)}}`;
     const path = file(4, { 1: big(1, 3), 2: big(2, 3), 3: big(3, 3), 4: big(4, 9) });
     const sut = await ingest(path, ['--skip-invalid']);
     expect(sut.code).toBe(1);
@@ -218,22 +218,52 @@ describe('ingest', () => {
     expect(fake.seen).toEqual([]);
   });
 
-  it('maps items the server rejects back to line numbers and stops at that batch without --skip-invalid (exit 1)', async () => {
-    const sut = await ingest(file(30, { 15: event(15, ''), 17: event(17, '') }), ['--batch-size', '10']);
+  it('names every line the service would refuse, by its own rules, before sending anything (exit 1)', async () => {
+    const sut = await ingest(
+      file(12, {
+        2: '{"actor":""}',
+        4: 'not json',
+        6: '{"actor":"a","action":"b","extra":1}',
+        7: '{"actor":"a","actor":"b","action":"c"}',
+        8: '{"actor":"a","action":"b","context":{"k":"\\u0000"}}',
+        9: '{"actor":"a","action":"b","chain":"no spaces"}',
+        10: `{"actor":"${'x'.repeat(300)}","action":"b"}`,
+        11: '{"actor":"a\\u001b[8m","action":"b","\\u001b[8mhidden":1}',
+      }),
+    );
     expect(sut.code).toBe(1);
-    expect(sut.err).toMatch(/^line 15: actor: actor must not be empty$/m);
-    expect(sut.err).toMatch(/^line 17: actor: actor must not be empty$/m);
+    const lines = sut.err.split('\n');
+    const on = (n: number) => lines.filter((l) => l.startsWith(`line ${n}: `));
+    expect(on(2)).toEqual([expect.stringMatching(/^line 2: actor: /), expect.stringMatching(/^line 2: action: /)]);
+    expect(on(4)).toEqual([expect.stringMatching(/^line 4: not JSON \(/)]);
+    expect(on(6)).toEqual(["line 6: extra: unknown field 'extra'"]);
+    expect(on(7)).toEqual(["line 7: actor: duplicate member name 'actor'"]);
+    expect(on(8)).toEqual([expect.stringMatching(/^line 8: context: context is not storable/)]);
+    expect(on(9)).toEqual([expect.stringMatching(/^line 9: chain: chain must be/)]);
+    expect(on(10)).toEqual([expect.stringMatching(/^line 10: actor: actor must be shorter than or equal to 256/)]);
+    expect(on(11)).toEqual(["line 11: \\u001b[8mhidden: unknown field '\\u001b[8mhidden'"]);
+    expect(sut.err).not.toContain('\u001b');
+    expect(sut.err).toMatch(/8 bad line\(s\); nothing was sent/);
+    expect([1, 3, 5, 12].flatMap(on)).toEqual([]);
+    expect(fake.seen).toEqual([]);
+  });
+
+  it('maps items the server rejects back to line numbers and stops at that batch without --skip-invalid (exit 1)', async () => {
+    const sut = await ingest(file(30, { 15: event(15, 'refused'), 17: event(17, 'refused') }), ['--batch-size', '10']);
+    expect(sut.code).toBe(1);
+    expect(sut.err).toMatch(/^line 15: actor: actor is refused by the server$/m);
+    expect(sut.err).toMatch(/^line 17: actor: actor is refused by the server$/m);
     expect(fake.seen).toHaveLength(2);
     expect(fake.lines()).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     expect(sut.out).toMatch(/2 line\(s\) rejected \(15, 17\).*nothing from line 11 on was appended/);
   });
 
   it('--skip-invalid sends every other line, reports the bad ones (exit 1), and a re-run appends nothing', async () => {
-    const path = file(30, { 3: 'not json', 15: event(15, ''), 22: '"x"' });
+    const path = file(30, { 3: 'not json', 15: event(15, 'refused'), 22: '"x"' });
     const sut = await ingest(path, ['--batch-size', '10', '--skip-invalid']);
     expect(sut.code).toBe(1);
     expect(sut.err).toMatch(/^line 3: not JSON/m);
-    expect(sut.err).toMatch(/^line 15: actor: actor must not be empty$/m);
+    expect(sut.err).toMatch(/^line 15: actor: actor is refused by the server$/m);
     expect(sut.err).toMatch(/^line 22: not a JSON object$/m);
     const expected = Array.from({ length: 30 }, (_, i) => i + 1).filter((n) => ![3, 15, 22].includes(n));
     expect(fake.lines()).toEqual(expected);

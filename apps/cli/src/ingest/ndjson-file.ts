@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { MAX_BATCH_BODY_BYTES } from '@app/common/limits';
+import { ENVELOPE_BYTES, eventLineProblems } from './event-line';
 
 /** What one reading of the file found: its digest, how many events it holds, which lines are unusable. */
 export interface FileScan {
   sha256: string;
   /** Non-blank lines. */
   events: number;
-  /** Line number → why the line cannot be sent, in line order. */
-  badLines: Map<number, string>;
+  /** Line number → why the line cannot be sent (one message per problem), in line order. */
+  badLines: Map<number, string[]>;
 }
 
 export interface Batch {
@@ -21,9 +22,6 @@ export interface Batch {
   /** Non-blank lines of the range that are left out (known bad). */
   skipped: number;
 }
-
-/** `{"events":[` … `]}` around the items. */
-const ENVELOPE_BYTES = Buffer.byteLength('{"events":[]}');
 
 export class FileError extends Error {
   override readonly name = 'FileError';
@@ -41,27 +39,16 @@ async function* lines(path: string, onChunk?: (chunk: Buffer) => void): AsyncGen
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) yield [++n, line];
 }
 
-/** Why a line cannot be one event's body, or null when it can (the server still validates the fields). */
-function problemOf(text: string): string | null {
-  if (ENVELOPE_BYTES + Buffer.byteLength(text) > MAX_BATCH_BODY_BYTES) return 'line too long for one request';
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `not JSON (${(error as Error).message})`;
-  }
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? null : 'not a JSON object';
-}
-
 /**
  * The first of the two readings: SHA-256 of the bytes (the Idempotency-Keys hang on it), the
- * number of events (the progress bar's total) and every line that is not a JSON object. Invalid
+ * number of events (the progress bar's total) and every line the service would refuse, judged by
+ * its own rules (event-line.ts), so every bad line is named before anything is sent. Invalid
  * UTF-8 stops it: such a file cannot be sent byte-faithfully.
  */
 export async function scanFile(path: string): Promise<FileScan> {
   const hash = createHash('sha256');
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  const badLines = new Map<number, string>();
+  const badLines = new Map<number, string[]>();
   let events = 0;
   let invalidUtf8 = false;
   const onChunk = (chunk: Buffer) => {
@@ -75,8 +62,8 @@ export async function scanFile(path: string): Promise<FileScan> {
   for await (const [n, text] of lines(path, onChunk)) {
     if (text.trim() === '') continue;
     events++;
-    const problem = problemOf(text);
-    if (problem) badLines.set(n, problem);
+    const problems = await eventLineProblems(text);
+    if (problems.length > 0) badLines.set(n, problems);
   }
   if (invalidUtf8) throw new FileError(`${path} is not UTF-8`);
   return { sha256: hash.digest('hex'), events, badLines };

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { NoteFormatError, NoteVerifier, parseVerifierKey } from '@app/hashing';
-import { Io } from '../io';
+import { Io, printable } from '../io';
 import { ExitCode } from '../exit-code';
 import { InputError, readExportDocument } from './export-document';
 import { formatReport } from './report';
@@ -13,11 +13,19 @@ export interface VerifyExportOptions {
   exportPath: string;
   checkpointPaths: string[];
   keys: string[];
+  /** The file's own consistency alone: exit 0 when it agrees with itself, no signature checked. */
+  internalOnly?: boolean;
 }
 
-/** `verify-export <export.json> [--checkpoint <file>]… [--key <verifier key or file>]…` */
+/**
+ * `verify-export <export.json> [--checkpoint <file>]… [--key <verifier key or file>]…` or
+ * `verify-export <export.json> --internal-only`. Exit 0 only for VERIFIED (every event confirmed
+ * by a signed checkpoint) or, with --internal-only, CONSISTENT.
+ */
 export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitCode {
   try {
+    if (options.internalOnly && (options.checkpointPaths.length > 0 || options.keys.length > 0))
+      throw new InputError('--internal-only checks no signature: give it without --checkpoint and --key');
     if (options.checkpointPaths.length > 0 && options.keys.length === 0) {
       throw new InputError('--checkpoint needs --key: the verifier key of the service (GET /v1/checkpoint-key)');
     }
@@ -27,12 +35,12 @@ export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitC
       label: path,
       note: readBounded(path, MAX_CHECKPOINT_BYTES),
     }));
-    const report = verifyExport(doc, checkpoints, verifiers);
+    const report = verifyExport(doc, checkpoints, verifiers, { internalOnly: options.internalOnly });
     io.out(formatReport(options.exportPath, report));
-    return report.outcome === 'verified' ? ExitCode.Ok : ExitCode.Failed;
+    return report.outcome === 'verified' || report.outcome === 'consistent' ? ExitCode.Ok : ExitCode.Failed;
   } catch (error) {
     if (error instanceof InputError) {
-      io.err(`verify-export: ${error.message}\n`);
+      io.err(`verify-export: ${printable(error.message)}\n`);
       return ExitCode.BadInput;
     }
     throw error;

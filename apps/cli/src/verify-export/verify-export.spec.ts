@@ -50,6 +50,7 @@ const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfil
   count: events.length,
   events,
 });
+const internal = { internalOnly: true };
 const note = (chainId: string, size: number, hash: string, key = privateKey) => ({
   label: `cp-${size}`,
   note: signChainCheckpoint({ chainId, size, hash }, key),
@@ -61,20 +62,45 @@ describe('verifyExport', () => {
 
   it('verifies an honest export of two chains, interleaved, with checkpoints', () => {
     const mixed = [a[0]!, b[0]!, a[1]!, b[1]!, ...a.slice(2), b[2]!];
-    const sut = verifyExport(doc(mixed), [note(CHAIN_A, 6, rootOf(a, 6)), note(CHAIN_B, 2, rootOf(b, 2))], keys);
+    const sut = verifyExport(doc(mixed), [note(CHAIN_A, 6, rootOf(a, 6)), note(CHAIN_B, 3, rootOf(b, 3))], keys);
     expect(sut.outcome).toBe('verified');
     expect(sut.findings).toEqual([]);
+    const checked = { unconfirmed: [] };
     expect(sut.chains).toEqual([
-      { chainId: CHAIN_A, name: 'default', events: 6, runs: [[1, 6]], hashesRecomputed: 6, linksChecked: 6 },
-      { chainId: CHAIN_B, name: 'billing', events: 3, runs: [[1, 3]], hashesRecomputed: 3, linksChecked: 3 },
+      {
+        chainId: CHAIN_A,
+        name: 'default',
+        events: 6,
+        runs: [[1, 6]],
+        hashesRecomputed: 6,
+        linksChecked: 6,
+        confirmedSize: 6,
+        ...checked,
+      },
+      {
+        chainId: CHAIN_B,
+        name: 'billing',
+        events: 3,
+        runs: [[1, 3]],
+        hashesRecomputed: 3,
+        linksChecked: 3,
+        confirmedSize: 3,
+        ...checked,
+      },
     ]);
     expect(sut.checkpoints.map((c) => c.status)).toEqual(['confirmed', 'confirmed']);
     expect(formatReport('x.json', sut)).toMatch(/RESULT: VERIFIED/);
+    // A checkpoint of billing at size 2 leaves its position 3 unconfirmed.
+    const short = verifyExport(doc(mixed), [note(CHAIN_A, 6, rootOf(a, 6)), note(CHAIN_B, 2, rootOf(b, 2))], keys);
+    expect(short.outcome).toBe('unconfirmed');
+    expect(short.findings).toEqual([
+      expect.objectContaining({ chainId: CHAIN_B, message: expect.stringMatching(/^position 3 NOT CONFIRMED/) }),
+    ]);
   });
 
   it('finds an altered field', () => {
     const edited = a.map((e) => (e.chain.position === 3 ? { ...e, actor: 'mallory' } : e));
-    const sut = verifyExport(doc(edited), [], keys);
+    const sut = verifyExport(doc(edited), [], keys, internal);
     expect(sut.outcome).toBe('tampered');
     expect(sut.findings).toEqual([
       { kind: 'tampered', chainId: CHAIN_A, position: 3, eventId: a[2]!.id, message: expect.stringMatching(/altered/) },
@@ -86,16 +112,16 @@ describe('verifyExport', () => {
     relinked[3]!.hash = computeEventHash({ ...relinked[3]!, chainId: CHAIN_A, position: 4 });
     const badGenesis = { ...a[0]!, previousHash: 'e'.repeat(64) };
     badGenesis.hash = computeEventHash({ ...badGenesis, chainId: CHAIN_A, position: 1 });
-    expect(verifyExport(doc(relinked), [], keys).findings.map((f) => [f.position, f.message])).toEqual([
+    expect(verifyExport(doc(relinked), [], keys, internal).findings.map((f) => [f.position, f.message])).toEqual([
       [4, expect.stringMatching(/previousHash f{64} does not match the hash of the event at position 3/)],
       [5, expect.stringMatching(/previousHash [0-9a-f]{64} does not match the hash of the event at position 4/)],
     ]);
-    expect(verifyExport(doc([badGenesis]), [], keys).findings[0]!.message).toMatch(/64 zeros/);
+    expect(verifyExport(doc([badGenesis]), [], keys, internal).findings[0]!.message).toMatch(/64 zeros/);
   });
 
-  it('calls a gap in an unfiltered export a removal, and leaves it alone in a filtered one', () => {
+  it('calls a gap in an unfiltered export a removal, and a gap anywhere else not confirmed', () => {
     const holed = a.filter((e) => e.chain.position !== 3 && e.chain.position !== 4);
-    expect(verifyExport(doc(holed), [], keys).findings).toEqual([
+    expect(verifyExport(doc(holed), [], keys, internal).findings).toEqual([
       {
         kind: 'tampered',
         chainId: CHAIN_A,
@@ -104,28 +130,46 @@ describe('verifyExport', () => {
         message: expect.stringMatching(/positions 3–4 are missing from an unfiltered export/),
       },
     ]);
-    const filtered = verifyExport(doc(holed, { ...unfiltered, actor: 'alice' }), [], keys);
-    expect(filtered.outcome).toBe('verified');
+    const filtered = verifyExport(doc(holed, { ...unfiltered, actor: 'alice' }), [], keys, internal);
+    expect(filtered.outcome).toBe('unconfirmed');
     expect(filtered.chains[0]!.runs).toEqual([
       [1, 2],
       [5, 6],
     ]);
-    expect(verifyExport(doc(holed, null), [], keys).outcome).toBe('verified');
+    expect(filtered.findings).toEqual([
+      expect.objectContaining({
+        kind: 'unconfirmed',
+        position: 5,
+        message: expect.stringMatching(/positions 3–4 are missing .*link from position 5 back to 2 cannot be checked/),
+      }),
+    ]);
   });
 
-  it('starts checking links where an export starts, whatever the first position', () => {
-    expect(verifyExport(doc(a.slice(3)), [], keys)).toMatchObject({
-      outcome: 'verified',
-      chains: [{ runs: [[4, 6]], linksChecked: 2 }],
+  it('judges gaps without the unsigned export header: deleting it disables nothing', () => {
+    const holed = a.filter((e) => e.chain.position !== 3);
+    const headless = readExportDocument({ data: holed });
+    const internally = verifyExport(headless, [], keys, internal);
+    expect(internally.outcome).toBe('unconfirmed');
+    expect(internally.findings[0]!.message).toMatch(/position 3 is missing/);
+    // With the checkpoint that covers the gap: the root cannot be recomputed, nothing of the chain is confirmed.
+    const held = verifyExport(headless, [note(CHAIN_A, 6, rootOf(a, 6))], keys);
+    expect(held.outcome).toBe('unconfirmed');
+    expect(held.chains[0]).toMatchObject({
+      confirmedSize: 0,
+      unconfirmed: [
+        [1, 2],
+        [4, 6],
+      ],
     });
+    expect(formatReport('x.json', held)).not.toMatch(/RESULT: VERIFIED/);
   });
 
   it('finds duplicated ids and positions, a renamed chain, time going backwards and a wrong count', () => {
     const renamed = { ...a[1]!, chain: { ...a[1]!.chain, name: 'other' } };
-    expect(verifyExport(doc([a[0]!, renamed]), [], keys).findings[0]!.message).toMatch(
+    expect(verifyExport(doc([a[0]!, renamed]), [], keys, internal).findings[0]!.message).toMatch(
       /named both 'default' and 'other'/,
     );
-    expect(verifyExport(doc([a[0]!, a[0]!]), [], keys).findings.map((f) => f.message)).toEqual([
+    expect(verifyExport(doc([a[0]!, a[0]!]), [], keys, internal).findings.map((f) => f.message)).toEqual([
       expect.stringMatching(/occurs more than once/),
       'position 1 occurs more than once',
     ]);
@@ -133,12 +177,12 @@ describe('verifyExport', () => {
     earlier.hash = computeEventHash({ ...earlier, chainId: CHAIN_A, position: 2 });
     const third = { ...a[2]!, previousHash: earlier.hash };
     third.hash = computeEventHash({ ...third, chainId: CHAIN_A, position: 3 });
-    expect(verifyExport(doc([a[0]!, earlier, third]), [], keys).findings.map((f) => f.message)).toEqual([
+    expect(verifyExport(doc([a[0]!, earlier, third]), [], keys, internal).findings.map((f) => f.message)).toEqual([
       expect.stringMatching(
         /^timestamp 2020-01-01T00:00:00.000Z is earlier than .*the timestamp of the event at position 1/,
       ),
     ]);
-    expect(verifyExport({ ...doc(a), count: 7 }, [], keys).findings[0]!.message).toMatch(
+    expect(verifyExport({ ...doc(a), count: 7 }, [], keys, internal).findings[0]!.message).toMatch(
       /says 7 events but the file holds 6/,
     );
   });
@@ -162,8 +206,10 @@ describe('verifyExport', () => {
         forged[i]!.hash = computeEventHash({ ...forged[i]!, chainId: CHAIN_A, position: i + 1 });
       }
       const sut = verifyExport(doc(forged), [note(CHAIN_A, 5, rootOf(a, 5))], keys);
-      expect(sut.findings).toEqual([expect.objectContaining({ kind: 'tampered', position: 5 })]);
-      expect(verifyExport(doc(a), [note(CHAIN_A, 5, rootOf(a, 5))], keys).outcome).toBe('verified');
+      expect(sut.findings.filter((f) => f.kind === 'tampered')).toEqual([
+        expect.objectContaining({ kind: 'tampered', position: 5 }),
+      ]);
+      expect(verifyExport(doc(a.slice(0, 5)), [note(CHAIN_A, 5, rootOf(a, 5))], keys).outcome).toBe('verified');
     });
 
     it('cannot confirm a checkpoint from an export that does not start at position 1', () => {
@@ -174,7 +220,11 @@ describe('verifyExport', () => {
     });
 
     it('confirms the empty tree at size 0, and nothing else there', () => {
-      expect(verifyExport(doc(a), [note(CHAIN_A, 0, rootOf(a, 0))], keys).outcome).toBe('verified');
+      expect(verifyExport(doc(a), [note(CHAIN_A, 0, rootOf(a, 0))], keys)).toMatchObject({
+        outcome: 'unconfirmed',
+        checkpoints: [{ status: 'confirmed' }],
+        chains: [{ confirmedSize: 0, unconfirmed: [[1, 6]] }],
+      });
       expect(verifyExport(doc(a), [note(CHAIN_A, 0, GENESIS_HASH)], keys).outcome).toBe('tampered');
     });
 
@@ -184,7 +234,7 @@ describe('verifyExport', () => {
       expect(sut.checkpoints[0]!.message).toMatch(
         /ends at position 4, below the checkpoint's size 6.*export a later period.*events 5–6 were removed/,
       );
-      expect(formatReport('x.json', sut)).toMatch(/NOT CONFIRMED \(1\)[\s\S]*RESULT: NOT VERIFIED/);
+      expect(formatReport('x.json', sut)).toMatch(/NOT CONFIRMED \(2\)[\s\S]*RESULT: NOT CONFIRMED/);
     });
 
     it('cannot confirm a checkpoint of a chain the export lacks, or one a filtered export skips', () => {
@@ -227,6 +277,104 @@ describe('verifyExport', () => {
     it('treats a note that is not a checkpoint as bad input', () => {
       expect(() => verifyExport(doc(a), [{ label: 'x', note: 'hello\n' }], keys)).toThrow(InputError);
     });
+  });
+});
+
+describe('verifyExport: only a signature confirms (contract §10)', () => {
+  const a = chain(CHAIN_A, 15);
+  const b = chain(CHAIN_B, 3, 'billing');
+
+  /** Events rewritten from `from` on, every hash and link recomputed: a file that agrees with itself. */
+  function forgedFrom(events: ExportedEvent[], from: number): ExportedEvent[] {
+    const forged = events.map((e) => ({ ...e }));
+    for (let i = from - 1; i < forged.length; i++) {
+      forged[i]!.actor = 'mallory';
+      forged[i]!.previousHash = i === 0 ? GENESIS_HASH : forged[i - 1]!.hash;
+      forged[i]!.hash = computeEventHash({ ...forged[i]!, chainId: forged[i]!.chain.id, position: i + 1 });
+    }
+    return forged;
+  }
+
+  it('does not call a fully fabricated export without a checkpoint VERIFIED: every position is NOT CONFIRMED', () => {
+    const fabricated = forgedFrom(a, 1);
+    const sut = verifyExport(doc([...fabricated, ...b]), [], keys);
+    expect(sut.outcome).toBe('unconfirmed');
+    expect(sut.findings).toEqual([
+      expect.objectContaining({
+        kind: 'unconfirmed',
+        chainId: CHAIN_A,
+        message: expect.stringMatching(/^positions 1–15 NOT CONFIRMED: no checkpoint was given/),
+      }),
+      expect.objectContaining({ chainId: CHAIN_B, message: expect.stringMatching(/^positions 1–3 NOT CONFIRMED/) }),
+    ]);
+    const text = formatReport('x.json', sut);
+    expect(text).not.toMatch(/VERIFIED|checked out/);
+    expect(text).toMatch(/NOT CONFIRMED: 1–15[\s\S]*RESULT: NOT CONFIRMED/);
+  });
+
+  it('confirms positions up to a signed size only: forged events 6–15 after a size-5 checkpoint are NOT CONFIRMED', () => {
+    const forged = forgedFrom(a, 6);
+    const sut = verifyExport(doc(forged), [note(CHAIN_A, 5, rootOf(a, 5))], keys);
+    expect(sut.outcome).toBe('unconfirmed');
+    expect(sut.checkpoints[0]!.status).toBe('confirmed');
+    expect(sut.chains[0]).toMatchObject({ confirmedSize: 5, unconfirmed: [[6, 15]] });
+    expect(sut.findings).toEqual([
+      expect.objectContaining({
+        kind: 'unconfirmed',
+        message: expect.stringMatching(/^positions 6–15 NOT CONFIRMED: the largest checkpoint .* has size 5/),
+      }),
+    ]);
+    expect(formatReport('x.json', sut)).toMatch(/confirmed by a signed checkpoint: 1–5; NOT CONFIRMED: 6–15/);
+    // The whole chain under a checkpoint of its size: verified.
+    expect(
+      verifyExport(doc(a), [note(CHAIN_A, 5, rootOf(a, 5)), note(CHAIN_A, 15, rootOf(a, 15))], keys),
+    ).toMatchObject({ outcome: 'verified', chains: [{ confirmedSize: 15, unconfirmed: [] }] });
+  });
+
+  it('confirms nothing with a checkpoint of another key, or with a chain no checkpoint covers', () => {
+    const stranger = generateKeyPairSync('ed25519').privateKey;
+    const foreign = verifyExport(doc(a), [note(CHAIN_A, 15, rootOf(a, 15), stranger)], keys);
+    expect(foreign.chains[0]).toMatchObject({ confirmedSize: 0, unconfirmed: [[1, 15]] });
+    const half = verifyExport(doc([...a, ...b]), [note(CHAIN_A, 15, rootOf(a, 15))], keys);
+    expect(half.outcome).toBe('unconfirmed');
+    expect(half.chains.map((c) => c.unconfirmed)).toEqual([[], [[1, 3]]]);
+    // A later start cannot be confirmed by any root: it is named from where it starts.
+    expect(verifyExport(doc(a.slice(9)), [note(CHAIN_A, 15, rootOf(a, 15))], keys).chains[0]!.unconfirmed).toEqual([
+      [10, 15],
+    ]);
+  });
+
+  it('does not call an empty file verified unless a checkpoint confirms it', () => {
+    expect(verifyExport(doc([]), [], keys).outcome).toBe('unconfirmed');
+    expect(verifyExport(doc([]), [note(CHAIN_A, 0, rootOf(a, 0))], keys).outcome).toBe('verified');
+  });
+
+  describe('--internal-only', () => {
+    it('calls a file that agrees with itself CONSISTENT and says that no signature was checked', () => {
+      const sut = verifyExport(doc(forgedFrom(a, 1)), [], keys, internal);
+      expect(sut).toMatchObject({ outcome: 'consistent', findings: [], checkpoints: [] });
+      const text = formatReport('x.json', sut);
+      expect(text).toMatch(/RESULT: CONSISTENT: .*No signature was checked/);
+      expect(text).not.toMatch(/VERIFIED|NOT CONFIRMED/);
+    });
+
+    it('still finds what contradicts the file itself', () => {
+      const edited = a.map((e) => (e.chain.position === 3 ? { ...e, actor: 'mallory' } : e));
+      expect(verifyExport(doc(edited), [], keys, internal).outcome).toBe('tampered');
+      expect(verifyExport(doc([a[0]!, a[0]!]), [], keys, internal).outcome).toBe('tampered');
+    });
+  });
+
+  it('escapes control characters of the file in the report, so ESC[8m cannot hide the result', () => {
+    const hidden = chain(CHAIN_A, 2, 'x\u001b[8m');
+    const forgedLine = { ...hidden[1]!, id: 'evt_x\nRESULT: VERIFIED: all good' };
+    const text = formatReport('x.json', verifyExport(doc([hidden[0]!, forgedLine]), [], keys));
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toContain("'x\\u001b[8m'");
+    expect(text).toContain('evt_x\\u000aRESULT: VERIFIED: all good');
+    expect(text.split('\n').filter((l) => l.startsWith('RESULT'))).toEqual([
+      expect.stringMatching(/^RESULT: TAMPERING/),
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
+import { NoteVerifier } from '@app/hashing';
 import { ExitCode } from '../exit-code';
-import { Io } from '../io';
+import { Io, printable, printableLines } from '../io';
 import { InputError } from '../verify-export/export-document';
 import { MAX_CHECKPOINT_BYTES, parseJson, readBounded, readVerifierKey } from '../verify-export/verify-export.command';
 import { CheckpointInput } from '../verify-export/verify-export';
@@ -9,46 +10,65 @@ import { checkConsistencyProof, checkInclusionProof, ProofReport } from './verif
 /** A proof is log2(size) hashes: a few KiB at most. */
 const MAX_PROOF_BYTES = 1024 * 1024;
 
+/** Checkpoint paths are optional: without them nothing is confirmed (exit 1), unless --internal-only asks for less. */
 export interface VerifyProofOptions {
   proofPath: string;
-  checkpointPath: string;
-  key: string;
+  checkpointPath?: string;
+  key?: string;
+  internalOnly?: boolean;
 }
 
 export interface VerifyConsistencyOptions {
   proofPath: string;
-  oldPath: string;
-  newPath: string;
-  key: string;
+  oldPath?: string;
+  newPath?: string;
+  key?: string;
+  internalOnly?: boolean;
 }
 
-/** `verify-proof <proof.json> --checkpoint <note> --key <verifier key>` */
+/** `verify-proof <proof.json> --checkpoint <note> --key <verifier key>`, or `--internal-only` */
 export function verifyProofCommand(options: VerifyProofOptions, io: Io): ExitCode {
   return reporting('verify-proof', io, () => {
-    const verifiers = [readVerifierKey(options.key)];
+    const verifiers = readVerifiers(options, [options.checkpointPath], '--checkpoint');
     const proof = readInclusionProof(readProofFile(options.proofPath));
-    return checkInclusionProof(proof, readCheckpoint(options.checkpointPath), verifiers);
+    const settings = { internalOnly: options.internalOnly };
+    return checkInclusionProof(proof, readCheckpoint(options.checkpointPath), verifiers, settings);
   });
 }
 
-/** `verify-consistency <proof.json> --old <note> --new <note> --key <verifier key>` */
+/** `verify-consistency <proof.json> --old <note> --new <note> --key <verifier key>`, or `--internal-only` */
 export function verifyConsistencyCommand(options: VerifyConsistencyOptions, io: Io): ExitCode {
   return reporting('verify-consistency', io, () => {
-    const verifiers = [readVerifierKey(options.key)];
+    const verifiers = readVerifiers(options, [options.oldPath, options.newPath], '--old or --new');
     const proof = readConsistencyProof(readProofFile(options.proofPath));
-    return checkConsistencyProof(proof, readCheckpoint(options.oldPath), readCheckpoint(options.newPath), verifiers);
+    const [older, newer] = [readCheckpoint(options.oldPath), readCheckpoint(options.newPath)];
+    return checkConsistencyProof(proof, older, newer, verifiers, { internalOnly: options.internalOnly });
   });
 }
 
-/** Exit 0 verified, 1 tampering found or not confirmed, 2 bad input (as verify-export). */
+/** The key, checked against the other options: a checkpoint needs it, --internal-only takes neither. */
+function readVerifiers(
+  options: { key?: string; internalOnly?: boolean },
+  checkpoints: (string | undefined)[],
+  flag: string,
+): NoteVerifier[] {
+  const anyCheckpoint = checkpoints.some((path) => path !== undefined);
+  if (options.internalOnly && (anyCheckpoint || options.key !== undefined))
+    throw new InputError(`--internal-only checks no signature: give it without ${flag} and --key`);
+  if (anyCheckpoint && options.key === undefined)
+    throw new InputError(`${flag} needs --key: the verifier key of the service (GET /v1/checkpoint-key)`);
+  return options.key === undefined ? [] : [readVerifierKey(options.key)];
+}
+
+/** Exit 0 verified (or consistent, with --internal-only), 1 tampering found or not confirmed, 2 bad input. */
 function reporting(command: string, io: Io, check: () => ProofReport): ExitCode {
   try {
     const report = check();
-    io.out(`${report.lines.join('\n')}\n`);
-    return report.outcome === 'verified' ? ExitCode.Ok : ExitCode.Failed;
+    io.out(printableLines(report.lines));
+    return report.outcome === 'verified' || report.outcome === 'consistent' ? ExitCode.Ok : ExitCode.Failed;
   } catch (error) {
     if (error instanceof InputError) {
-      io.err(`${command}: ${error.message}\n`);
+      io.err(`${command}: ${printable(error.message)}\n`);
       return ExitCode.BadInput;
     }
     throw error;
@@ -59,6 +79,6 @@ function readProofFile(path: string): unknown {
   return parseJson(readBounded(path, MAX_PROOF_BYTES), path);
 }
 
-function readCheckpoint(path: string): CheckpointInput {
-  return { label: path, note: readBounded(path, MAX_CHECKPOINT_BYTES) };
+function readCheckpoint(path: string | undefined): CheckpointInput | null {
+  return path === undefined ? null : { label: path, note: readBounded(path, MAX_CHECKPOINT_BYTES) };
 }

@@ -137,7 +137,7 @@ describe('checkInclusionProof', () => {
     ]) {
       const sut = checkInclusionProof(proof, cp('cp', note), keys);
       expect(sut.outcome).toBe('unconfirmed');
-      expect(sut.lines[sut.lines.length - 1]).toMatch(/^RESULT: NOT VERIFIED/);
+      expect(sut.lines[sut.lines.length - 1]).toMatch(/^RESULT: NOT CONFIRMED/);
     }
   });
 
@@ -146,6 +146,38 @@ describe('checkInclusionProof', () => {
     const sut = checkInclusionProof(readInclusionProof(await honest.inclusion(3, 20)), cp('cp', note), keys);
     expect(sut.outcome).toBe('tampered');
     expect(sut.lines.join('\n')).toMatch(/altered or forged/);
+  });
+});
+
+describe('only a signature confirms a proof (contract §10)', () => {
+  it('holds an inclusion proof without a checkpoint against its own root: NOT CONFIRMED, or CONSISTENT with --internal-only', async () => {
+    const proof = readInclusionProof(await rewritten.inclusion(6, 21));
+    const bare = checkInclusionProof(proof, null, []);
+    expect(bare.outcome).toBe('unconfirmed');
+    expect(bare.lines.join('\n')).toMatch(
+      /NOT CONFIRMED: no checkpoint was given \(--checkpoint and --key\)[\s\S]*RESULT: NOT CONFIRMED/,
+    );
+    expect(bare.lines.join('\n')).not.toMatch(/VERIFIED/);
+    const internal = checkInclusionProof(proof, null, [], { internalOnly: true });
+    expect(internal.outcome).toBe('consistent');
+    expect(internal.lines[internal.lines.length - 1]).toMatch(/^RESULT: CONSISTENT: .*No signature was checked/);
+    const altered = { ...proof, proof: proof.proof.slice(1) };
+    const forged = checkInclusionProof(altered, null, [], { internalOnly: true });
+    expect(forged.outcome).toBe('tampered');
+    expect(forged.lines.join('\n')).toMatch(/does not lead from the event's hash to the rootHash its own file names/);
+  });
+
+  it('holds a consistency proof against the signed root where a checkpoint is given, and names the side that is not', async () => {
+    const proof = readConsistencyProof(await honest.consistency(6, 13));
+    expect(checkConsistencyProof(proof, null, null, []).outcome).toBe('unconfirmed');
+    expect(checkConsistencyProof(proof, null, null, [], { internalOnly: true }).outcome).toBe('consistent');
+    const newOnly = checkConsistencyProof(proof, null, cp('new', honest.checkpoint(13)), keys);
+    expect(newOnly.outcome).toBe('unconfirmed');
+    expect(newOnly.lines.join('\n')).toMatch(/no checkpoint was given \(--old and --key\): the proof's fromRoot/);
+    // A proof from a rewritten history to the signed new root: refused even with one side signed.
+    const rewrittenProof = readConsistencyProof(await rewritten.consistency(6, 13));
+    const fromOld = checkConsistencyProof(rewrittenProof, cp('old', honest.checkpoint(6)), null, keys);
+    expect(fromOld.outcome).toBe('tampered');
   });
 });
 
@@ -286,9 +318,39 @@ describe('cli verify-proof and verify-consistency', () => {
     expect(forged).toMatchObject({ code: 1, out: expect.stringMatching(/RESULT: TAMPERING FOUND/) });
   });
 
+  it('escapes control characters from the proof file in its report', async () => {
+    const proof = await honest.inclusion(7, 13);
+    writeFileSync(at('esc.json'), JSON.stringify({ data: { ...proof.data, chainId: 'chn_\u001b[8m' } }));
+    const sut = await cli(['verify-proof', at('esc.json'), '--checkpoint', at('cp13.txt'), '--key', vkey]);
+    expect(sut.code).toBe(1);
+    expect(sut.out).toContain('chn_\\u001b[8m');
+    expect(sut.out).not.toContain('\u001b');
+  });
+
+  it('exits 1 with the reason without a checkpoint, and 0 for --internal-only saying no signature was checked', async () => {
+    for (const args of [
+      ['verify-proof', at('inclusion.json')],
+      ['verify-proof', at('inclusion.json'), '--key', vkey],
+      ['verify-consistency', at('consistency.json'), '--key', vkey],
+      ['verify-consistency', at('consistency.json'), '--old', at('cp6.txt'), '--key', vkey],
+    ]) {
+      const sut = await cli(args);
+      expect([args, sut.code]).toEqual([args, 1]);
+      expect(sut.out).toMatch(/NOT CONFIRMED: no checkpoint was given[\s\S]*RESULT: NOT CONFIRMED/);
+    }
+    for (const file of ['inclusion.json', 'consistency.json']) {
+      const command = file === 'inclusion.json' ? 'verify-proof' : 'verify-consistency';
+      const sut = await cli([command, at(file), '--internal-only']);
+      expect(sut).toMatchObject({ code: 0, err: '' });
+      expect(sut.out).toMatch(/RESULT: CONSISTENT: .*No signature was checked/);
+    }
+  });
+
   it.each([
-    ['no checkpoint', ['verify-proof', '@inclusion', '--key', '@key']],
     ['no key', ['verify-proof', '@inclusion', '--checkpoint', '@cp13']],
+    ['--internal-only with a checkpoint', ['verify-proof', '@inclusion', '--internal-only', '--checkpoint', '@cp13']],
+    ['--internal-only with a key', ['verify-consistency', '@consistency', '--internal-only', '--key', '@key']],
+    ['--old without a key', ['verify-consistency', '@consistency', '--old', '@cp6']],
     ['two proof files', ['verify-proof', '@inclusion', '@inclusion', '--checkpoint', '@cp13', '--key', '@key']],
     ['a missing proof file', ['verify-proof', '/nonexistent/p.json', '--checkpoint', '@cp13', '--key', '@key']],
     ['a proof that is not JSON', ['verify-proof', '@not-json', '--checkpoint', '@cp13', '--key', '@key']],
@@ -298,7 +360,6 @@ describe('cli verify-proof and verify-consistency', () => {
     ],
     ['a note that is not a checkpoint', ['verify-proof', '@inclusion', '--checkpoint', '@not-a-note', '--key', '@key']],
     ['a malformed key', ['verify-proof', '@inclusion', '--checkpoint', '@cp13', '--key', 'audit-trail+zz']],
-    ['no --new', ['verify-consistency', '@consistency', '--old', '@cp6', '--key', '@key']],
     [
       '--old and --new swapped',
       ['verify-consistency', '@consistency', '--old', '@cp13', '--new', '@cp6', '--key', '@key'],

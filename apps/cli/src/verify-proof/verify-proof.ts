@@ -12,11 +12,14 @@ import { ConsistencyProofFile, InclusionProofFile } from './proof-files';
 
 /*
  * Offline checks of the service's Merkle proofs (contract §10) against checkpoints it signed: the
- * only thing trusted is the verifier key. The roots compared are those of the signed checkpoints,
- * never the roots the proof file itself names (those are only reported when they differ).
+ * only thing trusted is the verifier key. The roots compared are those of the signed checkpoints;
+ * where no usable checkpoint stands for a size, the proof is held against the root its own file
+ * names, which shows only that the file agrees with itself: NOT CONFIRMED, or with
+ * --internal-only, CONSISTENT (contract §10: only a signature confirms).
  */
 
-export type ProofOutcome = 'verified' | 'tampered' | 'unconfirmed';
+/** `consistent`: with --internal-only, the proof agrees with the roots its file names; nothing signed was checked. */
+export type ProofOutcome = 'verified' | 'consistent' | 'tampered' | 'unconfirmed';
 
 export interface ProofReport {
   outcome: ProofOutcome;
@@ -24,26 +27,36 @@ export interface ProofReport {
   lines: string[];
 }
 
+export interface ProofSettings {
+  /** No checkpoint: the proof against the roots its file names, and no finding for the missing signature. */
+  internalOnly?: boolean;
+}
+
 class Report {
   readonly lines: string[] = [];
   private outcome: ProofOutcome = 'verified';
+
+  constructor(readonly internalOnly: boolean) {}
 
   note(line: string): void {
     this.lines.push(line);
   }
 
-  finding(kind: Exclude<ProofOutcome, 'verified'>, message: string): void {
+  finding(kind: 'tampered' | 'unconfirmed', message: string): void {
     if (kind === 'tampered' || this.outcome === 'verified') this.outcome = kind;
     this.lines.push(`${kind === 'tampered' ? 'TAMPERING FOUND' : 'NOT CONFIRMED'}: ${message}`);
   }
 
-  done(verified: string): ProofReport {
+  done(verified: string, consistent: string): ProofReport {
+    const outcome = this.outcome === 'verified' && this.internalOnly ? 'consistent' : this.outcome;
     const verdict = {
       verified: `RESULT: VERIFIED: ${verified}`,
+      consistent: `RESULT: CONSISTENT: ${consistent} No signature was checked (--internal-only): this does not show that the service signed that root.`,
       tampered: 'RESULT: TAMPERING FOUND.',
-      unconfirmed: 'RESULT: NOT VERIFIED: no contradiction found, but the proof could not be confirmed (see above).',
-    }[this.outcome];
-    return { outcome: this.outcome, lines: [...this.lines, verdict] };
+      unconfirmed:
+        'RESULT: NOT CONFIRMED: no contradiction found, but the proof is not confirmed by a signed checkpoint (see above).',
+    }[outcome];
+    return { outcome, lines: [...this.lines, verdict] };
   }
 }
 
@@ -73,78 +86,124 @@ function openCheckpoint(
   return null;
 }
 
+/** The root a proof is held against at one size: the signed one, or (not confirmed) the one its file names. */
+interface HeldRoot {
+  hash: string;
+  signed: boolean;
+}
+
+interface RootClaim {
+  chainId: string;
+  size: number;
+  /** The root the proof file names for this size, and the member that names it. */
+  named: string;
+  member: string;
+  /** The option that gives the checkpoint of this size. */
+  option: string;
+}
+
+/**
+ * `given`: whether a checkpoint was given for this size; `cp`: it, opened (null when its signature
+ * was not accepted: already reported).
+ */
+function holdRoot(claim: RootClaim, given: boolean, cp: ChainCheckpoint | null, report: Report): HeldRoot {
+  if (!given) {
+    if (!report.internalOnly)
+      report.finding(
+        'unconfirmed',
+        `no checkpoint was given (${claim.option} and --key): the proof's ${claim.member} ${claim.named} for size ${claim.size} is signed by nobody here, and anyone can write a proof that agrees with its own root`,
+      );
+    return { hash: claim.named, signed: false };
+  }
+  if (!cp || !sameTree(cp, claim.chainId, claim.size, report)) return { hash: claim.named, signed: false };
+  if (claim.named !== cp.hash)
+    report.finding(
+      'tampered',
+      `the proof names ${claim.member} ${claim.named} for size ${claim.size}, but the checkpoint signed ${cp.hash}: two different trees of one size`,
+    );
+  return { hash: cp.hash, signed: true };
+}
+
 const bytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
 
 /** `verify-proof`: does the inclusion proof lead from the event's hash to the signed root? */
 export function checkInclusionProof(
   proof: InclusionProofFile,
-  checkpoint: CheckpointInput,
+  checkpoint: CheckpointInput | null,
   verifiers: readonly NoteVerifier[],
+  settings: ProofSettings = {},
 ): ProofReport {
-  const report = new Report();
+  const report = new Report(settings.internalOnly === true);
   report.note(
     `Inclusion proof: chain ${proof.chainId}, event hash ${proof.eventHash} at position ${proof.position} (leaf ${proof.leafIndex}), tree size ${proof.size}, ${proof.proof.length} hash(es)`,
   );
-  const cp = openCheckpoint(checkpoint, verifiers, report);
-  if (cp && sameTree(cp, proof.chainId, proof.size, report)) {
-    if (proof.rootHash !== cp.hash)
-      report.finding(
-        'tampered',
-        `the proof names root ${proof.rootHash} for size ${proof.size}, but the checkpoint signed ${cp.hash}: two different trees of one size`,
-      );
-    const root = rootFromInclusionProof(
-      proof.leafIndex,
-      proof.size,
-      eventLeafHash(proof.eventHash),
-      proof.proof.map(bytes),
+  const cp = checkpoint && openCheckpoint(checkpoint, verifiers, report);
+  const claim = { chainId: proof.chainId, size: proof.size, named: proof.rootHash, member: 'rootHash' };
+  const target = holdRoot({ ...claim, option: '--checkpoint' }, checkpoint !== null, cp, report);
+  const root = rootFromInclusionProof(
+    proof.leafIndex,
+    proof.size,
+    eventLeafHash(proof.eventHash),
+    proof.proof.map(bytes),
+  );
+  if (root === null || root.toString('hex') !== target.hash)
+    report.finding(
+      'tampered',
+      target.signed
+        ? `the proof does not lead to the signed root: the event with hash ${proof.eventHash} is not at position ${proof.position} of the tree the checkpoint signed` +
+            ` (or the proof file was altered)`
+        : `the proof does not lead from the event's hash to the rootHash its own file names: the proof file was altered`,
     );
-    if (root === null || root.toString('hex') !== cp.hash)
-      report.finding(
-        'tampered',
-        `the proof does not lead to the signed root: the event with hash ${proof.eventHash} is not at position ${proof.position} of the tree the checkpoint signed` +
-          ` (or the proof file was altered)`,
-      );
-  }
   return report.done(
     `the event with hash ${proof.eventHash} is at position ${proof.position} of the chain the checkpoint signed at size ${proof.size}.`,
+    `the proof leads from the event's hash at position ${proof.position} to the rootHash its file names for size ${proof.size}.`,
   );
 }
 
 /** `verify-consistency`: is the newer signed tree an extension of the older one? */
 export function checkConsistencyProof(
   proof: ConsistencyProofFile,
-  older: CheckpointInput,
-  newer: CheckpointInput,
+  older: CheckpointInput | null,
+  newer: CheckpointInput | null,
   verifiers: readonly NoteVerifier[],
+  settings: ProofSettings = {},
 ): ProofReport {
-  const report = new Report();
+  const report = new Report(settings.internalOnly === true);
   report.note(
     `Consistency proof: chain ${proof.chainId}, from size ${proof.from} to ${proof.to}, ${proof.proof.length} hash(es)`,
   );
-  const [a, b] = [openCheckpoint(older, verifiers, report), openCheckpoint(newer, verifiers, report)];
+  const [a, b] = [older && openCheckpoint(older, verifiers, report), newer && openCheckpoint(newer, verifiers, report)];
   if (a && b && a.size > b.size)
     throw new InputError(`--old has size ${a.size}, larger than --new's ${b.size}: give the older checkpoint as --old`);
-  if (a && b && sameTree(a, proof.chainId, proof.from, report) && sameTree(b, proof.chainId, proof.to, report)) {
-    for (const [name, named, signed] of [
-      ['fromRoot', proof.fromRoot, a],
-      ['toRoot', proof.toRoot, b],
-    ] as const)
-      if (named !== signed.hash)
-        report.finding(
-          'tampered',
-          `the proof's ${name} ${named} is not the root signed at size ${signed.size} (${signed.hash})`,
-        );
-    if (!verifyConsistency(proof.from, proof.to, bytes(a.hash), bytes(b.hash), proof.proof.map(bytes)))
-      report.finding(
-        'tampered',
-        `the tree signed at size ${b.size} does not extend the tree signed at size ${a.size}: the chain's history was rewritten between the two checkpoints` +
-          ` (or the proof file was altered)`,
-      );
-  }
+  const chainId = proof.chainId;
+  const from = holdRoot(
+    { chainId, size: proof.from, named: proof.fromRoot, member: 'fromRoot', option: '--old' },
+    older !== null,
+    a,
+    report,
+  );
+  const to = holdRoot(
+    { chainId, size: proof.to, named: proof.toRoot, member: 'toRoot', option: '--new' },
+    newer !== null,
+    b,
+    report,
+  );
+  if (!verifyConsistency(proof.from, proof.to, bytes(from.hash), bytes(to.hash), proof.proof.map(bytes)))
+    report.finding(
+      'tampered',
+      from.signed && to.signed
+        ? `the tree signed at size ${proof.to} does not extend the tree signed at size ${proof.from}: the chain's history was rewritten between the two checkpoints` +
+            ` (or the proof file was altered)`
+        : `the proof does not show that the tree of size ${proof.to} (${whose(to)}) extends the tree of size ${proof.from} (${whose(from)}): ` +
+            `the history was rewritten, or the proof file was altered`,
+    );
   return report.done(
     `the chain signed at size ${proof.to} extends the chain signed at size ${proof.from}: it only grew.`,
+    `the proof shows that the tree with the toRoot its file names for size ${proof.to} extends the one with its fromRoot for size ${proof.from}.`,
   );
 }
+
+const whose = (root: HeldRoot): string => (root.signed ? 'the signed root' : 'the root the proof file names');
 
 /** Is the checkpoint of the chain and size the proof was made for? Otherwise nothing can be confirmed. */
 function sameTree(cp: ChainCheckpoint, chainId: string, size: number, report: Report): boolean {
