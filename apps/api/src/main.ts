@@ -7,7 +7,7 @@ import { configureApp } from './app.setup';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), { bodyParser: false });
+  const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), { bodyParser: false, bufferLogs: true });
   configureApp(app);
   app.enableShutdownHooks();
   const config = app.get(AppConfig);
