@@ -30,8 +30,7 @@ export function requestLogging(logger: Logger): Middleware {
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request failed',
     customSuccessObject: (req, res, line: { responseTime: number }) => requestFields(req, res, line.responseTime),
-    customErrorObject: (req, res, _error, line: { responseTime: number }) =>
-      requestFields(req, res, line.responseTime),
+    customErrorObject: (req, res, _error, line: { responseTime: number }) => requestFields(req, res, line.responseTime),
   });
   return (req, res, next) => http(req, res, () => requestLoggers.run(req.log, next));
 }
