@@ -33,7 +33,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Lines are written asynchronously by nothing here (the destination is ours), but a response ends before its line: wait a turn. */
+/** A request's line is written when its response has ended, after the client may have read it: wait a moment. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 async function startObserved(
@@ -311,7 +311,8 @@ describe('TRUST_PROXY', () => {
   }
 
   it('set: the refused-key limit and the logs take the client address from X-Forwarded-For', async () => {
-    const { t, logs } = await startObserved({ authFailuresPerMinute: 2, trustProxy: ['loopback'] });
+    const metricsPort = await freePort();
+    const { t, logs } = await startObserved({ authFailuresPerMinute: 2, trustProxy: ['loopback'], metricsPort });
     try {
       await refusedFrom(t, '203.0.113.7', 401, 'tp-1');
       await refusedFrom(t, '203.0.113.7', 401, 'tp-2');
@@ -320,6 +321,9 @@ describe('TRUST_PROXY', () => {
       await settle();
       expect(logs.requestLines('tp-1')[0]).toMatchObject({ clientAddress: '203.0.113.7', status: 401 });
       expect(logs.requestLines('tp-4')[0]).toMatchObject({ clientAddress: '203.0.113.8', status: 401 });
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(text).toMatch(/^audit_auth_failures_total 3$/m);
+      expect(text).toMatch(/^audit_rate_limited_total 1$/m);
     } finally {
       await t.close();
     }

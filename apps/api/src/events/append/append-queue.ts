@@ -1,5 +1,5 @@
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { Appended, AppendRequest } from './append-request';
