@@ -1,8 +1,8 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
-import { AppConfig, Metrics } from '@app/common';
-import { ROOT_LOGGER } from './logger';
+import { AppConfig, loadAppConfig, Metrics } from '@app/common';
+import { createRootLogger, ROOT_LOGGER, stdoutDestination } from './logger';
 import { PinoNestLogger } from './nest-logger';
 import { requestLogging } from './request-logging';
 import { requestMetrics } from './request-metrics';
@@ -22,4 +22,18 @@ export function configureObservability(app: INestApplication): void {
   express.set('trust proxy', config.trustProxy);
   if (config.logLevel !== 'silent') express.use(requestLogging(app.get<Logger>(ROOT_LOGGER)));
   if (config.metricsPort !== 0) express.use(requestMetrics(app.get(Metrics)));
+}
+
+/**
+ * Nest's logger from NestFactory.create until configureObservability sets the app's (main.ts): a
+ * start that fails, on a bad environment too, says so in JSON lines like everything else.
+ */
+export function startupLogger(): LoggerService {
+  let config: AppConfig;
+  try {
+    config = loadAppConfig(process.env);
+  } catch {
+    config = new AppConfig(); // the error is reported when the app loads its config
+  }
+  return new PinoNestLogger(createRootLogger(config, stdoutDestination()));
 }
