@@ -59,6 +59,38 @@ const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
  */
 const SERVICE_NODE_ARGS = ['--no-memory-reducer'];
 
+/** Scenarios that also measure the service with metrics and logs off (issue 18's A/B). */
+const QUIET_AB = [...INGEST, 'list'];
+
+/**
+ * The same build, settings and database as the measured service, with observability off
+ * (METRICS_PORT=0 LOG_LEVEL=silent): the ingest, batch and list scenarios load both in one run, so
+ * they price the metrics and the log lines (target: within 5 %). It appends to the same chains as
+ * the measured service, which instances sharing a database may.
+ */
+async function startQuietService(cfg, serviceEnv, cpu) {
+  if (!cfg.scenarios.some((s) => QUIET_AB.includes(s))) return null;
+  const port = await freePort();
+  const logFile = path.join(state.tmpDir, 'service-quiet.log');
+  state.quietService = startNode(cfg.serviceMain, {
+    logFile,
+    env: {
+      ...serviceEnv,
+      BENCH_PROFILE_FILE: '',
+      PORT: String(port),
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: path.join(state.tmpDir, 'data-quiet'),
+    },
+    nodeArgs: SERVICE_NODE_ARGS,
+  });
+  const serviceUrl = `http://127.0.0.1:${port}`;
+  await waitUntilReady(state.quietService, `${serviceUrl}/health/ready`, { logFile });
+  cpu.track('serviceQuiet', state.quietService.pid, 'service');
+  log(`service without metrics and logs ready on ${serviceUrl} (pid ${state.quietService.pid})`);
+  return { serviceUrl };
+}
+
 const t0 = Date.now();
 const log = (message) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 const withTimeout = (promise, ms) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
@@ -72,6 +104,7 @@ const state = {
   sampler: null,
   service: null,
   noTreeService: null,
+  quietService: null,
   tmpDir: null,
 };
 let cleaning = null;
@@ -244,6 +277,9 @@ async function main() {
     PORT: String(port),
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_SECOND: '0',
+    // Observability on, as in production: a JSON line per request (to the log file), metrics served.
+    LOG_LEVEL: 'info',
+    METRICS_PORT: String(await freePort()),
     API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
   };
@@ -281,6 +317,7 @@ async function main() {
         BENCH_PROFILE_FILE: '',
         DATABASE_URL: noTreeUrl,
         PORT: String(noTreePort),
+        METRICS_PORT: String(await freePort()),
         DATA_DIR: path.join(state.tmpDir, 'data-no-tree'),
       },
       nodeArgs: [...SERVICE_NODE_ARGS, '-r', path.join(__dirname, 'lib', 'without-merkle-tree.js')],
@@ -295,6 +332,7 @@ async function main() {
     };
     log(`service without the Merkle tree ready on ${url} (pid ${state.noTreeService.pid})`);
   }
+  const quiet = await startQuietService(cfg, serviceEnv, cpu);
   state.db = pool(benchUrl, 4);
   state.readPool = pool(benchUrl, cfg.readPoolSize);
 
@@ -310,6 +348,7 @@ async function main() {
     serviceUrl,
     restartService: startService,
     noTree,
+    quiet,
     cpu,
     accounts: {
       bench: await accountId(state.db, 'bench'),
@@ -393,6 +432,10 @@ async function main() {
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
   for (const name of ['list', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+    if (name === 'list' && state.quietService) {
+      await stopChild(state.quietService);
+      cpu.untrack('serviceQuiet');
+    }
   }
   ctx.headers = { authorization: `Bearer ${keys.proofs}` };
   if (cfg.scenarios.includes('proof')) report.scenarios.push(...(await runScenario('proof', ctx)));

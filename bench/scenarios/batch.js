@@ -1,6 +1,6 @@
 'use strict';
 
-const { compareRuns, eventBody, serviceLoad, unavailable } = require('./common');
+const { compareRuns, eventBody, quietBaseline, quietContender, serviceLoad, unavailable } = require('./common');
 const { createChains, integrity, noTreeBaseline, noTreeContender, rawPgContender, withClients } = require('./ingest');
 
 const BATCH_PATH = '/v1/events/batch';
@@ -61,6 +61,7 @@ async function batchScenario(ctx, { id, title, label, chainOf, probeChain, pgCha
       contenders: [
         batchContender(ctx, cfg.batchConnections, chainOf),
         noTreeContender(ctx, (c) => batchContender(c, cfg.batchConnections, chainOf)),
+        quietContender(ctx, (c) => batchContender(c, cfg.batchConnections, chainOf)),
         rawPgContender(ctx, clients, pgChains),
       ],
     }),
@@ -76,6 +77,7 @@ async function batchScenario(ctx, { id, title, label, chainOf, probeChain, pgCha
       baselines: [
         { key: 'rawPg', title: rawTitle, summary: result.rawPg, target: { minRatio } },
         noTreeBaseline(result),
+        quietBaseline(result),
       ],
       notes: [`p50/p99 are per request of ${cfg.batchSize} events`, ...notes],
       integrity: checked,

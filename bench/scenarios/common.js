@@ -113,6 +113,27 @@ function serviceGets(ctx, key, connections, nextPath) {
   return { key, run: (seconds) => serviceLoad(ctx, connections, seconds, () => ({ method: 'GET', path: nextPath() })) };
 }
 
+/**
+ * Issue 18's A/B: the same contender pointed at the same build on the same database with
+ * observability off (METRICS_PORT=0 LOG_LEVEL=silent: no request log line, no metrics
+ * middleware), keyed `quiet`. The measured service runs with both on (LOG_LEVEL=info to its log
+ * file, METRICS_PORT on a free port).
+ */
+function quietContender(ctx, contender) {
+  if (!ctx.quiet) throw new Error('the service without observability was not started');
+  return { ...contender({ ...ctx, serviceUrl: ctx.quiet.serviceUrl }), key: 'quiet' };
+}
+
+/** The baseline row of the `quiet` contender: metrics and logs may cost at most 5 % (issue 18). */
+function quietBaseline(result) {
+  return {
+    key: 'quiet',
+    title: 'same service, same database, observability off (METRICS_PORT=0 LOG_LEVEL=silent)',
+    summary: result.quiet,
+    target: { minRatio: 0.95 },
+  };
+}
+
 /** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */
 function rowHash(hashing, row, chainId = row.chain_id) {
   return hashing.computeEventHash({
@@ -136,6 +157,8 @@ module.exports = {
   eventBody,
   serviceLoad,
   serviceGets,
+  quietContender,
+  quietBaseline,
   rowHash,
   fmt,
   ms,

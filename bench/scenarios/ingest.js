@@ -5,7 +5,7 @@ const { monotonicFactory } = require('ulid');
 const { connectClients, withClient } = require('../lib/database');
 const { loopLoad } = require('../lib/load');
 const { freePort, startNode, waitUntilReady, stopChild } = require('../lib/processes');
-const { compareRuns, eventBody, serviceLoad } = require('./common');
+const { compareRuns, eventBody, quietBaseline, quietContender, serviceLoad } = require('./common');
 
 /**
  * The design the issue measured and wants beaten: one transaction per event, the chain head
@@ -216,6 +216,7 @@ async function ingestSpread(ctx) {
         contenders: [
           serviceContender(ctx, n, (k) => `c${k % chains}`),
           noTreeContender(ctx, (c) => serviceContender(c, n, (k) => `c${k % chains}`)),
+          quietContender(ctx, (c) => serviceContender(c, n, (k) => `c${k % chains}`)),
           {
             ...serviceContender({ ...ctx, serviceUrl: `http://127.0.0.1:${port}` }, n, (k) => `c${k % chains}`),
             key: 'bareHttp',
@@ -240,6 +241,7 @@ async function ingestSpread(ctx) {
             target: { minRatio: 1.0 },
           },
           noTreeBaseline(result),
+          quietBaseline(result),
           { key: 'bareHttp', title: 'bare node:http, constant JSON', summary: result.bareHttp, target: null },
         ],
         notes,
@@ -265,6 +267,7 @@ async function ingestHot(ctx) {
       contenders: [
         serviceContender(ctx, n, () => 'hot'),
         noTreeContender(ctx, (c) => serviceContender(c, n, () => 'hot')),
+        quietContender(ctx, (c) => serviceContender(c, n, () => 'hot')),
         rawPgContender(ctx, clients, [pgHot]),
       ],
     }),
@@ -285,6 +288,7 @@ async function ingestHot(ctx) {
           target: { minRatio: 3.0 },
         },
         noTreeBaseline(result),
+        quietBaseline(result),
       ],
       checks: [{ label: 'p99 at 64 connections', value: result.service.p99, unit: 'ms', max: 50 }],
       notes,

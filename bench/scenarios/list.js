@@ -2,7 +2,7 @@
 
 const { loopLoad } = require('../lib/load');
 const { prng } = require('../lib/stats');
-const { compareRuns, probe, serviceGets, unavailable } = require('./common');
+const { compareRuns, probe, quietBaseline, quietContender, serviceGets, unavailable } = require('./common');
 
 /** What EventsService.list asks TypeORM for: the account's page, chain joined, newest first, limit + 1. */
 const SELECT = `SELECT e.id, e.account_id, e.chain_id, e.position, e.actor, e.action, e.resource, e.context, e."timestamp",
@@ -67,6 +67,7 @@ async function listScenario(ctx) {
     const serviceRandom = prng(7);
     const singleRandom = prng(7);
     const sqlRandom = prng(7);
+    const quietRandom = prng(7);
     const result = await compareRuns({
       ctx,
       label: `list ${variant.key}`,
@@ -74,6 +75,9 @@ async function listScenario(ctx) {
         serviceGets(ctx, 'service', cfg.readConnections, () => pathOf(variant.draw(serviceRandom))),
         // The same requests one at a time: latency without queueing behind other requests.
         serviceGets(ctx, 'single', 1, () => pathOf(variant.draw(singleRandom))),
+        quietContender(ctx, (c) =>
+          serviceGets(c, 'service', cfg.readConnections, () => pathOf(variant.draw(quietRandom))),
+        ),
         {
           key: 'sql',
           run: (seconds) =>
@@ -98,6 +102,7 @@ async function listScenario(ctx) {
           summary: result.sql,
           target: { minRatio: 0.5 },
         },
+        quietBaseline(result),
       ],
       checks: [{ label: 'p99 at 1 connection', value: result.single.p99, unit: 'ms', max: 20 }],
       single: result.single,

@@ -75,7 +75,15 @@ async function smoke(label, settings, givenKey) {
   console.log(`# ${label}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-smoke-'));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, VERIFY_PAGE_SIZE: '2' };
+  const metricsPort = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    VERIFY_PAGE_SIZE: '2',
+    METRICS_PORT: String(metricsPort),
+  };
   delete env.DATABASE_URL;
   delete env.API_KEYS;
   Object.assign(env, settings);
@@ -83,19 +91,34 @@ async function smoke(label, settings, givenKey) {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  /** What the service said: the `msg` of each JSON line of stdout, and stderr as is. */
+  const logged = () =>
+    stdout
+      .split('\n')
+      .map((line) => {
+        try {
+          return JSON.parse(line).msg;
+        } catch {
+          return line;
+        }
+      })
+      .join('\n') + stderr;
   const base = `http://127.0.0.1:${port}`;
   try {
     const key =
       givenKey ??
       (await waitFor(
         () =>
-          /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(log.replace(/\x1b\[[0-9;]*m/g, ''))?.[1],
+          /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(
+            logged().replace(/\x1b\[[0-9;]*m/g, ''),
+          )?.[1],
         60000,
       ));
-    if (!givenKey) check('prints a development key', Boolean(key), log.slice(-2000));
+    if (!givenKey) check('prints a development key', Boolean(key), logged().slice(-2000));
     await waitFor(async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok, 30000);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const appended = [];
@@ -143,22 +166,45 @@ async function smoke(label, settings, givenKey) {
       JSON.stringify(audit),
     );
     const where = settings.VERIFY_WORKERS ? `on ${settings.VERIFY_WORKERS} worker thread(s)` : 'in-process';
-    check(`whole-chain verification hashes ${where}`, log.includes(`hashes ${where}`), log.slice(-2000));
+    check(`whole-chain verification hashes ${where}`, logged().includes(`hashes ${where}`), logged().slice(-2000));
     const denied = await fetch(`${base}/v1/events`);
     check('no key → 401', denied.status === 401);
+    const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    const exposition = await metrics.text();
+    check(
+      'GET /metrics on METRICS_PORT counts the appends',
+      metrics.status === 200 && /^audit_events_appended_total 3$/m.test(exposition),
+      exposition.slice(0, 500),
+    );
+    const notJson = stdout.split('\n').filter((line) => line !== '' && !isJsonObject(line));
+    check('every line on stdout is a JSON object', notJson.length === 0, notJson.slice(0, 3).join('\n'));
     if (!settings.DATABASE_URL) {
-      const ports = listeningTcpPorts(child.pid);
-      check('the embedded database listens on no TCP port (only HTTP)', ports.join() === String(port), ports.join());
+      const ports = listeningTcpPorts(child.pid).sort((a, b) => a - b);
+      const expected = [port, metricsPort].sort((a, b) => a - b).join();
+      check(
+        'the embedded database listens on no TCP port (only HTTP and metrics)',
+        ports.join() === expected,
+        ports.join(),
+      );
       const open = openToOthers(dataDir);
       check('nothing in DATA_DIR is open to other users', open.length === 0, open.slice(0, 5).join(', '));
     }
   } catch (error) {
-    check('smoke run', false, `${error instanceof Error ? error.message : error}\n${log.slice(-3000)}`);
+    check('smoke run', false, `${error instanceof Error ? error.message : error}\n${logged().slice(-3000)}`);
   } finally {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
     check('stops cleanly on SIGTERM', code === 0 || code === 'SIGTERM', String(code));
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function isJsonObject(line) {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === 'object' && value !== null && typeof value.msg === 'string';
+  } catch {
+    return false;
   }
 }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication, Type } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppConfig, loadAppConfig } from '@app/common';
@@ -53,17 +53,23 @@ export async function startTestApp(
   overrides: Partial<AppConfig> = {},
   database?: { url: string | null; dataDir: string },
   rootModule: Type = AppModule,
+  /** Replaces providers, e.g. LOG_DESTINATION to capture the log lines. */
+  configure: (builder: TestingModuleBuilder) => TestingModuleBuilder = (builder) => builder,
 ): Promise<TestApp> {
   const db = database ?? (await freshDatabase());
   const config = Object.assign(loadAppConfig({ API_KEYS, RATE_LIMIT_PER_SECOND: '0' }), {
     databaseUrl: db.url,
     dataDir: db.dataDir,
+    // Quiet tests, and no listener on a fixed port: a suite that checks logs or metrics asks for them.
+    logLevel: 'silent',
+    metricsPort: 0,
     ...overrides,
   });
-  const moduleRef = await Test.createTestingModule({ imports: [rootModule] })
-    .overrideProvider(AppConfig)
-    .useValue(config)
-    .compile();
+  const moduleRef = await configure(
+    Test.createTestingModule({ imports: [rootModule] })
+      .overrideProvider(AppConfig)
+      .useValue(config),
+  ).compile();
   const app = moduleRef.createNestApplication(new JsonReplyAdapter(), { bodyParser: false, logger: ['error', 'warn'] });
   configureApp(app);
   await app.init();

@@ -10,12 +10,14 @@ import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { ProofsModule } from './proofs/proofs.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
   imports: [
     AppConfigModule,
+    ObservabilityModule,
     DatabaseModule,
     AuthModule,
     HealthModule,

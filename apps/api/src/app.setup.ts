@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
 import { AppError, EVENT_ID, REQUEST_ID } from '@app/common';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
+import { configureObservability } from './observability/observability';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
@@ -21,6 +22,7 @@ export function configureApp(app: INestApplication): void {
   express.set('etag', false);
   express.set('query parser', 'simple');
   express.use(assignRequestId);
+  configureObservability(app);
   express.use(noSniffNoStore);
   express.use(placeUndecodableSegments);
   constrainPathParams(express.getHttpAdapter().getInstance() as Application);
@@ -71,9 +73,11 @@ function constrainPathParams(app: Application): void {
     if (value !== req[UNDECODABLE]) return next();
     next(AppError.validation([{ field: name, message: `${name} is not valid percent-encoded UTF-8` }]));
   });
-  app.param('id', (_req: Request, _res: Response, next: NextFunction, id: unknown) =>
-    next(typeof id === 'string' && EVENT_ID.test(id) ? undefined : 'route'),
-  );
+  app.param('id', (req: Request, _res: Response, next: NextFunction, id: unknown) => {
+    if (typeof id === 'string' && EVENT_ID.test(id)) return next();
+    req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
+    next('route');
+  });
 }
 
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */

@@ -5,9 +5,14 @@ import { AppConfig } from '@app/common';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
+import { startupLogger } from './observability/observability';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), { bodyParser: false });
+  const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), {
+    bodyParser: false,
+    bufferLogs: true,
+    logger: startupLogger(),
+  });
   configureApp(app);
   app.enableShutdownHooks();
   const config = app.get(AppConfig);

@@ -1,7 +1,7 @@
 import { ExecutionContext, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { AppConfig, AppError } from '@app/common';
+import { AppConfig, AppError, Metrics } from '@app/common';
 import { digestApiKey, digestsEqual, generateApiKey } from './api-key';
 import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
@@ -29,6 +29,7 @@ describe('ApiKeyGuard', () => {
         KeyAuthenticator,
         AuthFailureLimiter,
         Reflector,
+        Metrics,
         { provide: AppConfig, useValue: new AppConfig() },
         {
           provide: ApiKeyStore,

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Scope } from '@app/common';
-import { AppError } from '@app/common';
+import { AppError, Metrics } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';
 import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
@@ -15,7 +15,10 @@ import { Authentication } from './key-authenticator';
  */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly metrics: Metrics,
+  ) {
     super();
   }
 
@@ -37,7 +40,10 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
   override handleRequest<T>(error: unknown, key: T | false, failure: Refusal | undefined): T {
     if (error) throw error;
     if (key) return key;
-    throw refusal(failure ?? { outcome: 'missing' });
+    const refused = failure ?? { outcome: 'missing' };
+    if (refused.outcome === 'throttled') this.metrics.requestRateLimited();
+    else if (refused.outcome !== 'unavailable') this.metrics.authenticationFailed();
+    throw refusal(refused);
   }
 
   private access(context: ExecutionContext): RouteAccess {

@@ -1,6 +1,6 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
-import { AppError } from '@app/common';
+import { AppError, Metrics } from '@app/common';
 import type { AuthenticatedKey } from './authenticated-key';
 
 /**
@@ -9,6 +9,9 @@ import type { AuthenticatedKey } from './authenticated-key';
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  // A property: ThrottlerGuard's constructor is its own, with its own injections.
+  @Inject(Metrics) private readonly metrics!: Metrics;
+
   protected override async getTracker(req: { user?: AuthenticatedKey; ip?: string }): Promise<string> {
     return req.user ? `key:${req.user.keyId}` : `ip:${req.ip ?? 'unknown'}`;
   }
@@ -21,6 +24,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     _context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
+    this.metrics.requestRateLimited();
     throw new AppError(
       'RATE_LIMITED',
       `Too many requests: this key may make ${detail.limit} requests per second.`,

@@ -5,3 +5,5 @@ export * from './pagination';
 export * from './validation';
 export * from './json';
 export * from './limits';
+export * from './observability/metrics';
+export * from './observability/route-template';

@@ -20,7 +20,9 @@ export function dataSourceOptions({ url, poolSize, applicationName }: Connection
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,
     migrationsRun: false,
-    logging: ['error'],
+    // TypeORM would print a failed statement with its parameters (event bodies) as text: errors are
+    // logged once, as JSON without SQL or parameters, by the exception filter.
+    logging: false,
     extra: {
       max: poolSize,
       connectionTimeoutMillis: 5000,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseLocator } from './database-locator';
 import { dataSourceOptions } from './data-source-options';
+import { DatabasePoolGauge } from './pool-gauge';
 import { runMigrations } from './migrate';
 import { REPOSITORIES } from './repositories';
 
@@ -30,5 +31,6 @@ class RepositoriesModule {}
     }),
     RepositoriesModule,
   ],
+  providers: [DatabasePoolGauge],
 })
 export class DatabaseModule {}

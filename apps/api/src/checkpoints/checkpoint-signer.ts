@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '@app/common';
+import { AppConfig, Metrics } from '@app/common';
 import { ChainCheckpoint, NoteVerifier, signChainCheckpoint } from '@app/hashing';
 import { loadSigningKey, parseRetiredVerifierKeys, SigningKey } from './signing-key';
 
@@ -14,7 +14,10 @@ export class CheckpointSigner {
   /** The current key first. */
   readonly verifiers: readonly NoteVerifier[];
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
     this.key = loadSigningKey(
       config.signingKey,
       config.dataDir,
@@ -43,6 +46,8 @@ export class CheckpointSigner {
 
   /** Ed25519 is deterministic: the same checkpoint always gives the same note. */
   sign(checkpoint: ChainCheckpoint): string {
-    return signChainCheckpoint(checkpoint, this.key.privateKey);
+    const note = signChainCheckpoint(checkpoint, this.key.privateKey);
+    this.metrics.checkpointSigned();
+    return note;
   }
 }

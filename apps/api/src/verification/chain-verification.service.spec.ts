@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { AppConfig, AppError } from '@app/common';
+import { AppConfig, AppError, Metrics } from '@app/common';
 import { ChainRecord, ChainsRepository } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
@@ -43,7 +43,7 @@ function setup(verifyConcurrency = 2) {
   } as unknown as ChainsRepository;
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;
   const config = Object.assign(new AppConfig(), { verifyPageSize: 2, verifyConcurrency });
-  const sut = new ChainVerificationService(chains, signer, inspector, config);
+  const sut = new ChainVerificationService(chains, signer, inspector, config, new Metrics());
   /** Lets every read started so far finish, then the walk go on. */
   const release = async () => {
     while (pending.length > 0) pending.shift()!();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, AppError, CHAIN_ID } from '@app/common';
+import { AppConfig, AppError, CHAIN_ID, Metrics } from '@app/common';
 import { ChainRecord, ChainsRepository } from '@app/database';
 import { ChainAudit, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
@@ -28,6 +28,7 @@ export class ChainVerificationService {
     private readonly signer: CheckpointSigner,
     private readonly inspector: WindowInspector,
     config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     this.windowSize = config.verifyPageSize;
     this.maxPerAccount = config.verifyConcurrency;
@@ -68,7 +69,9 @@ export class ChainVerificationService {
     const now = await this.chains.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
     audit.eventsBeyondHead(now.eventsBeyond, now.firstBeyond, now.position);
-    return { data: audit.result(new Date()) };
+    const result = audit.result(new Date());
+    this.metrics.chainVerified(result.valid, result.checkedEvents);
+    return { data: result };
   }
 
   /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */

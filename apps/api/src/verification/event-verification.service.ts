@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EVENT_ID } from '@app/common';
+import { AppError, EVENT_ID, Metrics } from '@app/common';
 import { EventsRepository } from '@app/database';
 import { judgeEvent } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
@@ -8,7 +8,10 @@ import { toVerificationResult } from './verification.mapper';
 /** GET /v1/events/:id/verify: one event against its stored predecessor. */
 @Injectable()
 export class EventVerificationService {
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly metrics: Metrics,
+  ) {}
 
   /** Verifies one event of this account against its stored predecessor; others' events are 404. */
   async verify(accountId: string, id: string): Promise<{ data: VerificationResultView }> {
@@ -16,6 +19,8 @@ export class EventVerificationService {
     if (!event) throw AppError.notFound(`Event ${id}`);
     const predecessor =
       event.position > 1 ? await this.events.findLinkFacts(accountId, event.chainId, event.position - 1) : null;
-    return { data: toVerificationResult(event, judgeEvent(event, predecessor), new Date()) };
+    const judged = judgeEvent(event, predecessor);
+    this.metrics.eventVerified();
+    return { data: toVerificationResult(event, judged, new Date()) };
   }
 }

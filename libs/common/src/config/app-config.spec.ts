@@ -24,6 +24,41 @@ describe('loadAppConfig', () => {
     ).toEqual(['audit-trail+aa+AQ==', 'audit-trail+bb+AQ==', 'audit-trail+cc+AQ==']);
   });
 
+  it('reads the observability settings of contract §11, refusing bad ones', () => {
+    expect(loadAppConfig({})).toMatchObject({
+      metricsPort: 9464,
+      metricsHost: '127.0.0.1',
+      logLevel: 'info',
+      logFormat: 'json',
+      trustProxy: false,
+    });
+    expect(loadAppConfig({ METRICS_PORT: '0', LOG_LEVEL: 'silent', LOG_FORMAT: 'pretty' })).toMatchObject({
+      metricsPort: 0,
+      logLevel: 'silent',
+      logFormat: 'pretty',
+    });
+    expect(() => loadAppConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadAppConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL must be one of fatal, error/);
+    expect(() => loadAppConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  it('reads TRUST_PROXY as Express takes it: true, a hop count, or addresses and CIDRs', () => {
+    const trust = (value: string) => loadAppConfig({ TRUST_PROXY: value }).trustProxy;
+    expect(trust('true')).toBe(true);
+    expect(trust('false')).toBe(false);
+    expect(trust('2')).toBe(2);
+    expect(trust('loopback, 10.0.0.0/8,192.168.1.7, fd00::/8, 172.16.0.0/255.240.0.0')).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      '192.168.1.7',
+      'fd00::/8',
+      '172.16.0.0/255.240.0.0',
+    ]);
+    for (const bad of ['yes', '10.0.0.0/33', '10.0.0.300', 'proxy.example.com', '::1/129', '10.0.0.1,', '-1']) {
+      expect(() => loadAppConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY must be/);
+    }
+  });
+
   it('reads SIGNING_KEY_FILE as an absolute path, unset by default', () => {
     expect(loadAppConfig({}).signingKeyFile).toBeNull();
     expect(loadAppConfig({ SIGNING_KEY_FILE: '/etc/audit-trail/signing.pem' }).signingKeyFile).toBe(

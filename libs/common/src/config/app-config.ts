@@ -1,3 +1,4 @@
+import { isIP, isIPv4 } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../limits';
@@ -39,7 +40,20 @@ export class AppConfig {
   signingKeyFile: string | null = null;
   /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
   retiredVerifierKeys: string[] = [];
+  /** GET /metrics listens here, never on the API port (contract §11); port 0: no metrics. */
+  metricsPort = 9464;
+  metricsHost = '127.0.0.1';
+  logLevel: LogLevel = 'info';
+  /** `pretty`: one human-readable line per entry instead of JSON (development). */
+  logFormat: 'json' | 'pretty' = 'json';
+  /** Express's `trust proxy`: which hops of X-Forwarded-For to believe for the client address (false: the TCP peer). */
+  trustProxy: TrustProxy = false;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** true: every hop; a number: that many hops; a list: these proxies' addresses or CIDRs (or loopback, linklocal, uniquelocal). */
+export type TrustProxy = boolean | number | string[];
 
 /** `ingest` appends events; `read` is everything else (contract §1). */
 export type Scope = 'ingest' | 'read';
@@ -107,6 +121,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
       problems.push('SIGNING_KEY_FILE must be the path of a file');
     else config.signingKeyFile = resolve(env.SIGNING_KEY_FILE);
   }
+  config.metricsPort = int('METRICS_PORT', config.metricsPort, 0, 65535);
+  config.metricsHost = env.METRICS_HOST || config.metricsHost;
+  if (env.LOG_LEVEL) {
+    if ((LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL)) config.logLevel = env.LOG_LEVEL as LogLevel;
+    else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (env.LOG_FORMAT) {
+    if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') config.logFormat = env.LOG_FORMAT;
+    else problems.push('LOG_FORMAT must be json or pretty');
+  }
+  if (env.TRUST_PROXY) config.trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
   config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '').split(/[\s,]+/).filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
@@ -131,4 +156,29 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
       }
       return [{ account, key, scopes: parsedScopes }];
     });
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY as Express's `trust proxy` takes it: true/false, a hop count, or addresses/CIDRs (checked here, not at the first request). */
+export function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
+  const text = raw.trim();
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^\d{1,3}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrCidr(entry));
+  if (bad.length === 0) return entries;
+  problems.push(
+    `TRUST_PROXY must be true, false, a hop count, or comma-separated addresses/CIDRs (or loopback, linklocal, uniquelocal); not ${bad.map((b) => `"${b}"`).join(', ')}`,
+  );
+  return false;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (version === 4 && isIPv4(prefix)) return true; // a netmask, as proxy-addr accepts
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { AppError } from './app-error';
 import { ErrorCode, statusOf } from './error-code';
+import { routeTemplate } from '../observability/route-template';
 
 /** Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions. */
 const DB_UNREACHABLE = new Set([
@@ -33,10 +34,9 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const status = statusOf(error.code);
     const requestId = request.headers['x-request-id'];
     if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
-      this.logger.error(
-        `[${String(requestId)}] ${request.method} ${request.originalUrl} failed`,
-        exception instanceof Error ? exception.stack : String(exception),
-      );
+      // On the request's logger (its reqId); the route template, never the URL (ids, query string).
+      const route = routeTemplate(request);
+      this.logger.error({ msg: `${request.method} ${route} failed`, method: request.method, route, err: exception });
     }
     if (response.headersSent) {
       response.destroy();

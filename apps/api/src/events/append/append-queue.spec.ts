@@ -1,4 +1,4 @@
-import { AppConfig, AppError } from '@app/common';
+import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, EventRecord } from '@app/database';
 import { AppendQueue, appendRequestBytes } from './append-queue';
 import { Appended, AppendRequest } from './append-request';
@@ -54,7 +54,7 @@ function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
   const config = Object.assign(new AppConfig(), overrides);
   const database = { settings: { url: 'postgres://x', poolSize: 10 } } as DatabaseLocator;
-  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, database) };
+  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, database, new Metrics()) };
 }
 
 describe('AppendQueue', () => {

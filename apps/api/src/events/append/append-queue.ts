@@ -1,5 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, AppError } from '@app/common';
+import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
@@ -43,9 +44,11 @@ export class AppendQueue implements BeforeApplicationShutdown {
     private readonly ledger: ChainLedger,
     private readonly config: AppConfig,
     database: DatabaseLocator,
+    private readonly metrics: Metrics,
   ) {
     // Leave connections for reads; the embedded database has only one anyway.
     this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, database.settings.poolSize - 1));
+    metrics.watchAppendQueue(() => ({ events: this.waitingEvents, bytes: this.waitingBytes }));
   }
 
   /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
@@ -119,9 +122,11 @@ export class AppendQueue implements BeforeApplicationShutdown {
 
   private async write(batch: Waiting[]): Promise<void> {
     try {
+      const started = performance.now();
       const results = await this.ledger.append(
         batch.length === 1 ? batch[0]!.requests : batch.flatMap((w) => w.requests),
       );
+      this.countCommitted(results, started);
       let at = 0;
       for (const w of batch) {
         const own = results.slice(at, (at += w.requests.length));
@@ -139,6 +144,12 @@ export class AppendQueue implements BeforeApplicationShutdown {
       this.logger.warn(`A batch of ${events} event(s) was not written: ${errorSummary(error)}`);
       batch.forEach((w) => w.reject(error));
     }
+  }
+
+  private countCommitted(results: readonly unknown[], started: number): void {
+    let appended = 0;
+    for (const result of results) if (!(result instanceof AppError)) appended++;
+    this.metrics.appendCommitted(appended, (performance.now() - started) / 1000);
   }
 }
 
