@@ -5,3 +5,4 @@ export * from './pagination';
 export * from './validation';
 export * from './json';
 export * from './limits';
+export * from './search';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { SearchTerm } from '@app/common';
 import { Db } from '../transaction-runner';
 import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
@@ -30,6 +31,8 @@ export interface EventFilters {
   after?: Date;
   before?: Date;
   inclusive?: boolean;
+  /** A parsed `q` (contract §13): every term must hold. */
+  search?: readonly SearchTerm[];
 }
 
 /** A row's place in (timestamp, id) order: what a page cursor holds. */
@@ -98,7 +101,36 @@ function matching(accountId: string, filters: EventFilters, params: unknown[] = 
     add((p) => `e."timestamp" ${filters.inclusive ? '>=' : '>'} ${p}::timestamptz`, filters.after.toISOString());
   if (filters.before !== undefined)
     add((p) => `e."timestamp" ${filters.inclusive ? '<=' : '<'} ${p}::timestamptz`, filters.before.toISOString());
+  for (const term of filters.search ?? []) {
+    const [condition, value] = searchCondition(term);
+    add((p) => (term.negated ? `(${condition(p)}) IS NOT TRUE` : condition(p)), value);
+  }
   return { text: `FROM events e JOIN chains c ON c.id = e.chain_id WHERE ${where.join(' AND ')}`, params };
+}
+
+const TEXT_COLUMN = { actor: 'e.actor', action: 'e.action', resource: 'e.resource', chain: 'c.name', chain_id: 'e.chain_id' };
+
+/**
+ * One term of `q` as a condition on one parameter. A negated term is wrapped in `IS NOT TRUE`, so it
+ * holds wherever the positive one does not: where it is false, and where it is null (a null
+ * resource, an absent context path). `context.<path>:value` is a containment (`@>`) of the one-path
+ * document `{"a":{"b":value}}`: it matches that scalar exactly, never an array holding it, never an
+ * absent path, and the GIN index on `context` (jsonb_path_ops) answers it.
+ */
+function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
+  switch (term.kind) {
+    case 'text': {
+      const column = TEXT_COLUMN[term.field];
+      return term.prefix ? [(p) => `starts_with(${column}, ${p})`, term.value] : [(p) => `${column} = ${p}`, term.value];
+    }
+    case 'time':
+      return [(p) => `e."timestamp" ${term.comparison} ${p}::timestamptz`, term.at.toISOString()];
+    case 'context': {
+      const scalar = term.value.kind === 'literal' ? term.value.json : JSON.stringify(term.value.value);
+      const document = term.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, scalar);
+      return [(p) => `e.context @> ${p}::jsonb`, document];
+    }
+  }
 }
 
 /** Every query of the `events` table. Methods take the transaction's `db` last, defaulting to the pool. */
