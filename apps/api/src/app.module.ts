@@ -11,6 +11,7 @@ import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { ProofsModule } from './proofs/proofs.module';
+import { StatsModule } from './stats/stats.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
@@ -25,6 +26,7 @@ import { VerificationModule } from './verification/verification.module';
     ChainsModule,
     CheckpointsModule,
     ProofsModule,
+    StatsModule,
   ],
   providers: [
     JsonBodyGuard,

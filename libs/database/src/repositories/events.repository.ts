@@ -108,7 +108,13 @@ function matching(accountId: string, filters: EventFilters, params: unknown[] = 
   return { text: `FROM events e JOIN chains c ON c.id = e.chain_id WHERE ${where.join(' AND ')}`, params };
 }
 
-const TEXT_COLUMN = { actor: 'e.actor', action: 'e.action', resource: 'e.resource', chain: 'c.name', chain_id: 'e.chain_id' };
+const TEXT_COLUMN = {
+  actor: 'e.actor',
+  action: 'e.action',
+  resource: 'e.resource',
+  chain: 'c.name',
+  chain_id: 'e.chain_id',
+};
 
 /**
  * One term of `q` as a condition on one parameter. A negated term is wrapped in `IS NOT TRUE`, so it
@@ -121,7 +127,9 @@ function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
   switch (term.kind) {
     case 'text': {
       const column = TEXT_COLUMN[term.field];
-      return term.prefix ? [(p) => `starts_with(${column}, ${p})`, term.value] : [(p) => `${column} = ${p}`, term.value];
+      return term.prefix
+        ? [(p) => `starts_with(${column}, ${p})`, term.value]
+        : [(p) => `${column} = ${p}`, term.value];
     }
     case 'time':
       return [(p) => `e."timestamp" ${term.comparison} ${p}::timestamptz`, term.at.toISOString()];
@@ -132,6 +140,8 @@ function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
     }
   }
 }
+
+const GROUP_COLUMN = { action: 'e.action', actor: 'e.actor', resource: 'e.resource', chain: 'e.chain_id' };
 
 /** Every query of the `events` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -229,6 +239,56 @@ export class EventsRepository {
         events.map((e) => e.hash),
       ],
     );
+  }
+
+  /**
+   * The matching events counted by a column (`chain`: the chain id), largest counts first, ties by
+   * key in code point order with the null group last; `total` counts every matching event.
+   */
+  async countBy(
+    accountId: string,
+    filters: EventFilters,
+    group: 'action' | 'actor' | 'resource' | 'chain',
+    limit: number,
+    db: Db = this.pool,
+  ): Promise<{ data: { key: string | null; count: number }[]; total: number }> {
+    const column = GROUP_COLUMN[group];
+    const from = matching(accountId, filters);
+    from.params.push(limit);
+    const rows = (await db.query(
+      `SELECT key, count::int AS count, (sum(count) OVER ())::int8::text AS total
+         FROM (SELECT ${column} AS key, count(*) AS count ${from.text} GROUP BY 1) AS g
+        ORDER BY count DESC, key COLLATE "C" ASC NULLS LAST
+        LIMIT $${from.params.length}`,
+      from.params,
+    )) as { key: string | null; count: number; total: string }[];
+    // No group at all means no matching event.
+    const total = rows.length === 0 ? 0 : Number(rows[0]!.total);
+    return { data: rows.map(({ key, count }) => ({ key, count })), total };
+  }
+
+  /** The matching events counted by UTC hour or day over the (inclusive) period, every bucket present, oldest first. */
+  async countByTime(
+    accountId: string,
+    filters: EventFilters & { after: Date; before: Date },
+    unit: 'hour' | 'day',
+    db: Db = this.pool,
+  ): Promise<{ data: { key: string; count: number }[]; total: number }> {
+    const from = matching(accountId, filters);
+    from.params.push(filters.after.toISOString(), filters.before.toISOString());
+    const [after, before] = [`$${from.params.length - 1}::timestamptz`, `$${from.params.length}::timestamptz`];
+    const rows = (await db.query(
+      `WITH counted AS (
+         SELECT date_trunc('${unit}', e."timestamp" AT TIME ZONE 'UTC') AS bucket, count(*)::int AS count
+           ${from.text} GROUP BY 1)
+       SELECT to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS key, coalesce(c.count, 0) AS count
+         FROM generate_series(date_trunc('${unit}', ${after} AT TIME ZONE 'UTC'),
+                              date_trunc('${unit}', ${before} AT TIME ZONE 'UTC'), interval '1 ${unit}') AS b(bucket)
+         LEFT JOIN counted c ON c.bucket = b.bucket
+        ORDER BY b.bucket`,
+      from.params,
+    )) as { key: string; count: number }[];
+    return { data: rows, total: rows.reduce((sum, row) => sum + row.count, 0) };
   }
 
   /**
