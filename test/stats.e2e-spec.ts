@@ -42,9 +42,9 @@ describe('GET /v1/stats/events', () => {
       .set(...bearer(KEYS.globex))
       .send({ actor: 'alice', action: 'order.created', resource: 'x' })
       .expect(201);
-    const [owner] = (await t.dataSource.query(`SELECT account_id FROM events WHERE chain_id = $1`, [
-      chains[0],
-    ])) as { account_id: string }[];
+    const [owner] = (await t.dataSource.query(`SELECT account_id FROM events WHERE chain_id = $1`, [chains[0]])) as {
+      account_id: string;
+    }[];
     acmeId = owner!.account_id;
     // 150 events from 2026-03-01T22:00Z over 50 hours (two UTC day changes), at whole and odd times.
     const error = await attemptSql(t.dataSource, async (sql) => {
