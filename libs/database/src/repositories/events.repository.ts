@@ -35,6 +35,13 @@ export interface EventFilters {
   search?: readonly SearchTerm[];
 }
 
+/** An event's place in a live tail's window: (timestamp, chain, position) order. */
+export interface StreamKey {
+  time: string;
+  chainId: string;
+  position: number;
+}
+
 /** A row's place in (timestamp, id) order: what a page cursor holds. */
 export interface EventKey {
   time: string;
@@ -239,6 +246,50 @@ export class EventsRepository {
         events.map((e) => e.hash),
       ],
     );
+  }
+
+  /** The database's current snapshot (`pg_current_snapshot()`, as text): what a live tail starts from. */
+  async currentSnapshot(db: Db = this.pool): Promise<string> {
+    const [row] = (await db.query(`SELECT pg_current_snapshot()::text AS snapshot`)) as { snapshot: string }[];
+    return row!.snapshot;
+  }
+
+  /**
+   * The account's matching events whose transactions committed between the snapshots `since` and
+   * `until`: inserted by a transaction visible in `until` but not in `since`. With `until` null it
+   * is the statement's own snapshot (returned): whatever is committed now. However late a
+   * transaction commits, it falls between exactly one pair of consecutive snapshots, so a tail that
+   * moves `since` to `until` reads each event once. In (timestamp, chain, position) order (within a
+   * chain, timestamps never decrease as positions grow), after `after` when given (the rest of a
+   * window read in pages), at most `limit` rows.
+   */
+  async committedBetween(
+    accountId: string,
+    filters: EventFilters,
+    window: { since: string; until: string | null; after: StreamKey | null },
+    limit: number,
+    db: Db = this.pool,
+  ): Promise<{ until: string; events: EventRecord[] }> {
+    const where = matching(accountId, filters);
+    const param = (value: unknown): string => `$${where.params.push(value)}`;
+    const since = `${param(window.since)}::pg_snapshot`;
+    // Without `until`, the statement sees exactly what its own snapshot, pg_current_snapshot(), says is committed.
+    const until = window.until === null ? 'pg_current_snapshot()' : `${param(window.until)}::pg_snapshot`;
+    let text = `${where.text} AND e.txid >= pg_snapshot_xmin(${since})::text::int8
+                AND NOT pg_visible_in_snapshot(e.txid::text::xid8, ${since})`;
+    if (window.until !== null) text += ` AND pg_visible_in_snapshot(e.txid::text::xid8, ${until})`;
+    if (window.after) {
+      const { time, chainId, position } = window.after;
+      text += ` AND (e."timestamp", e.chain_id, e.position) > (${param(time)}::timestamptz, ${param(chainId)}, ${param(position)}::int8)`;
+    }
+    const rows = (await db.query(
+      `SELECT ${until}::text AS until, page.*
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} ${text}
+                             ORDER BY e."timestamp", e.chain_id, e.position LIMIT ${param(limit)}) AS page ON true`,
+      where.params,
+    )) as (EventRow & { until: string })[];
+    return { until: rows[0]!.until, events: rows.filter((row) => row.id !== null).map(toEventRecord) };
   }
 
   /**
