@@ -268,7 +268,7 @@ describe('GET /v1/events/export', () => {
         format: 'json',
         generatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         period: { after: '2020-01-01T00:00:00.000Z', before: '2099-12-31T23:59:59.999Z' },
-        filters: { actor: null, action: null, resource: null, chain_id: events[0]!.chain.id },
+        filters: { actor: null, action: null, resource: null, chain_id: events[0]!.chain.id, q: null },
         count: events.length,
       });
       expect(data).toHaveLength(events.length);
@@ -306,6 +306,7 @@ describe('GET /v1/events/export', () => {
         action: null,
         resource: 'doc:1',
         chain_id: events[0]!.chain.id,
+        q: null,
       });
       expect(byResource.data.map((e: EventView) => e.id)).toEqual(
         events.filter((e) => e.resource === 'doc:1').map((e) => e.id),

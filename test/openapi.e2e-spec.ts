@@ -79,6 +79,7 @@ describe('OpenAPI description', () => {
         'GET /v1/events/{id}/proof',
         'GET /v1/events/export',
         'GET /v1/events/{id}/verify',
+        'GET /v1/stats/events',
         'GET /v1/chains',
         'GET /v1/chain/{chainId}/status',
         'GET /v1/chain/{chainId}/checkpoint',

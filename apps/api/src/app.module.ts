@@ -12,6 +12,7 @@ import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { ProofsModule } from './proofs/proofs.module';
+import { StatsModule } from './stats/stats.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
@@ -27,6 +28,7 @@ import { VerificationModule } from './verification/verification.module';
     ChainsModule,
     CheckpointsModule,
     ProofsModule,
+    StatsModule,
   ],
   providers: [
     JsonBodyGuard,

@@ -7,3 +7,4 @@ export * from './json';
 export * from './limits';
 export * from './observability/metrics';
 export * from './observability/route-template';
+export * from './search';

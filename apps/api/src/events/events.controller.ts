@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Account, RequireScope } from '@app/auth';
+import { Account, AuthenticatedKey, CurrentKey, RequireScope } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
@@ -10,7 +10,9 @@ import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
+import { StreamEventsQuery } from './dto/stream-events.query';
 import { AppendOutcome, EventsService } from './events.service';
+import { EventStreamService } from './stream/event-stream.service';
 
 const REPLAYED = {
   description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
@@ -20,7 +22,10 @@ const REPLAYED = {
 @ApiTags('events')
 @Controller('v1/events')
 export class EventsController {
-  constructor(private readonly events: EventsService) {}
+  constructor(
+    private readonly events: EventsService,
+    private readonly streams: EventStreamService,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -86,6 +91,28 @@ export class EventsController {
   @ApiErrors()
   list(@Account() account: string, @Query() query: ListEventsQuery) {
     return this.events.list(account, query);
+  }
+
+  @Get('stream')
+  @ApiOperation({
+    summary: 'Follow the account’s events as they are appended (Server-Sent Events)',
+    description:
+      'Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that falls megabytes behind, or whose key is revoked, is disconnected (within 5 s); resume with the last id.',
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The id of the last event received' })
+  @ApiResponse({
+    status: 200,
+    description: 'An endless text/event-stream',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiErrors()
+  stream(
+    @CurrentKey() key: AuthenticatedKey,
+    @Query() query: StreamEventsQuery,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() res: Response,
+  ) {
+    return this.streams.stream(key, query, lastEventId, res);
   }
 
   @Get(':id')

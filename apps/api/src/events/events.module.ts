@@ -6,9 +6,18 @@ import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyService } from './idempotency.service';
+import { EventStreamService } from './stream/event-stream.service';
 
 @Module({
   controllers: [EventsController],
-  providers: [EventsService, AppendQueue, ChainLedger, ChainTrees, IdempotencyService, IdempotencySweeper],
+  providers: [
+    EventsService,
+    AppendQueue,
+    ChainLedger,
+    ChainTrees,
+    IdempotencyService,
+    IdempotencySweeper,
+    EventStreamService,
+  ],
 })
 export class EventsModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
+import { AppError, EVENT_ID, EVENTS_CURSOR, parseSearchQuery } from '@app/common';
 import { EventRecord, EventsRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { AppendRequest } from './append/append-request';
@@ -87,6 +87,7 @@ export class EventsService {
         chainId: query.chain_id,
         after: query.after === undefined ? undefined : new Date(query.after),
         before: query.before === undefined ? undefined : new Date(query.before),
+        search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
       },
       query.limit + 1,
       query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined,

@@ -1,7 +1,7 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable, Writable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
-import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
+import { AppConfig, AppError, EXPORT_LIMIT, parseSearchQuery } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
@@ -38,6 +38,7 @@ export class ExportService {
       chainId: chain_id,
       after: period.after,
       before: period.before,
+      search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
     });
     let count: number;
     try {
@@ -80,6 +81,7 @@ export class ExportService {
         action: query.action ?? null,
         resource: query.resource ?? null,
         chain_id: query.chain_id ?? null,
+        q: query.q ?? null,
       },
       count,
     };

@@ -14,6 +14,7 @@ const TAGS: Record<string, string> = {
     'Signed checkpoints of a chain’s Merkle root (C2SP signed notes), their verifier key, whole-chain verification',
   health: 'Liveness and readiness probes',
   proofs: 'RFC 9162 Merkle proofs of a chain: an event’s inclusion, a smaller tree’s consistency with a larger one',
+  stats: 'Counts of the account’s events by action, actor, resource, chain, hour or day, for charts',
 };
 
 /** What the global pipe, guards and filter answer on every route (contract §4, §5), and on authenticated ones. */

@@ -35,6 +35,12 @@ export class AppConfig {
   idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
+  /** Live tail (contract §13): open streams per account per instance (more: 429). */
+  streamsPerAccount = 10;
+  /** How often an open stream asks the database for newly committed events, in milliseconds. */
+  streamPollMilliseconds = 250;
+  /** A stream with nothing to send writes a comment this often, in seconds. */
+  streamHeartbeatSeconds = 15;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -109,6 +115,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     24 * 3600,
   );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
+  config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
+  config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
+  config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -66,7 +66,7 @@ export class CursorCodec {
 }
 
 /** 64 bits of SHA-256 of the account id, Base64url: 11 characters. */
-function accountDigest(accountId: string): string {
+export function accountDigest(accountId: string): string {
   return createHash('sha256').update(accountId, 'utf8').digest().subarray(0, 8).toString('base64url');
 }
 

@@ -16,6 +16,7 @@ import { ChainEntity } from './chain.entity';
 @Index('ix_events_account_action', ['accountId', 'action', 'timestamp', 'id'])
 @Index('ix_events_account_resource', ['accountId', 'resource', 'timestamp', 'id'])
 @Index('ix_events_chain_time', ['chainId', 'timestamp', 'id'])
+@Index('ix_events_account_txid', ['accountId', 'txid'])
 export class EventEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_events' })
   id!: string;
@@ -54,4 +55,8 @@ export class EventEntity {
 
   @Column({ type: 'char', length: 64 })
   hash!: string;
+
+  /** The inserting transaction's id (migration 1764600000000): what the live tail reads by. Null before it. */
+  @Column({ type: 'bigint', nullable: true, default: () => 'audit_current_txid()' })
+  txid!: string | null;
 }

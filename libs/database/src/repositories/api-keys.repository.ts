@@ -88,4 +88,10 @@ export class ApiKeysRepository {
   async revoke(id: string, db: Db = this.pool): Promise<void> {
     await db.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [id]);
   }
+
+  /** Whether the key may still be used (not revoked), asked of the database itself: for long-lived streams. */
+  async isActive(id: string, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(`SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, [id])) as unknown[];
+    return rows.length > 0;
+  }
 }

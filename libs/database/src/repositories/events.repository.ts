@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { SearchTerm } from '@app/common';
 import { Db } from '../transaction-runner';
 import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
@@ -30,6 +31,15 @@ export interface EventFilters {
   after?: Date;
   before?: Date;
   inclusive?: boolean;
+  /** A parsed `q` (contract §13): every term must hold. */
+  search?: readonly SearchTerm[];
+}
+
+/** An event's place in a live tail's window: (timestamp, chain, position) order. */
+export interface StreamKey {
+  time: string;
+  chainId: string;
+  position: number;
 }
 
 /** A row's place in (timestamp, id) order: what a page cursor holds. */
@@ -98,8 +108,47 @@ function matching(accountId: string, filters: EventFilters, params: unknown[] = 
     add((p) => `e."timestamp" ${filters.inclusive ? '>=' : '>'} ${p}::timestamptz`, filters.after.toISOString());
   if (filters.before !== undefined)
     add((p) => `e."timestamp" ${filters.inclusive ? '<=' : '<'} ${p}::timestamptz`, filters.before.toISOString());
+  for (const term of filters.search ?? []) {
+    const [condition, value] = searchCondition(term);
+    add((p) => (term.negated ? `(${condition(p)}) IS NOT TRUE` : condition(p)), value);
+  }
   return { text: `FROM events e JOIN chains c ON c.id = e.chain_id WHERE ${where.join(' AND ')}`, params };
 }
+
+const TEXT_COLUMN = {
+  actor: 'e.actor',
+  action: 'e.action',
+  resource: 'e.resource',
+  chain: 'c.name',
+  chain_id: 'e.chain_id',
+};
+
+/**
+ * One term of `q` as a condition on one parameter. A negated term is wrapped in `IS NOT TRUE`, so it
+ * holds wherever the positive one does not: where it is false, and where it is null (a null
+ * resource, an absent context path). `context.<path>:value` is a containment (`@>`) of the one-path
+ * document `{"a":{"b":value}}`: it matches that scalar exactly, never an array holding it, never an
+ * absent path, and the GIN index on `context` (jsonb_path_ops) answers it.
+ */
+function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
+  switch (term.kind) {
+    case 'text': {
+      const column = TEXT_COLUMN[term.field];
+      return term.prefix
+        ? [(p) => `starts_with(${column}, ${p})`, term.value]
+        : [(p) => `${column} = ${p}`, term.value];
+    }
+    case 'time':
+      return [(p) => `e."timestamp" ${term.comparison} ${p}::timestamptz`, term.at.toISOString()];
+    case 'context': {
+      const scalar = term.value.kind === 'literal' ? term.value.json : JSON.stringify(term.value.value);
+      const document = term.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, scalar);
+      return [(p) => `e.context @> ${p}::jsonb`, document];
+    }
+  }
+}
+
+const GROUP_COLUMN = { action: 'e.action', actor: 'e.actor', resource: 'e.resource', chain: 'e.chain_id' };
 
 /** Every query of the `events` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -197,6 +246,100 @@ export class EventsRepository {
         events.map((e) => e.hash),
       ],
     );
+  }
+
+  /** The database's current snapshot (`pg_current_snapshot()`, as text): what a live tail starts from. */
+  async currentSnapshot(db: Db = this.pool): Promise<string> {
+    const [row] = (await db.query(`SELECT pg_current_snapshot()::text AS snapshot`)) as { snapshot: string }[];
+    return row!.snapshot;
+  }
+
+  /**
+   * The account's matching events whose transactions committed between the snapshots `since` and
+   * `until`: inserted by a transaction visible in `until` but not in `since`. With `until` null it
+   * is the statement's own snapshot (returned): whatever is committed now. However late a
+   * transaction commits, it falls between exactly one pair of consecutive snapshots, so a tail that
+   * moves `since` to `until` reads each event once. In (timestamp, chain, position) order (within a
+   * chain, timestamps never decrease as positions grow), after `after` when given (the rest of a
+   * window read in pages), at most `limit` rows.
+   */
+  async committedBetween(
+    accountId: string,
+    filters: EventFilters,
+    window: { since: string; until: string | null; after: StreamKey | null },
+    limit: number,
+    db: Db = this.pool,
+  ): Promise<{ until: string; events: EventRecord[] }> {
+    const where = matching(accountId, filters);
+    const param = (value: unknown): string => `$${where.params.push(value)}`;
+    const since = `${param(window.since)}::pg_snapshot`;
+    // Without `until`, the statement sees exactly what its own snapshot, pg_current_snapshot(), says is committed.
+    const until = window.until === null ? 'pg_current_snapshot()' : `${param(window.until)}::pg_snapshot`;
+    let text = `${where.text} AND e.txid >= pg_snapshot_xmin(${since})::text::int8
+                AND NOT pg_visible_in_snapshot(e.txid::text::xid8, ${since})`;
+    if (window.until !== null) text += ` AND pg_visible_in_snapshot(e.txid::text::xid8, ${until})`;
+    if (window.after) {
+      const { time, chainId, position } = window.after;
+      text += ` AND (e."timestamp", e.chain_id, e.position) > (${param(time)}::timestamptz, ${param(chainId)}, ${param(position)}::int8)`;
+    }
+    const rows = (await db.query(
+      `SELECT ${until}::text AS until, page.*
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (SELECT ${RECORD_COLUMNS} ${text}
+                             ORDER BY e."timestamp", e.chain_id, e.position LIMIT ${param(limit)}) AS page ON true`,
+      where.params,
+    )) as (EventRow & { until: string })[];
+    return { until: rows[0]!.until, events: rows.filter((row) => row.id !== null).map(toEventRecord) };
+  }
+
+  /**
+   * The matching events counted by a column (`chain`: the chain id), largest counts first, ties by
+   * key in code point order with the null group last; `total` counts every matching event.
+   */
+  async countBy(
+    accountId: string,
+    filters: EventFilters,
+    group: 'action' | 'actor' | 'resource' | 'chain',
+    limit: number,
+    db: Db = this.pool,
+  ): Promise<{ data: { key: string | null; count: number }[]; total: number }> {
+    const column = GROUP_COLUMN[group];
+    const from = matching(accountId, filters);
+    from.params.push(limit);
+    const rows = (await db.query(
+      `SELECT key, count::int AS count, (sum(count) OVER ())::int8::text AS total
+         FROM (SELECT ${column} AS key, count(*) AS count ${from.text} GROUP BY 1) AS g
+        ORDER BY count DESC, key COLLATE "C" ASC NULLS LAST
+        LIMIT $${from.params.length}`,
+      from.params,
+    )) as { key: string | null; count: number; total: string }[];
+    // No group at all means no matching event.
+    const total = rows.length === 0 ? 0 : Number(rows[0]!.total);
+    return { data: rows.map(({ key, count }) => ({ key, count })), total };
+  }
+
+  /** The matching events counted by UTC hour or day over the (inclusive) period, every bucket present, oldest first. */
+  async countByTime(
+    accountId: string,
+    filters: EventFilters & { after: Date; before: Date },
+    unit: 'hour' | 'day',
+    db: Db = this.pool,
+  ): Promise<{ data: { key: string; count: number }[]; total: number }> {
+    const from = matching(accountId, filters);
+    from.params.push(filters.after.toISOString(), filters.before.toISOString());
+    const [after, before] = [`$${from.params.length - 1}::timestamptz`, `$${from.params.length}::timestamptz`];
+    const rows = (await db.query(
+      `WITH counted AS (
+         SELECT date_trunc('${unit}', e."timestamp" AT TIME ZONE 'UTC') AS bucket, count(*)::int AS count
+           ${from.text} GROUP BY 1)
+       SELECT to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS key, coalesce(c.count, 0) AS count
+         FROM generate_series(date_trunc('${unit}', ${after} AT TIME ZONE 'UTC'),
+                              date_trunc('${unit}', ${before} AT TIME ZONE 'UTC'), interval '1 ${unit}') AS b(bucket)
+         LEFT JOIN counted c ON c.bucket = b.bucket
+        ORDER BY b.bucket`,
+      from.params,
+    )) as { key: string; count: number }[];
+    return { data: rows, total: rows.reduce((sum, row) => sum + row.count, 0) };
   }
 
   /**

@@ -1,6 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
-import { CHAIN_ID, MAX_ACTION_LENGTH, MAX_ACTOR_LENGTH, MAX_RESOURCE_LENGTH } from '@app/common';
+import {
+  CHAIN_ID,
+  MAX_ACTION_LENGTH,
+  MAX_ACTOR_LENGTH,
+  MAX_RESOURCE_LENGTH,
+  MAX_SEARCH_QUERY_LENGTH,
+} from '@app/common';
+import { IsSearchQuery } from './search-query.validator';
 import { IsEventText } from './storable.validator';
 
 /** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
@@ -12,6 +19,20 @@ const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 
 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
+  @ApiPropertyOptional({
+    description:
+      'A search (docs/search.md): terms separated by spaces, all of which must hold. `field:value`, `-field:value` ' +
+      '(not), `field:value*` (prefix: actor, action, resource), `timestamp:>=T` (also `>`, `<=`, `<`), ' +
+      '`context.<path>:value`; fields `actor`, `action`, `resource`, `chain` (name), `chain_id`. Quote a value with ' +
+      'spaces or `:` in double quotes (`\\"` and `\\\\` escape). Combines with the other filters (AND). A malformed ' +
+      '`q` is a 400 naming its 0-based character offset.',
+    maxLength: MAX_SEARCH_QUERY_LENGTH,
+    example: 'action:order.* context.order.id:4711 -actor:"system:cron"',
+  })
+  @IsOptional()
+  @IsSearchQuery()
+  q?: string;
+
   @ApiPropertyOptional({ description: 'Exact actor', minLength: 1, maxLength: MAX_ACTOR_LENGTH })
   @IsOptional()
   @IsEventText(MAX_ACTOR_LENGTH)

@@ -29,6 +29,9 @@ export class ExportFiltersView {
 
   @ApiProperty({ type: String, nullable: true, pattern: CHAIN_ID.source })
   chain_id!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The search (`q`), as given' })
+  q!: string | null;
 }
 
 export class ExportMetadataView implements ExportHeader {

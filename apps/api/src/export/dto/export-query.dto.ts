@@ -6,11 +6,11 @@ import { compareInstants } from '../export-period';
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
 
-const isInstant = (value: unknown): value is string =>
+export const isInstant = (value: unknown): value is string =>
   typeof value === 'string' && ISO_DATETIME.test(value) && isISO8601(value, { strict: true });
 
 /** Required; the same ISO 8601 rules as the list filters, in one message per field. */
-function IsIsoInstant() {
+export function IsIsoInstant() {
   return (target: object, propertyName: string): void => {
     registerDecorator({
       name: 'isIsoInstant',
@@ -26,7 +26,7 @@ function IsIsoInstant() {
 }
 
 /** The period must not run backwards (a malformed bound is reported by its own rule). */
-function IsNotEarlierThan(start: string) {
+export function IsNotEarlierThan(start: string) {
   return (target: object, propertyName: string): void => {
     registerDecorator({
       name: 'isNotEarlierThan',

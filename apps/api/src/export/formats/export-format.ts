@@ -7,7 +7,13 @@ export interface ExportHeader {
   format: ExportFormatName;
   generatedAt: string;
   period: { after: string; before: string };
-  filters: { actor: string | null; action: string | null; resource: string | null; chain_id: string | null };
+  filters: {
+    actor: string | null;
+    action: string | null;
+    resource: string | null;
+    chain_id: string | null;
+    q: string | null;
+  };
   count: number;
 }
 

@@ -1,0 +1,131 @@
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { AuthenticatedKey } from '@app/auth';
+import { AppConfig, AppError, parseSearchQuery } from '@app/common';
+import { ApiKeysRepository, EventFilters, EventRecord, EventsRepository } from '@app/database';
+import { toEventView } from '../event.mapper';
+import { StreamEventsQuery } from '../dto/stream-events.query';
+import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
+
+/** Events read per query: a window with more is read in pages. */
+const PAGE_SIZE = 100;
+/** A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** How often an open stream asks whether its key still works (revoked: closed within 5 s, contract §13). */
+const KEY_CHECK_MS = 2_000;
+
+/**
+ * The live tail, GET /v1/events/stream (contract §13). Each stream polls the database for events
+ * whose transactions committed since its last snapshot (EventsRepository.committedBetween), so it
+ * sees the appends of every instance, each exactly once, each chain in position order, whatever
+ * order transactions commit in (docs/architecture.md, "The live tail"). Nothing is shared between
+ * streams but the pool: a stream holds no connection between polls.
+ */
+@Injectable()
+export class EventStreamService implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(EventStreamService.name);
+  private readonly open = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  async stream(key: AuthenticatedKey, query: StreamEventsQuery, lastEventId: string | undefined, res: Response) {
+    const { accountId } = key;
+    const resumeFrom = query.last_event_id ?? lastEventId;
+    const field = query.last_event_id !== undefined ? 'last_event_id' : 'Last-Event-ID';
+    let position: StreamPosition =
+      resumeFrom === undefined
+        ? { since: await this.events.currentSnapshot(), until: null, after: null }
+        : decodeStreamPosition(accountId, resumeFrom, field);
+    const streams = this.open.get(accountId) ?? new Set();
+    if (streams.size >= this.config.streamsPerAccount) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `At most ${this.config.streamsPerAccount} streams per account may be open at once.`,
+        {},
+        { 'Retry-After': '5' },
+      );
+    }
+    const filters: EventFilters = {
+      actor: query.actor,
+      action: query.action,
+      resource: query.resource,
+      chainId: query.chain_id,
+      after: query.after === undefined ? undefined : new Date(query.after),
+      before: query.before === undefined ? undefined : new Date(query.before),
+      search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
+    };
+
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    let lastWrite = Date.now();
+    let lastKeyCheck = Date.now();
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      streams.delete(close);
+      if (streams.size === 0) this.open.delete(accountId);
+      if (!res.writableEnded) res.end();
+    };
+    streams.add(close);
+    this.open.set(accountId, streams);
+    res.on('close', close);
+
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
+    res.write(': stream open\n\n');
+    res.flushHeaders();
+
+    const send = (event: EventRecord, at: StreamPosition) => {
+      const id = encodeStreamPosition(accountId, at);
+      res.write(`id: ${id}\nevent: event\ndata: ${JSON.stringify(toEventView(event))}\n\n`);
+      lastWrite = Date.now();
+    };
+
+    const poll = async (): Promise<void> => {
+      if (closed) return;
+      try {
+        if (Date.now() - lastKeyCheck >= KEY_CHECK_MS) {
+          lastKeyCheck = Date.now();
+          if (!(await this.apiKeys.isActive(key.keyId))) return close();
+        }
+        if (res.writableLength > MAX_BUFFERED_BYTES) return close();
+        if (!res.writableNeedDrain) {
+          // Read windows until one is exhausted (a window with more than a page is read page by page).
+          for (;;) {
+            const { until, events } = await this.events.committedBetween(accountId, filters, position, PAGE_SIZE);
+            if (closed) return;
+            for (const event of events) {
+              const after = { time: event.timestamp.toISOString(), chainId: event.chainId, position: event.position };
+              position = { since: position.since, until, after };
+              send(event, position);
+            }
+            if (events.length < PAGE_SIZE) {
+              position = { since: until, until: null, after: null };
+              break;
+            }
+            if (res.writableNeedDrain) break;
+          }
+        }
+        if (Date.now() - lastWrite >= this.config.streamHeartbeatSeconds * 1000) {
+          res.write(': heartbeat\n\n');
+          lastWrite = Date.now();
+        }
+      } catch (error) {
+        // The database went away: the client resumes with its Last-Event-ID.
+        this.logger.warn(`An event stream stopped: ${(error as Error).message}`);
+        return close();
+      }
+      if (!closed) timer = setTimeout(() => void poll(), this.config.streamPollMilliseconds);
+    };
+    await poll();
+  }
+
+  /** Every open stream ends before the pools close; clients resume with their Last-Event-ID. */
+  beforeApplicationShutdown(): void {
+    for (const streams of this.open.values()) for (const close of [...streams]) close();
+  }
+}

@@ -1,0 +1,22 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Account } from '@app/auth';
+import { ApiErrors } from '../openapi/openapi-responses';
+import { StatsQueryDto } from './dto/stats-query.dto';
+import { StatsView } from './dto/stats.view';
+import { StatsService } from './stats.service';
+
+/** Counts for the dashboard's charts (contract §13): the `read` scope. */
+@ApiTags('stats')
+@Controller('v1/stats')
+export class StatsController {
+  constructor(private readonly stats: StatsService) {}
+
+  @Get('events')
+  @ApiOperation({ summary: 'Count the account’s events by action, actor, resource, chain, hour or day' })
+  @ApiOkResponse({ type: StatsView })
+  @ApiErrors()
+  events(@Account() account: string, @Query() query: StatsQueryDto): Promise<StatsView> {
+    return this.stats.countEvents(account, query);
+  }
+}

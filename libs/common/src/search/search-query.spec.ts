@@ -1,0 +1,142 @@
+import {
+  formatSearchTerm,
+  MAX_SEARCH_QUERY_LENGTH,
+  parseSearchQuery,
+  SearchQueryError,
+  SearchTerm,
+  TEXT_FIELDS,
+} from './search-query';
+
+/** A small seeded generator (mulberry32), so a failure names a seed that reproduces it. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ['a', 'Z', '0', '.', '-', '_', ' ', ':', '"', '\\', '*', 'é', '😀', '>', '=', '<', '\t'];
+
+function generator(seed: number) {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const text = (min: number, max: number): string =>
+    Array.from({ length: min + Math.floor(next() * (max - min + 1)) }, () => pick(ALPHABET)).join('');
+  const segment = (): string => text(1, 6).replace(/[ \t.:"\\]/g, 'x');
+  const term = (): SearchTerm => {
+    const negated = next() < 0.3;
+    switch (pick(['text', 'time', 'context'] as const)) {
+      case 'text': {
+        const field = pick(TEXT_FIELDS);
+        const prefix = ['actor', 'action', 'resource'].includes(field) && next() < 0.4;
+        return { kind: 'text', field, value: text(1, 12), prefix, negated };
+      }
+      case 'time':
+        return {
+          kind: 'time',
+          comparison: pick(['>=', '>', '<=', '<'] as const),
+          at: new Date(Date.UTC(1970 + Math.floor(next() * 200), 0, 1) + Math.floor(next() * 1e10)),
+          negated,
+        };
+      case 'context':
+        return {
+          kind: 'context',
+          path: Array.from({ length: 1 + Math.floor(next() * 3) }, segment),
+          value:
+            next() < 0.5
+              ? { kind: 'string', value: text(0, 10) }
+              : { kind: 'literal', json: pick(['0', '-1.5e3', '4711', 'true', 'false', 'null']) },
+          negated,
+        };
+    }
+  };
+  return { next, text, term };
+}
+
+describe('parseSearchQuery', () => {
+  it('reads each kind of term', () => {
+    expect(
+      parseSearchQuery(
+        ' action:order.* -actor:"system:cron" resource:"a \\"b\\" \\\\"  timestamp:>=2026-11-01T00:00:00Z ' +
+          'context.order.id:4711 context.note:"4711" -context.flag:null chain:default chain_id:chn_01',
+      ).terms,
+    ).toEqual([
+      { kind: 'text', field: 'action', value: 'order.', prefix: true, negated: false },
+      { kind: 'text', field: 'actor', value: 'system:cron', prefix: false, negated: true },
+      { kind: 'text', field: 'resource', value: 'a "b" \\', prefix: false, negated: false },
+      { kind: 'time', comparison: '>=', at: new Date('2026-11-01T00:00:00Z'), negated: false },
+      { kind: 'context', path: ['order', 'id'], value: { kind: 'literal', json: '4711' }, negated: false },
+      { kind: 'context', path: ['note'], value: { kind: 'string', value: '4711' }, negated: false },
+      { kind: 'context', path: ['flag'], value: { kind: 'literal', json: 'null' }, negated: true },
+      { kind: 'text', field: 'chain', value: 'default', prefix: false, negated: false },
+      { kind: 'text', field: 'chain_id', value: 'chn_01', prefix: false, negated: false },
+    ]);
+  });
+
+  it('takes a star inside a value, or quoted, as a character', () => {
+    expect(parseSearchQuery('actor:a*b action:"x*"').terms).toEqual([
+      { kind: 'text', field: 'actor', value: 'a*b', prefix: false, negated: false },
+      { kind: 'text', field: 'action', value: 'x*', prefix: false, negated: false },
+    ]);
+  });
+
+  it('is empty for an empty or blank q', () => {
+    expect(parseSearchQuery('').terms).toEqual([]);
+    expect(parseSearchQuery('  \t ').terms).toEqual([]);
+  });
+
+  it.each([
+    ['foo:bar', 0, 'unknown field "foo"'],
+    ['actor:alice  foo:bar', 13, 'unknown field "foo"'],
+    ['actor:', 6, 'unexpected the end'],
+    ['actor:"open', 11, 'unexpected the end'],
+    ['actor', 5, 'expected ":"'],
+    ['chain:x*', 7, 'chain takes no prefix'],
+    ['context.a:1*', 11, 'context values take no prefix'],
+    ['timestamp:2026-01-01', 10, 'timestamp takes a comparison'],
+    ['timestamp:>yesterday', 11, 'ISO 8601'],
+    ['timestamp:>2026-02-30T00:00:00Z', 11, 'ISO 8601'],
+    ['actor:>=x', 6, 'only timestamp takes >='],
+    ['actor:""', 6, 'actor needs a value'],
+    ['actor:"a\u0000"', 6, 'U+0000'],
+    ['actor:a"b', 7, 'unexpected "\\""'],
+    [`actor:${'x'.repeat(257)}`, 6, 'at most 256 characters'],
+    [`${'actor:a '.repeat(33)}`, 256, 'at most 32 terms'],
+    ['x'.repeat(MAX_SEARCH_QUERY_LENGTH + 1), MAX_SEARCH_QUERY_LENGTH, 'at most 2000 characters'],
+  ])('refuses %j at offset %i', (q, offset, message) => {
+    let error: unknown;
+    try {
+      parseSearchQuery(q);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(SearchQueryError);
+    expect((error as SearchQueryError).offset).toBe(offset);
+    expect((error as SearchQueryError).message).toContain(message);
+    expect((error as SearchQueryError).message).toContain(`(at offset ${offset})`);
+  });
+
+  it('gives back every generated query it formats (round trip)', () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const { next, term } = generator(seed);
+      const terms = Array.from({ length: 1 + Math.floor(next() * 5) }, term);
+      const text = terms.map(formatSearchTerm).join(next() < 0.5 ? ' ' : ' \t ');
+      expect({ seed, terms: parseSearchQuery(text).terms }).toEqual({ seed, terms });
+    }
+  });
+
+  it('throws nothing but SearchQueryError for random text, and its offset lies within the text', () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const { text } = generator(seed);
+      const q = text(0, 40);
+      try {
+        parseSearchQuery(q);
+      } catch (error) {
+        expect({ seed, q, error }).toEqual({ seed, q, error: expect.any(SearchQueryError) });
+        expect((error as SearchQueryError).offset).toBeLessThanOrEqual(q.length);
+      }
+    }
+  });
+});

@@ -1,0 +1,184 @@
+import { isISO8601 } from 'class-validator';
+import * as peggy from 'peggy';
+import {
+  MAX_ACTION_LENGTH,
+  MAX_ACTOR_LENGTH,
+  MAX_CHAIN_NAME_LENGTH,
+  MAX_CONTEXT_DEPTH,
+  MAX_RESOURCE_LENGTH,
+} from '../limits';
+import { SEARCH_GRAMMAR } from './search-grammar';
+
+/** `q`, in characters (contract §13). */
+export const MAX_SEARCH_QUERY_LENGTH = 2000;
+/** Terms in one `q`: each is one condition of the statement. */
+export const MAX_SEARCH_TERMS = 32;
+
+/** The fields a term may name with a plain value; the first three also take a prefix (`value*`). */
+export const TEXT_FIELDS = ['actor', 'action', 'resource', 'chain', 'chain_id'] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+const PREFIX_FIELDS: readonly TextField[] = ['actor', 'action', 'resource'];
+const MAX_LENGTH: Record<TextField, number> = {
+  actor: MAX_ACTOR_LENGTH,
+  action: MAX_ACTION_LENGTH,
+  resource: MAX_RESOURCE_LENGTH,
+  chain: MAX_CHAIN_NAME_LENGTH,
+  chain_id: 30,
+};
+
+export type TimeComparison = '>=' | '>' | '<=' | '<';
+/** A JSON scalar as it is written in `q` and in JSON: a string, or the text of a number, true, false or null. */
+export type ContextValue = { kind: 'string'; value: string } | { kind: 'literal'; json: string };
+
+/** One term of a parsed `q`; `negated` holds wherever the positive term does not (absent and null included). */
+export type SearchTerm =
+  | { kind: 'text'; field: TextField; value: string; prefix: boolean; negated: boolean }
+  | { kind: 'time'; comparison: TimeComparison; at: Date; negated: boolean }
+  | { kind: 'context'; path: string[]; value: ContextValue; negated: boolean };
+
+/** A parsed `q`: every term must hold. */
+export interface SearchQuery {
+  readonly text: string;
+  readonly terms: readonly SearchTerm[];
+}
+
+/** What is wrong with a `q`, and where: the 0-based character offset into it. */
+export class SearchQueryError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(`${message} (at offset ${offset})`);
+    this.name = 'SearchQueryError';
+  }
+}
+
+interface RawValue {
+  text: string;
+  quoted: boolean;
+  offset: number;
+}
+interface RawTerm {
+  negated: boolean;
+  field: { name: string; path: string[]; offset: number };
+  comparison: TimeComparison | null;
+  value: RawValue;
+  prefix: boolean;
+  offset: number;
+}
+
+const parser = peggy.generate(SEARCH_GRAMMAR);
+
+/** The time forms of the list's `after`/`before`: a date, or a date-time with an offset. */
+const TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** JSON's number grammar (RFC 8259 §6), and its three literals. */
+const JSON_LITERAL = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/;
+
+/**
+ * Parses `q` into typed terms, or throws SearchQueryError naming the offset of what is wrong.
+ * Nothing else is ever thrown, whatever the input.
+ */
+export function parseSearchQuery(text: string): SearchQuery {
+  if (text.length > MAX_SEARCH_QUERY_LENGTH) {
+    throw new SearchQueryError(`must be at most ${MAX_SEARCH_QUERY_LENGTH} characters`, MAX_SEARCH_QUERY_LENGTH);
+  }
+  let raw: RawTerm[];
+  try {
+    raw = parser.parse(text) as RawTerm[];
+  } catch (error) {
+    if (!(error instanceof parser.SyntaxError)) throw error;
+    const found = error.found === null ? 'the end' : JSON.stringify(error.found);
+    throw new SearchQueryError(`unexpected ${found}, expected ${describeExpected(error)}`, error.location.start.offset);
+  }
+  if (raw.length > MAX_SEARCH_TERMS) {
+    throw new SearchQueryError(`must have at most ${MAX_SEARCH_TERMS} terms`, raw[MAX_SEARCH_TERMS]!.offset);
+  }
+  return { text, terms: raw.map(toTerm) };
+}
+
+function toTerm(term: RawTerm): SearchTerm {
+  const { field, value, negated } = term;
+  const unstorable = value.text.search(/[\u0000\uD800-\uDFFF]/u);
+  if (unstorable !== -1) throw new SearchQueryError('a value may not hold U+0000 or a lone surrogate', value.offset);
+  if (field.name === 'timestamp') {
+    if (term.comparison === null) {
+      throw new SearchQueryError('timestamp takes a comparison: >=, >, <= or <', value.offset);
+    }
+    const at = new Date(value.text);
+    if (!TIME.test(value.text) || !isISO8601(value.text, { strict: true }) || Number.isNaN(at.getTime())) {
+      throw new SearchQueryError('expected an ISO 8601 date or date-time with an offset', value.offset);
+    }
+    return { kind: 'time', comparison: term.comparison, at, negated };
+  }
+  if (term.comparison !== null) {
+    throw new SearchQueryError(`only timestamp takes ${term.comparison}`, value.offset - term.comparison.length);
+  }
+  if (field.name === 'context') {
+    if (term.prefix) throw new SearchQueryError('context values take no prefix (*)', value.offset + value.text.length);
+    if (field.path.length >= MAX_CONTEXT_DEPTH) {
+      throw new SearchQueryError(`a context path has at most ${MAX_CONTEXT_DEPTH - 1} segments`, field.offset);
+    }
+    const literal = !value.quoted && JSON_LITERAL.test(value.text);
+    return {
+      kind: 'context',
+      path: field.path,
+      value: literal ? { kind: 'literal', json: value.text } : { kind: 'string', value: value.text },
+      negated,
+    };
+  }
+  if (!isTextField(field.name)) {
+    throw new SearchQueryError(
+      `unknown field ${JSON.stringify(field.name)}; fields are ${[...TEXT_FIELDS, 'timestamp', 'context.<path>'].join(', ')}`,
+      field.offset,
+    );
+  }
+  if (term.prefix && !PREFIX_FIELDS.includes(field.name)) {
+    throw new SearchQueryError(`${field.name} takes no prefix (*)`, value.offset + value.text.length);
+  }
+  if (value.text.length === 0) throw new SearchQueryError(`${field.name} needs a value`, value.offset);
+  if ([...value.text].length > MAX_LENGTH[field.name]) {
+    throw new SearchQueryError(`${field.name} is at most ${MAX_LENGTH[field.name]} characters`, value.offset);
+  }
+  return { kind: 'text', field: field.name, value: value.text, prefix: term.prefix, negated };
+}
+
+function isTextField(name: string): name is TextField {
+  return (TEXT_FIELDS as readonly string[]).includes(name);
+}
+
+function describeExpected(error: peggy.parser.SyntaxError): string {
+  const names = [...new Set((error.expected ?? []).map(describe))];
+  return names.length === 0 ? 'something else' : names.slice(0, 6).join(', ');
+}
+
+function describe(expectation: peggy.parser.Expectation): string {
+  switch (expectation.type) {
+    case 'literal':
+      return JSON.stringify(expectation.text);
+    case 'other':
+      return expectation.description;
+    case 'end':
+      return 'the end';
+    case 'any':
+      return 'any character';
+    case 'class':
+      return 'a character of a value';
+  }
+}
+
+/** The text of a term, as `q` would write it: parseSearchQuery(formatSearchTerm(t)) gives t back. */
+export function formatSearchTerm(term: SearchTerm): string {
+  const sign = term.negated ? '-' : '';
+  switch (term.kind) {
+    case 'time':
+      return `${sign}timestamp:${term.comparison}${term.at.toISOString()}`;
+    case 'text':
+      return `${sign}${term.field}:${quote(term.value)}${term.prefix ? '*' : ''}`;
+    case 'context':
+      return `${sign}context.${term.path.join('.')}:${term.value.kind === 'literal' ? term.value.json : quote(term.value.value)}`;
+  }
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
