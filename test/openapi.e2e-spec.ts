@@ -78,6 +78,7 @@ describe('OpenAPI description', () => {
         'GET /v1/events/{id}',
         'GET /v1/events/{id}/proof',
         'GET /v1/events/export',
+        'GET /v1/events/stream',
         'GET /v1/events/{id}/verify',
         'GET /v1/stats/events',
         'GET /v1/chains',
