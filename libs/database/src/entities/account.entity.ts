@@ -1,8 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
-/** Migration 1763798400000. */
+/** Migration 1763798400000; retention and legal hold: 1764700000000. */
 @Entity({ name: 'accounts' })
 @Unique('uq_accounts_name', ['name'])
+@Check('ck_accounts_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
+@Check('ck_accounts_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
 export class AccountEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_accounts' })
   id!: string;
@@ -12,4 +14,14 @@ export class AccountEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt!: Date;
+
+  /** The default retention of the account's chains in days; null: keep forever (contract §14). */
+  @Column({ name: 'retention_days', type: 'integer', nullable: true })
+  retentionDays!: number | null;
+
+  @Column({ name: 'legal_hold', type: 'boolean', default: false })
+  legalHold!: boolean;
+
+  @Column({ name: 'legal_hold_reason', type: 'text', nullable: true })
+  legalHoldReason!: string | null;
 }
