@@ -12,6 +12,7 @@ import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { ProofsModule } from './proofs/proofs.module';
+import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
 import { VerificationModule } from './verification/verification.module';
 
@@ -29,6 +30,7 @@ import { VerificationModule } from './verification/verification.module';
     CheckpointsModule,
     ProofsModule,
     StatsModule,
+    RetentionModule,
   ],
   providers: [
     JsonBodyGuard,

@@ -6,6 +6,7 @@ import { MAX_CHAIN_NAME_LENGTH, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REQUEST_ID_LENGT
  */
 export const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A chain's name, as the caller chooses it (an event's `chain`, the `name` filter of GET /v1/chains). */
 export const CHAIN_NAME = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_CHAIN_NAME_LENGTH}}$`);
 /** CHAIN_NAME in words, for error messages. */

@@ -40,3 +40,13 @@ export const MAX_API_KEY_LENGTH = 256;
 export const MAX_BATCH_EVENTS = 1000;
 /** … and a body of at most this many bytes (413 beyond). */
 export const MAX_BATCH_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Retention (contract §14): days an account or a chain keeps its events, at most … */
+export const MAX_RETENTION_DAYS = 36_500;
+/** … and a legal hold's reason, in characters. */
+export const MAX_LEGAL_HOLD_REASON_LENGTH = 512;
+/**
+ * The retention sweep deletes a chain's prefix in transactions of at most this many events, each
+ * holding the chain's lock: an append to that chain waits for one batch at most.
+ */
+export const PRUNE_BATCH_EVENTS = 2000;

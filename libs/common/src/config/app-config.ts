@@ -54,6 +54,10 @@ export class AppConfig {
   logFormat: 'json' | 'pretty' = 'json';
   /** Express's `trust proxy`: which hops of X-Forwarded-For to believe for the client address (false: the TCP peer). */
   trustProxy: TrustProxy = false;
+  /** Retention (contract §14): the sweep runs this often, in seconds (0: only on demand). */
+  retentionSweepSeconds = 3600;
+  /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
+  retentionClockOffsetSeconds = 0;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -118,6 +122,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
   config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
   config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);
+  config.retentionSweepSeconds = int('RETENTION_SWEEP_SECONDS', config.retentionSweepSeconds, 0, 366 * 86400);
+  config.retentionClockOffsetSeconds = int(
+    'RETENTION_CLOCK_OFFSET_SECONDS',
+    config.retentionClockOffsetSeconds,
+    0,
+    200 * 366 * 86400,
+  );
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'PRUNED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'EXPORT_LIMIT_EXCEEDED'
@@ -25,6 +26,8 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case 'IDEMPOTENCY_IN_PROGRESS':
       return 409;
+    case 'PRUNED':
+      return 410;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':

@@ -18,7 +18,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   Merkle node that a proof of a retained event can still need, makes the statement fail.
  *   UPDATE and TRUNCATE stay refused, and `checkpoints` stay untouchable.
  * - `audit_prune_chain` is the one path that uses this: a SECURITY DEFINER function that takes no
- *   position from its caller. Under the chain's lock (the row lock appends take) it finds the
+ *   position to delete from its caller, only a bound (`up_to`: the size of the checkpoint the
+ *   service signed first). Under the chain's lock (the row lock appends take) it finds the
  *   longest prefix from `first_position` older than the retention, at most `max_events` of it,
  *   stores the Merkle nodes below level 2 that proofs of the remaining events need (they were
  *   derived from the events it deletes), moves `first_position`, deletes the events and the nodes
@@ -136,7 +137,7 @@ export class Retention1764700000000 implements MigrationInterface {
                    FOR EACH STATEMENT EXECUTE FUNCTION audit_merkle_nodes_deleted_unneeded()`);
 
     await q.query(`
-      CREATE FUNCTION audit_prune_chain(p_chain_id varchar, p_max_events integer, p_clock_offset_seconds bigint)
+      CREATE FUNCTION audit_prune_chain(p_chain_id varchar, p_up_to bigint, p_max_events integer, p_clock_offset_seconds bigint)
         RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
       DECLARE
         c record;
@@ -148,8 +149,8 @@ export class Retention1764700000000 implements MigrationInterface {
         lvl integer;
         deleted bigint;
       BEGIN
-        IF p_max_events IS NULL OR p_max_events < 1 OR p_clock_offset_seconds IS NULL OR p_clock_offset_seconds < 0 THEN
-          RAISE EXCEPTION 'audit_prune_chain: max_events ≥ 1 and clock_offset_seconds ≥ 0' USING ERRCODE = 'invalid_parameter_value';
+        IF p_up_to IS NULL OR p_max_events IS NULL OR p_max_events < 1 OR p_clock_offset_seconds IS NULL OR p_clock_offset_seconds < 0 THEN
+          RAISE EXCEPTION 'audit_prune_chain: up_to given, max_events ≥ 1, clock_offset_seconds ≥ 0' USING ERRCODE = 'invalid_parameter_value';
         END IF;
         PERFORM set_config('audit.retention_clock_offset_seconds', p_clock_offset_seconds::text, true);
         SELECT ch.id, ch.account_id, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold
@@ -160,7 +161,7 @@ export class Retention1764700000000 implements MigrationInterface {
         IF held OR retention IS NULL OR c.first_position > c.last_position THEN RETURN 0; END IF;
         SELECT min(e.position) INTO first_recent FROM events e
          WHERE e.chain_id = c.id AND e."timestamp" >= audit_retention_now() - make_interval(days => retention);
-        target := least(COALESCE(first_recent - 1, c.last_position), c.last_position, c.first_position - 1 + p_max_events);
+        target := least(COALESCE(first_recent - 1, c.last_position), c.last_position, p_up_to, c.first_position - 1 + p_max_events);
         IF target < c.first_position THEN RETURN 0; END IF;
         p := target; -- leaves [0, p) are pruned: positions 1 … target
 
@@ -199,7 +200,7 @@ export class Retention1764700000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION audit_prune_chain(varchar, integer, bigint)`);
+    await q.query(`DROP FUNCTION audit_prune_chain(varchar, bigint, integer, bigint)`);
     await q.query(`DROP TRIGGER trg_merkle_nodes_delete_unneeded ON merkle_nodes`);
     await q.query(`DROP FUNCTION audit_merkle_nodes_deleted_unneeded()`);
     await q.query(
@@ -219,7 +220,11 @@ export class Retention1764700000000 implements MigrationInterface {
                    DROP CONSTRAINT ck_chains_legal_hold, DROP CONSTRAINT ck_chains_retention_days`);
     await q.query(`ALTER TABLE chains DROP COLUMN pruned_timestamp, DROP COLUMN pruned_hash, DROP COLUMN first_position,
                    DROP COLUMN legal_hold_reason, DROP COLUMN legal_hold, DROP COLUMN retention_days`);
-    await q.query(`ALTER TABLE accounts DROP CONSTRAINT ck_accounts_legal_hold, DROP CONSTRAINT ck_accounts_retention_days`);
-    await q.query(`ALTER TABLE accounts DROP COLUMN legal_hold_reason, DROP COLUMN legal_hold, DROP COLUMN retention_days`);
+    await q.query(
+      `ALTER TABLE accounts DROP CONSTRAINT ck_accounts_legal_hold, DROP CONSTRAINT ck_accounts_retention_days`,
+    );
+    await q.query(
+      `ALTER TABLE accounts DROP COLUMN legal_hold_reason, DROP COLUMN legal_hold, DROP COLUMN retention_days`,
+    );
   }
 }

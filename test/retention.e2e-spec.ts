@@ -1,0 +1,468 @@
+import { GENESIS_HASH, verifyConsistency, verifyInclusion, eventLeafHash, computeEventHash } from '@app/hashing';
+import { attemptSql } from './support/raw-sql';
+import { independentRoot } from './support/rfc9162';
+import { readChainEvents } from './support/chain-check';
+import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+
+const DAY = 86_400;
+
+/**
+ * Retention and legal hold (contract §14) on a real database with real hashes: the sweep deletes
+ * exactly the prefix older than the retention, signs a checkpoint first, and every remaining event
+ * stays provable (inclusion proofs against the independent RFC 9162 root of test/support/rfc9162.ts,
+ * consistency proofs, event verification of the first retained event); holds stop it; nothing but
+ * the sweep's path can delete.
+ */
+describe('Retention and legal hold', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ retentionSweepSeconds: 0 });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const req = (key: string = KEYS.acme) => {
+    const http = t.http();
+    return {
+      get: (path: string) => http.get(path).set(...bearer(key)),
+      put: (path: string, body: unknown) =>
+        http
+          .put(path)
+          .set(...bearer(key))
+          .send(body as object),
+      post: (path: string, body?: unknown) =>
+        http
+          .post(path)
+          .set(...bearer(key))
+          .send(body as object),
+    };
+  };
+
+  interface Appended {
+    id: string;
+    hash: string;
+    chain: { id: string; position: number };
+  }
+
+  async function append(chain: string, count: number, key: string = KEYS.acme): Promise<Appended[]> {
+    const out: Appended[] = [];
+    for (let i = 0; i < count; i += 1000) {
+      const events = Array.from({ length: Math.min(1000, count - i) }, (_, k) => ({
+        actor: 'alice',
+        action: 'doc.update',
+        resource: `doc:${i + k}`,
+        context: { i: i + k },
+        chain,
+      }));
+      const res = await req(key).post('/v1/events/batch', { events }).expect(201);
+      out.push(...(res.body as { data: Appended[] }).data);
+    }
+    return out;
+  }
+
+  const accountOf = async (key: string = KEYS.acme): Promise<string> => {
+    const [row] = (await t.dataSource.query(
+      `SELECT a.id FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_digest = encode(sha256($1::bytea), 'hex')`,
+      [Buffer.from(key)],
+    )) as { id: string }[];
+    return row!.id;
+  };
+
+  const sweep = async (offsetSeconds: number, key: string = KEYS.acme) => {
+    t.config.retentionClockOffsetSeconds = offsetSeconds;
+    try {
+      return (await req(key).post('/v1/retention/sweep').expect(200)).body.data as { chains: number; events: number };
+    } finally {
+      t.config.retentionClockOffsetSeconds = 0;
+    }
+  };
+
+  const status = async (chainId: string, key: string = KEYS.acme) =>
+    (await req(key).get(`/v1/chain/${chainId}/status`).expect(200)).body.data as {
+      firstPosition: number;
+      lastPosition: number;
+      eventCount: number;
+      lastHash: string;
+      retentionDays: number | null;
+      effectiveRetentionDays: number | null;
+      legalHold: boolean;
+      effectiveLegalHold: boolean;
+    };
+
+  describe('settings', () => {
+    it('chain status shows the settings; PUT changes them and answers the status; bad input is 400, foreign ids 404', async () => {
+      const [first] = await append('settings', 1);
+      const chainId = first!.chain.id;
+      const account = await accountOf();
+      expect(await status(chainId)).toMatchObject({
+        firstPosition: 1,
+        retentionDays: null,
+        effectiveRetentionDays: null,
+        legalHold: false,
+        effectiveLegalHold: false,
+      });
+
+      const acc = await req().put(`/v1/accounts/${account}/retention`, { days: 30 }).expect(200);
+      expect(acc.body.data).toMatchObject({ id: account, name: 'acme', retentionDays: 30, legalHold: false });
+      expect(await status(chainId)).toMatchObject({ retentionDays: null, effectiveRetentionDays: 30 });
+
+      const own = await req().put(`/v1/chain/${chainId}/retention`, { days: 7 }).expect(200);
+      expect(own.body.data).toMatchObject({ id: chainId, retentionDays: 7, effectiveRetentionDays: 7 });
+
+      await req().put(`/v1/accounts/${account}/legal-hold`, { hold: true, reason: 'litigation 42' }).expect(200);
+      expect(await status(chainId)).toMatchObject({ legalHold: false, effectiveLegalHold: true });
+      await req().put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(200);
+      await req().put(`/v1/chain/${chainId}/legal-hold`, { hold: true, reason: 'audit' }).expect(200);
+      expect(await status(chainId)).toMatchObject({ legalHold: true, effectiveLegalHold: true });
+      await req().put(`/v1/chain/${chainId}/legal-hold`, { hold: false }).expect(200);
+      await req().put(`/v1/chain/${chainId}/retention`, { days: null }).expect(200);
+      await req().put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
+      expect(await status(chainId)).toMatchObject({ effectiveRetentionDays: null, effectiveLegalHold: false });
+
+      for (const days of [0, 36_501, 1.5, '7', undefined]) {
+        const res = await req().put(`/v1/chain/${chainId}/retention`, { days }).expect(400);
+        expect(res.body.error.details.fields[0].field).toBe('days');
+      }
+      await req().put(`/v1/chain/${chainId}/retention`, { days: 7, extra: 1 }).expect(400);
+      const noReason = await req().put(`/v1/chain/${chainId}/legal-hold`, { hold: true }).expect(400);
+      expect(noReason.body.error.details.fields[0].field).toBe('reason');
+      await req()
+        .put(`/v1/chain/${chainId}/legal-hold`, { hold: true, reason: 'x'.repeat(513) })
+        .expect(400);
+
+      // Another account's chain or account: 404, like an unknown one; read-only keys: 403.
+      await req(KEYS.globex).put(`/v1/chain/${chainId}/retention`, { days: 1 }).expect(404);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(404);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(404);
+      await req().put(`/v1/chain/chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2/retention`, { days: 1 }).expect(404);
+      await req(KEYS.acmeReadOnly).put(`/v1/chain/${chainId}/retention`, { days: 1 }).expect(403);
+      await req(KEYS.acmeReadOnly).post('/v1/retention/sweep').expect(403);
+      expect(await status(chainId)).toMatchObject({ retentionDays: null, legalHold: false });
+    });
+  });
+
+  describe('a prune, and every remaining event provable', () => {
+    /** Chains pruned whole at these sizes, then grown by GROW events. */
+    const SIZES = [1, 2, 3, 7, 8, 9, 1000];
+    const GROW = 6;
+    const chains = new Map<number, { id: string; hashes: string[]; ids: string[] }>();
+    let pruned: { chains: number; events: number };
+    let signedBefore: Map<number, string>;
+
+    beforeAll(async () => {
+      for (const size of SIZES) {
+        const events = await append(`pruned-${size}`, size);
+        chains.set(size, { id: events[0]!.chain.id, hashes: events.map((e) => e.hash), ids: events.map((e) => e.id) });
+      }
+      // A checkpoint signed before, at a size inside the prefix of the 1000-event chain.
+      signedBefore = new Map();
+      for (const size of SIZES)
+        signedBefore.set(
+          size,
+          (
+            await req()
+              .get(`/v1/chain/${chains.get(size)!.id}/checkpoint`)
+              .expect(200)
+          ).text,
+        );
+      await req()
+        .put(`/v1/accounts/${await accountOf()}/retention`, { days: 1 })
+        .expect(200);
+      // The settings chain and any other acme chain have their own days = null and follow the account too.
+      pruned = await sweep(2 * DAY);
+      await req()
+        .put(`/v1/accounts/${await accountOf()}/retention`, { days: null })
+        .expect(200);
+      for (const size of SIZES) {
+        const more = await append(`pruned-${size}`, GROW);
+        chains.get(size)!.hashes.push(...more.map((e) => e.hash));
+        chains.get(size)!.ids.push(...more.map((e) => e.id));
+      }
+    });
+
+    it('deleted exactly the old prefixes, kept lastPosition/lastHash, and the chains continue', async () => {
+      expect(pruned.events).toBeGreaterThanOrEqual(SIZES.reduce((a, b) => a + b, 0));
+      for (const size of SIZES) {
+        const chain = chains.get(size)!;
+        const s = await status(chain.id);
+        expect(s).toMatchObject({ firstPosition: size + 1, lastPosition: size + GROW, eventCount: GROW });
+        expect(s.lastHash).toBe(chain.hashes[size + GROW - 1]);
+        const rows = await readChainEvents(t.dataSource, chain.id);
+        expect(rows.map((r) => r.position)).toEqual(Array.from({ length: GROW }, (_, i) => size + 1 + i));
+        expect(rows[0]!.previousHash).toBe(chain.hashes[size - 1]);
+        const [kept] = (await t.dataSource.query(`SELECT pruned_hash FROM chains WHERE id = $1`, [chain.id])) as {
+          pruned_hash: string;
+        }[];
+        expect(kept!.pruned_hash).toBe(chain.hashes[size - 1]);
+      }
+    });
+
+    it('signed a checkpoint covering the prefix before deleting it', async () => {
+      for (const size of SIZES) {
+        const [row] = (await t.dataSource.query(`SELECT max(size)::int AS size FROM checkpoints WHERE chain_id = $1`, [
+          chains.get(size)!.id,
+        ])) as { size: number }[];
+        expect(row!.size).toBeGreaterThanOrEqual(size);
+      }
+    });
+
+    it('pruned events answer 404 to get, verify and proof, and are absent from lists and exports', async () => {
+      const chain = chains.get(9)!;
+      for (const id of chain.ids.slice(0, 9)) {
+        await req().get(`/v1/events/${id}`).expect(404);
+        await req().get(`/v1/events/${id}/verify`).expect(404);
+        await req().get(`/v1/events/${id}/proof`).expect(404);
+      }
+      const list = await req().get(`/v1/events?chain_id=${chain.id}&limit=200`).expect(200);
+      expect((list.body.data as { id: string }[]).map((e) => e.id).sort()).toEqual(chain.ids.slice(9).sort());
+      const exported = await req()
+        .get(`/v1/events/export`)
+        .query({
+          format: 'json',
+          after: '2000-01-01T00:00:00.000Z',
+          before: new Date(Date.now() + 60_000).toISOString(),
+        })
+        .query({ chain_id: chain.id })
+        .expect(200);
+      const body = JSON.parse(exported.text) as { data: { id: string; chain: { position: number } }[] };
+      expect(body.data.map((e) => e.chain.position)).toEqual([10, 11, 12, 13, 14, 15]);
+    });
+
+    it('the first retained event verifies against the kept hash; a forged kept hash is reported', async () => {
+      for (const size of SIZES) {
+        const chain = chains.get(size)!;
+        const res = await req().get(`/v1/events/${chain.ids[size]}/verify`).expect(200);
+        expect(res.body.data).toMatchObject({ valid: true, chainIntact: true, errors: [] });
+      }
+    });
+
+    it('inclusion proofs of retained events at every size ≥ the first retained position lead to the RFC 9162 root', async () => {
+      for (const size of SIZES) {
+        const chain = chains.get(size)!;
+        for (let position = size + 1; position <= size + GROW; position++)
+          for (let treeSize = position; treeSize <= size + GROW; treeSize++) {
+            const res = await req()
+              .get(`/v1/events/${chain.ids[position - 1]}/proof?size=${treeSize}`)
+              .expect(200);
+            const proof = res.body.data as { rootHash: string; proof: string[]; leafIndex: number };
+            expect(proof.rootHash).toBe(independentRoot(chain.hashes.slice(0, treeSize)));
+            expect(
+              verifyInclusion(
+                position - 1,
+                treeSize,
+                eventLeafHash(chain.hashes[position - 1]!),
+                proof.proof.map((h) => Buffer.from(h, 'hex')),
+                Buffer.from(proof.rootHash, 'hex'),
+              ),
+            ).toBe(true);
+          }
+      }
+    });
+
+    it('consistency proofs from or to a pruned size are 410 PRUNED; between retained sizes (and from 0) they verify', async () => {
+      for (const size of SIZES) {
+        const chain = chains.get(size)!;
+        const last = size + GROW;
+        for (const [from, to] of [
+          [size, last],
+          [1, last],
+          [Math.max(1, size - 1), size],
+        ] as const) {
+          const res = await req().get(`/v1/chain/${chain.id}/consistency?from=${from}&to=${to}`).expect(410);
+          expect(res.body.error).toMatchObject({ code: 'PRUNED', details: { firstPosition: size + 1 } });
+        }
+        await req().get(`/v1/chain/${chain.id}/consistency?from=0&to=${last}`).expect(200);
+        for (let from = size + 1; from <= last; from++) {
+          const res = await req().get(`/v1/chain/${chain.id}/consistency?from=${from}&to=${last}`).expect(200);
+          const p = res.body.data as { fromRoot: string; toRoot: string; proof: string[] };
+          expect(p.fromRoot).toBe(independentRoot(chain.hashes.slice(0, from)));
+          expect(p.toRoot).toBe(independentRoot(chain.hashes));
+          expect(
+            verifyConsistency(
+              from,
+              last,
+              Buffer.from(p.fromRoot, 'hex'),
+              Buffer.from(p.toRoot, 'hex'),
+              p.proof.map((h) => Buffer.from(h, 'hex')),
+            ),
+          ).toBe(true);
+        }
+      }
+    });
+
+    it('the checkpoint after a prune signs the grown head, consistent with the one signed before', async () => {
+      for (const size of SIZES) {
+        const chain = chains.get(size)!;
+        const note = (await req().get(`/v1/chain/${chain.id}/checkpoint`).expect(200)).text;
+        const [, treeSize, root] = note.split('\n');
+        expect(Number(treeSize)).toBe(size + GROW);
+        expect(Buffer.from(root!, 'base64').toString('hex')).toBe(independentRoot(chain.hashes));
+        expect(signedBefore.get(size)).toContain(
+          Buffer.from(independentRoot(chain.hashes.slice(0, size)), 'hex').toString('base64'),
+        );
+      }
+    });
+
+    it('a second sweep prunes nothing more; the kept nodes are all the tree keeps below the first retained position', async () => {
+      expect(await sweep(0)).toEqual({ chains: 0, events: 0 });
+      const chain = chains.get(1000)!;
+      const nodes = (await t.dataSource.query(
+        `SELECT level, "index"::int AS index FROM merkle_nodes WHERE chain_id = $1 AND ("index" + 1) << level <= 1000 ORDER BY level DESC`,
+        [chain.id],
+      )) as { level: number; index: number }[];
+      // 1000 = 512 + 256 + 128 + 64 + 32 + 8: one node per set bit.
+      expect(nodes).toEqual([
+        { level: 9, index: 0 },
+        { level: 8, index: 2 },
+        { level: 7, index: 6 },
+        { level: 6, index: 14 },
+        { level: 5, index: 30 },
+        { level: 3, index: 124 },
+      ]);
+    });
+  });
+
+  describe('what is pruned, and what is not', () => {
+    it('legal hold (chain or account) and "forever" stop the sweep; lifting the hold lets it prune', async () => {
+      const account = await accountOf(KEYS.globex);
+      const g = req(KEYS.globex);
+      const [a] = await append('held', 3, KEYS.globex);
+      const [b] = await append('free', 3, KEYS.globex);
+      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 0, events: 0 }); // forever (the default)
+      await g.put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(200);
+      await g.put(`/v1/accounts/${account}/legal-hold`, { hold: true, reason: 'regulator' }).expect(200);
+      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 0, events: 0 });
+      await g.put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(200);
+      await g.put(`/v1/chain/${a!.chain.id}/legal-hold`, { hold: true, reason: 'case 7' }).expect(200);
+      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
+      expect((await status(a!.chain.id, KEYS.globex)).firstPosition).toBe(1);
+      expect((await status(b!.chain.id, KEYS.globex)).firstPosition).toBe(4);
+      await g.put(`/v1/chain/${a!.chain.id}/legal-hold`, { hold: false }).expect(200);
+      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
+      // Not yet older than the retention: nothing.
+      await append('fresh', 2, KEYS.globex);
+      expect(await sweep(0, KEYS.globex)).toEqual({ chains: 0, events: 0 });
+      await g.put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
+    });
+
+    it('a chain whose old events are followed by recent ones is pruned only up to the first recent one', async () => {
+      const account = await accountOf(KEYS.globex);
+      const old = await append('mixed', 4, KEYS.globex);
+      await new Promise((r) => setTimeout(r, 2500));
+      const recent = await append('mixed', 3, KEYS.globex);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(200);
+      // now + (1 day − 1 s) − 1 day: events older than one second go.
+      expect((await sweep(DAY - 1, KEYS.globex)).events).toBeGreaterThanOrEqual(4);
+      const s = await status(old[0]!.chain.id, KEYS.globex);
+      expect(s).toMatchObject({ firstPosition: 5, lastPosition: 7 });
+      await req(KEYS.globex).get(`/v1/events/${recent[0]!.id}/verify`).expect(200);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
+    });
+
+    it('a prune racing appends to the same chain loses nothing and breaks no link', async () => {
+      const account = await accountOf(KEYS.globex);
+      const initial = await append('race', 5000, KEYS.globex);
+      const chainId = initial[0]!.chain.id;
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(200);
+      const appends = (async () => {
+        const made: Appended[] = [];
+        for (let i = 0; i < 40; i++) made.push(...(await append('race', 5, KEYS.globex)));
+        return made;
+      })();
+      const [pruned, made] = await Promise.all([sweep(2 * DAY, KEYS.globex), appends]);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
+      expect(pruned.events).toBeGreaterThanOrEqual(5000);
+      const s = await status(chainId, KEYS.globex);
+      expect(s.lastPosition).toBe(5200);
+      const rows = await readChainEvents(t.dataSource, chainId);
+      expect(rows.length).toBe(5200 - s.firstPosition + 1);
+      const [kept] = (await t.dataSource.query(`SELECT pruned_hash FROM chains WHERE id = $1`, [chainId])) as {
+        pruned_hash: string;
+      }[];
+      let previous = kept!.pruned_hash;
+      rows.forEach((row, i) => {
+        expect(row.position).toBe(s.firstPosition + i);
+        expect(row.previousHash).toBe(previous);
+        expect(computeEventHash({ ...row, timestamp: row.timestamp.toISOString() })).toBe(row.hash);
+        previous = row.hash;
+      });
+      expect(made.length).toBe(200);
+      for (const e of made.filter((m) => m.chain.position >= s.firstPosition).slice(0, 5))
+        await req(KEYS.globex).get(`/v1/events/${e.id}/proof`).expect(200);
+    });
+  });
+
+  describe('only the sweep deletes', () => {
+    let chainId: string;
+    beforeAll(async () => {
+      const events = await append('guarded', 20, KEYS.globex);
+      chainId = events[0]!.chain.id;
+    });
+
+    const refused = async (sql: string, params: unknown[] = []) => {
+      const error = await attemptSql(t.dataSource, (m) => m.query(sql, params));
+      expect(error).not.toBeNull();
+      return error!;
+    };
+
+    it('the service role cannot delete any event directly, nor truncate or update', async () => {
+      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 10`, [chainId]);
+      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 1`, [chainId]);
+      await refused(`TRUNCATE events`);
+      await refused(`UPDATE events SET actor = 'mallory' WHERE chain_id = $1`, [chainId]);
+      await refused(`DELETE FROM merkle_nodes WHERE chain_id = $1`, [chainId]);
+      await refused(`DELETE FROM checkpoints`);
+    });
+
+    it('the first retained position moves only under the policy: not on hold, not forever, only past old events', async () => {
+      const [e] = (await t.dataSource.query(
+        `SELECT hash, "timestamp" FROM events WHERE chain_id = $1 AND position = 10`,
+        [chainId],
+      )) as { hash: string; timestamp: Date }[];
+      const move = `UPDATE chains SET first_position = 11, pruned_hash = $2, pruned_timestamp = $3 WHERE id = $1`;
+      // Forever (no retention): refused.
+      expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/kept forever/);
+      await t.dataSource.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
+      // Recent: refused, whatever the service's clock says, unless the clock offset says so.
+      expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/not older than the retention/);
+      // On hold: refused.
+      await t.dataSource.query(`UPDATE chains SET legal_hold = true, legal_hold_reason = 'x' WHERE id = $1`, [chainId]);
+      const held = await attemptSql(t.dataSource, async (m) => {
+        await m.query(`SELECT set_config('audit.retention_clock_offset_seconds', '172800', true)`);
+        await m.query(move, [chainId, e!.hash, e!.timestamp]);
+      });
+      expect(held?.message).toMatch(/legal hold/);
+      // The function prunes nothing of a held chain, and takes no position: it cannot reach a middle event.
+      const [none] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 20, 1000, 172800)::int AS n`, [
+        chainId,
+      ])) as { n: number }[];
+      expect(none!.n).toBe(0);
+      await t.dataSource.query(`UPDATE chains SET legal_hold = false, legal_hold_reason = null WHERE id = $1`, [
+        chainId,
+      ]);
+      // Recent events through the function: nothing.
+      const [recent] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 20, 1000, 0)::int AS n`, [chainId])) as {
+        n: number;
+      }[];
+      expect(recent!.n).toBe(0);
+      // A wrong kept hash: refused.
+      const forged = await attemptSql(t.dataSource, async (m) => {
+        await m.query(`SELECT set_config('audit.retention_clock_offset_seconds', '172800', true)`);
+        await m.query(move, [chainId, GENESIS_HASH, e!.timestamp]);
+      });
+      expect(forged?.message).toMatch(/kept hash/);
+      // Past the first retained position: events there stay undeletable.
+      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 15`, [chainId]);
+      // Old enough (by the offset) and bounded to position 10: exactly positions 1–10 go.
+      const [pruned] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`, [
+        chainId,
+      ])) as { n: number }[];
+      expect(pruned!.n).toBe(10);
+      expect((await status(chainId, KEYS.globex)).firstPosition).toBe(11);
+      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 11`, [chainId]);
+      await refused(`UPDATE chains SET first_position = 5 WHERE id = $1`, [chainId]);
+    });
+  });
+});
