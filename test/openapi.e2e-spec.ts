@@ -87,6 +87,11 @@ describe('OpenAPI description', () => {
         'GET /v1/chain/{chainId}/consistency',
         'GET /v1/chain/{chainId}/verify',
         'GET /v1/checkpoint-key',
+        'PUT /v1/chain/{chainId}/retention',
+        'PUT /v1/chain/{chainId}/legal-hold',
+        'PUT /v1/accounts/{accountId}/retention',
+        'PUT /v1/accounts/{accountId}/legal-hold',
+        'POST /v1/retention/sweep',
       ].sort(),
     );
   });
@@ -95,8 +100,13 @@ describe('OpenAPI description', () => {
     for (const { method, path, op } of operations()) {
       const url = path
         .replace('{id}', 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
-        .replace('{chainId}', 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
-      const res = await (method === 'post' ? t.http().post(url).send({}) : t.http().get(url));
+        .replace('{chainId}', 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
+        .replace('{accountId}', 'acc_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
+      const res = await (method === 'post'
+        ? t.http().post(url).send({})
+        : method === 'put'
+          ? t.http().put(url).send({})
+          : t.http().get(url));
       const secured = (op.security ?? []).some((requirement) => 'bearer' in requirement);
       expect({ route: `${method} ${path}`, unauthorized: res.status === 401 }).toEqual({
         route: `${method} ${path}`,

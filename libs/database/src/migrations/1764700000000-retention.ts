@@ -104,18 +104,19 @@ export class Retention1764700000000 implements MigrationInterface {
       `CREATE TRIGGER trg_chains_prune_policy BEFORE UPDATE ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_prune_policy()`,
     );
 
+    // The same trigger names as before (1763800000000, 1764100000000), now checks of what a statement deleted.
     await q.query(`DROP TRIGGER trg_events_reject_delete ON events`);
     await q.query(`
       CREATE FUNCTION audit_events_deleted_pruned() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF EXISTS (SELECT 1 FROM gone g LEFT JOIN chains c ON c.id = g.chain_id
                     WHERE c.id IS NULL OR g.position >= c.first_position) THEN
-          RAISE EXCEPTION 'DELETE on events is allowed only below the first retained position: the audit trail is append-only'
+          RAISE EXCEPTION 'DELETE on events is not allowed: the audit trail is append-only (a retention prune deletes only below a chain''s first retained position)'
             USING ERRCODE = 'insufficient_privilege';
         END IF;
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER trg_events_delete_pruned AFTER DELETE ON events REFERENCING OLD TABLE AS gone
+    await q.query(`CREATE TRIGGER trg_events_reject_delete AFTER DELETE ON events REFERENCING OLD TABLE AS gone
                    FOR EACH STATEMENT EXECUTE FUNCTION audit_events_deleted_pruned()`);
 
     await q.query(`DROP TRIGGER trg_merkle_nodes_reject_delete ON merkle_nodes`);
@@ -128,12 +129,12 @@ export class Retention1764700000000 implements MigrationInterface {
         IF EXISTS (SELECT 1 FROM gone g LEFT JOIN chains c ON c.id = g.chain_id
                     WHERE c.id IS NULL
                        OR g."index" >= ((c.first_position - 1) >> g.level) - (((c.first_position - 1) >> g.level) & 1)) THEN
-          RAISE EXCEPTION 'DELETE on merkle_nodes is allowed only for nodes no proof of a retained event needs: the audit trail is append-only'
+          RAISE EXCEPTION 'DELETE on merkle_nodes is not allowed: the audit trail is append-only (a retention prune deletes only nodes no proof of a retained event needs)'
             USING ERRCODE = 'insufficient_privilege';
         END IF;
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE TRIGGER trg_merkle_nodes_delete_unneeded AFTER DELETE ON merkle_nodes REFERENCING OLD TABLE AS gone
+    await q.query(`CREATE TRIGGER trg_merkle_nodes_reject_delete AFTER DELETE ON merkle_nodes REFERENCING OLD TABLE AS gone
                    FOR EACH STATEMENT EXECUTE FUNCTION audit_merkle_nodes_deleted_unneeded()`);
 
     await q.query(`
@@ -201,12 +202,12 @@ export class Retention1764700000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP FUNCTION audit_prune_chain(varchar, bigint, integer, bigint)`);
-    await q.query(`DROP TRIGGER trg_merkle_nodes_delete_unneeded ON merkle_nodes`);
+    await q.query(`DROP TRIGGER trg_merkle_nodes_reject_delete ON merkle_nodes`);
     await q.query(`DROP FUNCTION audit_merkle_nodes_deleted_unneeded()`);
     await q.query(
       `CREATE TRIGGER trg_merkle_nodes_reject_delete BEFORE DELETE ON merkle_nodes FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
     );
-    await q.query(`DROP TRIGGER trg_events_delete_pruned ON events`);
+    await q.query(`DROP TRIGGER trg_events_reject_delete ON events`);
     await q.query(`DROP FUNCTION audit_events_deleted_pruned()`);
     await q.query(
       `CREATE TRIGGER trg_events_reject_delete BEFORE DELETE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
