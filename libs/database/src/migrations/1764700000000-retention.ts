@@ -15,15 +15,16 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   chain, so every event before it is older too), recording that event's hash and timestamp.
  *   The statement-level refusals of DELETE on `events` and `merkle_nodes` become checks of what a
  *   statement deleted (transition tables): an event at or after its chain's `first_position`, or a
- *   Merkle node that a proof of a retained event can still need, makes the statement fail.
+ *   Merkle node that is kept (`audit_merkle_node_kept`), makes the statement fail.
  *   UPDATE and TRUNCATE stay refused, and `checkpoints` stay untouchable.
  * - `audit_prune_chain` is the one path that uses this: a SECURITY DEFINER function that takes no
  *   position to delete from its caller, only a bound (`up_to`: the size of the checkpoint the
  *   service signed first). Under the chain's lock (the row lock appends take) it finds the
  *   longest prefix from `first_position` older than the retention, at most `max_events` of it,
- *   stores the Merkle nodes below level 2 that proofs of the remaining events need (they were
+ *   stores the Merkle nodes below level 2 that it keeps (`audit_merkle_node_kept`: what proofs of
+ *   the remaining events need, and what binds the last pruned event's hash to the tree; they were
  *   derived from the events it deletes), moves `first_position`, deletes the events and the nodes
- *   no proof needs any more, and answers how many events it deleted.
+ *   not kept, and answers how many events it deleted.
  * - merkle_nodes may hold levels 0 and 1 again, only for pruned ranges (the nodes kept above).
  *
  * The clock: `now()` of the database plus the caller's `clock_offset_seconds` (≥ 0), passed down
@@ -120,15 +121,24 @@ export class Retention1764700000000 implements MigrationInterface {
                    FOR EACH STATEMENT EXECUTE FUNCTION audit_events_deleted_pruned()`);
 
     await q.query(`DROP TRIGGER trg_merkle_nodes_reject_delete ON merkle_nodes`);
-    // A node is no longer needed when it lies wholly in the pruned range [0, P) (P = first_position − 1)
-    // and is not one of the perfect subtrees that make up [0, P) (the left siblings of the first
-    // retained leaf's ancestors): at level l that is index < (P >> l) − ((P >> l) & 1).
+    // What a prune keeps of the tree over the pruned leaves [0, p) (p = first_position − 1): the
+    // perfect subtrees that make up [0, p) (the left siblings of the first retained leaf's
+    // ancestors: every proof of a retained event needs only those there) and those that make up
+    // [0, p − 1), which with the last pruned event's leaf give them again: the kept hash is then
+    // provably the last leaf of the signed tree (what verify-export checks a pruned chain's first
+    // link with). At level l that is index (p >> l) − 1 when bit l of p is set, and likewise for p − 1.
+    await q.query(`
+      CREATE FUNCTION audit_merkle_node_kept(lvl integer, idx bigint, p bigint) RETURNS boolean
+        LANGUAGE sql IMMUTABLE AS $$
+        SELECT idx >= (p >> lvl)
+            OR ((p >> lvl) & 1 = 1 AND idx = (p >> lvl) - 1)
+            OR (p > 1 AND ((p - 1) >> lvl) & 1 = 1 AND idx = ((p - 1) >> lvl) - 1)
+      $$`);
     await q.query(`
       CREATE FUNCTION audit_merkle_nodes_deleted_unneeded() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF EXISTS (SELECT 1 FROM gone g LEFT JOIN chains c ON c.id = g.chain_id
-                    WHERE c.id IS NULL
-                       OR g."index" >= ((c.first_position - 1) >> g.level) - (((c.first_position - 1) >> g.level) & 1)) THEN
+                    WHERE c.id IS NULL OR audit_merkle_node_kept(g.level, g."index", c.first_position - 1)) THEN
           RAISE EXCEPTION 'DELETE on merkle_nodes is not allowed: the audit trail is append-only (a retention prune deletes only nodes no proof of a retained event needs)'
             USING ERRCODE = 'insufficient_privilege';
         END IF;
@@ -147,6 +157,7 @@ export class Retention1764700000000 implements MigrationInterface {
         first_recent bigint;
         target bigint;
         p bigint;
+        q bigint;
         lvl integer;
         deleted bigint;
       BEGIN
@@ -166,25 +177,28 @@ export class Retention1764700000000 implements MigrationInterface {
         IF target < c.first_position THEN RETURN 0; END IF;
         p := target; -- leaves [0, p) are pruned: positions 1 … target
 
-        -- The perfect subtrees that make up [0, p) at levels 0 and 1 (those above are stored already),
-        -- from the events about to go, or from a leaf an earlier prune kept.
-        IF p & 1 = 1 THEN
-          INSERT INTO merkle_nodes (chain_id, level, "index", hash)
-            SELECT c.id, 0, p - 1, sha256(decode('00', 'hex') || decode(e.hash, 'hex'))
-              FROM events e WHERE e.chain_id = c.id AND e.position = p
-            ON CONFLICT DO NOTHING;
-        END IF;
-        IF (p >> 1) & 1 = 1 THEN
-          INSERT INTO merkle_nodes (chain_id, level, "index", hash)
-            SELECT c.id, 1, (p >> 1) - 1, sha256(decode('01', 'hex') || string_agg(leaf.hash, ''::bytea ORDER BY leaf.idx))
-              FROM (SELECT e.position - 1 AS idx, sha256(decode('00', 'hex') || decode(e.hash, 'hex')) AS hash
-                      FROM events e WHERE e.chain_id = c.id AND e.position IN (2 * ((p >> 1) - 1) + 1, 2 * ((p >> 1) - 1) + 2)
-                    UNION ALL
-                    SELECT n."index", n.hash FROM merkle_nodes n
-                     WHERE n.chain_id = c.id AND n.level = 0 AND n."index" IN (2 * ((p >> 1) - 1), 2 * ((p >> 1) - 1) + 1)) leaf
-            HAVING count(*) = 2
-            ON CONFLICT DO NOTHING;
-        END IF;
+        -- The kept nodes (audit_merkle_node_kept) of levels 0 and 1 (those above are stored already),
+        -- for [0, p) and [0, p − 1), from the events about to go or from a leaf an earlier prune kept.
+        FOREACH q IN ARRAY ARRAY[p, p - 1] LOOP
+          CONTINUE WHEN q < 1;
+          IF q & 1 = 1 THEN
+            INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+              SELECT c.id, 0, q - 1, sha256(decode('00', 'hex') || decode(e.hash, 'hex'))
+                FROM events e WHERE e.chain_id = c.id AND e.position = q
+              ON CONFLICT DO NOTHING;
+          END IF;
+          IF (q >> 1) & 1 = 1 THEN
+            INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+              SELECT c.id, 1, (q >> 1) - 1, sha256(decode('01', 'hex') || string_agg(leaf.hash, ''::bytea ORDER BY leaf.idx))
+                FROM (SELECT e.position - 1 AS idx, sha256(decode('00', 'hex') || decode(e.hash, 'hex')) AS hash
+                        FROM events e WHERE e.chain_id = c.id AND e.position IN (2 * ((q >> 1) - 1) + 1, 2 * ((q >> 1) - 1) + 2)
+                      UNION ALL
+                      SELECT n."index", n.hash FROM merkle_nodes n
+                       WHERE n.chain_id = c.id AND n.level = 0 AND n."index" IN (2 * ((q >> 1) - 1), 2 * ((q >> 1) - 1) + 1)) leaf
+              HAVING count(*) = 2
+              ON CONFLICT DO NOTHING;
+          END IF;
+        END LOOP;
 
         UPDATE chains ch SET first_position = target + 1, pruned_hash = e.hash, pruned_timestamp = e."timestamp"
           FROM events e WHERE ch.id = c.id AND e.chain_id = c.id AND e.position = target;
@@ -193,7 +207,7 @@ export class Retention1764700000000 implements MigrationInterface {
         lvl := 0;
         WHILE (p >> lvl) > 0 LOOP
           DELETE FROM merkle_nodes n
-           WHERE n.chain_id = c.id AND n.level = lvl AND n."index" < (p >> lvl) - ((p >> lvl) & 1);
+           WHERE n.chain_id = c.id AND n.level = lvl AND n."index" < (p >> lvl) AND NOT audit_merkle_node_kept(lvl, n."index", p);
           lvl := lvl + 1;
         END LOOP;
         RETURN deleted;
@@ -204,6 +218,7 @@ export class Retention1764700000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION audit_prune_chain(varchar, bigint, integer, bigint)`);
     await q.query(`DROP TRIGGER trg_merkle_nodes_reject_delete ON merkle_nodes`);
     await q.query(`DROP FUNCTION audit_merkle_nodes_deleted_unneeded()`);
+    await q.query(`DROP FUNCTION audit_merkle_node_kept(integer, bigint, bigint)`);
     await q.query(
       `CREATE TRIGGER trg_merkle_nodes_reject_delete BEFORE DELETE ON merkle_nodes FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
     );
