@@ -345,7 +345,17 @@ describe('Retention and legal hold', () => {
       // The kept hash rewritten: the first retained event's link is reported, by both verifications.
       expect(await tamper(`UPDATE chains SET pruned_hash = $2 WHERE id = $1`, [chain.id, 'ab'.repeat(32)])).toBeNull();
       const forgedLink = (await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data;
-      expect(forgedLink).toMatchObject({ valid: false, firstInvalidPosition: 8 });
+      expect(forgedLink).toMatchObject({ valid: false, firstInvalidPosition: 7 });
+      const messages = (forgedLink.errors as { position: number; message: string }[]).map((e) => [
+        e.position,
+        e.message,
+      ]);
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          [7, expect.stringMatching(/not the last leaf of the kept Merkle nodes/)],
+          [8, expect.stringMatching(/previousHash .* does not match the hash of the event at position 7/)],
+        ]),
+      );
       const one = (await req().get(`/v1/events/${chain.ids[7]}/verify`).expect(200)).body.data;
       expect(one).toMatchObject({ valid: false, chainIntact: false });
       await tamper(`UPDATE chains SET pruned_hash = $2 WHERE id = $1`, [chain.id, chain.hashes[6]]);

@@ -1,4 +1,12 @@
-import { GENESIS_HASH, NoteVerifier, NodeId, verifyChainCheckpoint } from '@app/hashing';
+import {
+  GENESIS_HASH,
+  leafHashOfHex,
+  MerkleNode,
+  NoteVerifier,
+  NodeId,
+  pushNode,
+  verifyChainCheckpoint,
+} from '@app/hashing';
 import type { WindowReport } from './chain-window';
 import { describeNode, TreeFrontier, TreeNode } from './window-tree';
 import {
@@ -64,6 +72,21 @@ export interface PrunedPrefix {
   hash: string;
   timestamp: string;
   nodes: TreeNode[] | null;
+  /** The kept nodes over positions 1…position − 1 (`frontierIds(position − 1)`; null when some are missing). */
+  spine: TreeNode[] | null;
+}
+
+/** Whether the kept nodes of [0, p − 1) and the leaf of the kept hash give the kept nodes of [0, p). */
+function spineGives({ position, hash, nodes, spine }: PrunedPrefix): boolean {
+  if (!nodes || !spine) return false;
+  const stack: MerkleNode[] = spine.map((n) => ({ ...n, hash: Buffer.from(n.hash, 'hex') }));
+  pushNode(stack, { level: 0, index: position - 1, hash: leafHashOfHex(hash) });
+  return (
+    stack.length === nodes.length &&
+    stack.every(
+      (n, i) => n.level === nodes[i]!.level && n.index === nodes[i]!.index && n.hash.toString('hex') === nodes[i]!.hash,
+    )
+  );
 }
 
 /**
@@ -101,16 +124,22 @@ export class ChainAudit {
     if (!pruned || pruned.position === 0) return;
     this.expectedPosition = pruned.position + 1;
     this.last = { position: pruned.position, hash: pruned.hash, id: null, timestamp: pruned.timestamp };
-    if (pruned.nodes === null) {
+    if (pruned.nodes === null || pruned.spine === null) {
       this.tree = null;
       this.fail(
         pruned.position,
         null,
         `the Merkle nodes kept over the pruned positions 1–${pruned.position} are missing: proofs and checkpoints of the retained events cannot be checked`,
       );
-    } else {
-      this.tree = TreeFrontier.kept(pruned.position, pruned.nodes);
+      return;
     }
+    this.tree = TreeFrontier.kept(pruned.position, pruned.nodes);
+    if (!spineGives(pruned))
+      this.fail(
+        pruned.position,
+        null,
+        `the kept hash of the last pruned event (position ${pruned.position}) is not the last leaf of the kept Merkle nodes: the kept hash or nodes were rewritten`,
+      );
   }
 
   /** A window's events, then its checkpoints, then its part of the Merkle tree. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, CHAIN_ID, Metrics } from '@app/common';
 import { ChainRecord, ChainsRepository, MerkleNodesRepository } from '@app/database';
-import { frontierIds } from '@app/hashing';
+import { frontierIds, MerkleNode } from '@app/hashing';
 import { ChainAudit, PrunedPrefix, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';
@@ -85,12 +85,16 @@ export class ChainVerificationService {
     const position = chain.firstPosition - 1;
     if (position === 0 || chain.prunedHash === null || chain.prunedTimestamp === null) return null;
     const ids = frontierIds(position);
-    const kept = await this.nodes.nodes(chain.id, ids);
+    const spineIds = frontierIds(position - 1);
+    const kept = await this.nodes.nodes(chain.id, [...ids, ...spineIds]);
+    const hex = (n: MerkleNode) => ({ level: n.level, index: n.index, hash: n.hash.toString('hex') });
+    const complete = kept.length === ids.length + spineIds.length;
     return {
       position,
       hash: chain.prunedHash,
       timestamp: chain.prunedTimestamp.toISOString(),
-      nodes: kept.length === ids.length ? kept.map((n) => ({ ...n, hash: n.hash.toString('hex') })) : null,
+      nodes: complete ? kept.slice(0, ids.length).map(hex) : null,
+      spine: complete ? kept.slice(ids.length).map(hex) : null,
     };
   }
 
