@@ -1,8 +1,12 @@
 import { GENESIS_HASH, verifyConsistency, verifyInclusion, eventLeafHash, computeEventHash } from '@app/hashing';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../apps/cli/src/cli';
 import { attemptSql } from './support/raw-sql';
 import { independentRoot } from './support/rfc9162';
 import { readChainEvents } from './support/chain-check';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
 const DAY = 86_400;
 
@@ -360,6 +364,42 @@ describe('Retention and legal hold', () => {
       expect(one).toMatchObject({ valid: false, chainIntact: false });
       await tamper(`UPDATE chains SET pruned_hash = $2 WHERE id = $1`, [chain.id, chain.hashes[6]]);
       expect((await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data.valid).toBe(true);
+    });
+
+    it('the offline CLI verifies an export of a pruned chain from its first retained position against a signed checkpoint', async () => {
+      const work = mkdtempSync(join(tmpdir(), 'audit-retention-'));
+      try {
+        const vkey = (await t.http().get('/v1/checkpoint-key').expect(200)).text.trim();
+        const cli = async (...args: string[]) => {
+          let out = '';
+          const code = await run(args, { out: (text) => (out += text), err: (text) => (out += text), env: {} });
+          return { code, out };
+        };
+        for (const size of [1, 8, 9, 1000]) {
+          const chain = chains.get(size)!;
+          const file = join(work, `export-${size}.json`);
+          const text = await exportJsonText(t, KEYS.acme, chain.id);
+          writeFileSync(file, text);
+          const header = (JSON.parse(text) as { export: { pruned: { lastPosition: number; lastHash: string }[] } })
+            .export.pruned;
+          expect(header).toEqual([expect.objectContaining({ lastPosition: size, lastHash: chain.hashes[size - 1] })]);
+          const note = join(work, `checkpoint-${size}.txt`);
+          writeFileSync(note, (await req().get(`/v1/chain/${chain.id}/checkpoint`).expect(200)).text);
+          const verified = await cli('verify-export', file, '--checkpoint', note, '--key', vkey);
+          expect(verified.out).toMatch(/RESULT: VERIFIED/);
+          expect(verified.code).toBe(0);
+          // Without a checkpoint, nothing is confirmed (only a signature confirms).
+          expect((await cli('verify-export', file)).code).toBe(1);
+          // The checkpoint signed before the prune (size = the pruned size) confirms the kept hash, not the events after it.
+          const before = join(work, `before-${size}.txt`);
+          writeFileSync(before, signedBefore.get(size)!);
+          const partial = await cli('verify-export', file, '--checkpoint', before, '--key', vkey);
+          expect(partial.code).toBe(1);
+          expect(partial.out).toMatch(/NOT CONFIRMED/);
+        }
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
     });
 
     it('a second sweep prunes nothing more; the tree keeps O(log n) nodes below the first retained position', async () => {

@@ -3,6 +3,7 @@ import { pipeline, Readable, Writable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
 import { AppConfig, AppError, EXPORT_LIMIT, parseSearchQuery } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
+import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
@@ -41,6 +42,7 @@ export class ExportService {
       search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
     });
     let count: number;
+    let pruned: ExportedPrunedChain[];
     try {
       count = await snapshot.countUpTo(EXPORT_LIMIT + 1);
       if (count > EXPORT_LIMIT) {
@@ -50,13 +52,14 @@ export class ExportService {
           { limit: EXPORT_LIMIT },
         );
       }
+      pruned = await snapshot.pruned(accountId, chain_id ?? null);
       await snapshot.openCursor();
     } catch (error) {
       await snapshot.close();
       throw error;
     }
     const format = FORMATS[query.format];
-    const header = this.header(query, period, count);
+    const header = this.header(query, period, count, pruned);
     const text = this.text(snapshot, format, header);
     const body =
       this.database.settings.poolSize === 1 ? Readable.from(await this.readAll(text), { objectMode: false }) : text;
@@ -71,7 +74,12 @@ export class ExportService {
     ).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
   }
 
-  private header(query: ExportQueryDto, period: ExportPeriod, count: number): ExportHeader {
+  private header(
+    query: ExportQueryDto,
+    period: ExportPeriod,
+    count: number,
+    pruned: ExportedPrunedChain[],
+  ): ExportHeader {
     return {
       format: query.format,
       generatedAt: new Date().toISOString(),
@@ -84,6 +92,7 @@ export class ExportService {
         q: query.q ?? null,
       },
       count,
+      ...(pruned.length > 0 ? { pruned } : {}),
     };
   }
 
