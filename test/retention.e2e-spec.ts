@@ -6,7 +6,7 @@ import { run } from '../apps/cli/src/cli';
 import { attemptSql } from './support/raw-sql';
 import { independentRoot } from './support/rfc9162';
 import { readChainEvents } from './support/chain-check';
-import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 const DAY = 86_400;
 
@@ -565,5 +565,41 @@ describe('Retention and legal hold', () => {
       await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 11`, [chainId]);
       await refused(`UPDATE chains SET first_position = 5 WHERE id = $1`, [chainId]);
     });
+
+    // PGlite has one superuser session and no roles (docs/verification.md §7).
+    (usingPostgres() ? it : it.skip)(
+      'the least-privilege service role of docs/verification.md can neither delete nor move the first position, nor shift the sweep’s clock',
+      async () => {
+        const role = `retention_svc_${Date.now()}`;
+        await t.dataSource.query(`CREATE ROLE ${role} NOLOGIN`);
+        try {
+          await t.dataSource.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+          await t.dataSource.query(
+            `GRANT SELECT, INSERT ON events, checkpoints, merkle_nodes, chains, accounts TO ${role}`,
+          );
+          await t.dataSource.query(
+            `GRANT UPDATE (last_position, last_hash, last_timestamp, retention_days, legal_hold, legal_hold_reason) ON chains TO ${role}`,
+          );
+          const as = (sql: string, params: unknown[] = []) =>
+            attemptSql(t.dataSource, async (m) => {
+              await m.query(`SET LOCAL SESSION AUTHORIZATION ${role}`);
+              await m.query(sql, params);
+            });
+          expect((await as(`DELETE FROM events WHERE chain_id = $1`, [chainId]))?.message).toMatch(/permission denied/);
+          expect((await as(`UPDATE chains SET first_position = 15 WHERE id = $1`, [chainId]))?.message).toMatch(
+            /permission denied/,
+          );
+          expect((await as(`SELECT audit_prune_chain($1, 20, 1000, 172800)`, [chainId]))?.message).toMatch(
+            /only the owner's role may shift the clock/,
+          );
+          // Without the offset, it runs as the owner and prunes what the policy allows: nothing recent.
+          expect(await as(`SELECT audit_prune_chain($1, 20, 1000, 0)`, [chainId])).toBeNull();
+          expect((await status(chainId, KEYS.globex)).firstPosition).toBe(11);
+        } finally {
+          await t.dataSource.query(`DROP OWNED BY ${role}`);
+          await t.dataSource.query(`DROP ROLE ${role}`);
+        }
+      },
+    );
   });
 });

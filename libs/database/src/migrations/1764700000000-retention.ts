@@ -29,7 +29,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * The clock: `now()` of the database plus the caller's `clock_offset_seconds` (≥ 0), passed down
  * to the trigger through a transaction-local setting. It exists for tests
- * (RETENTION_CLOCK_OFFSET_SECONDS) and is 0 in production; docs/verification.md says what it means.
+ * (RETENTION_CLOCK_OFFSET_SECONDS) and is honoured only for a session of the function's owner (or a
+ * superuser): the least-privilege service role of docs/verification.md, which cannot update
+ * `first_position` nor delete events itself, gets the database's clock.
  */
 export class Retention1764700000000 implements MigrationInterface {
   name = 'Retention1764700000000';
@@ -163,6 +165,11 @@ export class Retention1764700000000 implements MigrationInterface {
       BEGIN
         IF p_up_to IS NULL OR p_max_events IS NULL OR p_max_events < 1 OR p_clock_offset_seconds IS NULL OR p_clock_offset_seconds < 0 THEN
           RAISE EXCEPTION 'audit_prune_chain: up_to given, max_events ≥ 1, clock_offset_seconds ≥ 0' USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        -- Inside this function current_user is its owner: a testing clock offset is honoured only for a
+        -- session of the owner (or a superuser), never for a least-privilege service role.
+        IF p_clock_offset_seconds <> 0 AND NOT pg_has_role(session_user, current_user, 'MEMBER') THEN
+          RAISE EXCEPTION 'audit_prune_chain: only the owner''s role may shift the clock' USING ERRCODE = 'insufficient_privilege';
         END IF;
         PERFORM set_config('audit.retention_clock_offset_seconds', p_clock_offset_seconds::text, true);
         SELECT ch.id, ch.account_id, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold
