@@ -49,4 +49,4 @@ export const MAX_LEGAL_HOLD_REASON_LENGTH = 512;
  * The retention sweep deletes a chain's prefix in transactions of at most this many events, each
  * holding the chain's lock: an append to that chain waits for one batch at most.
  */
-export const PRUNE_BATCH_EVENTS = 2000;
+export const PRUNE_BATCH_EVENTS = 1000;

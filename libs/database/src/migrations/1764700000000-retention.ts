@@ -211,10 +211,14 @@ export class Retention1764700000000 implements MigrationInterface {
           FROM events e WHERE ch.id = c.id AND e.chain_id = c.id AND e.position = target;
         DELETE FROM events e WHERE e.chain_id = c.id AND e.position >= c.first_position AND e.position <= target;
         GET DIAGNOSTICS deleted = ROW_COUNT;
+        -- Per level, from the nodes the previous prune kept (below them nothing is left): the range
+        -- never revisits the index entries of nodes deleted before (dead until VACUUM).
         lvl := 0;
         WHILE (p >> lvl) > 0 LOOP
           DELETE FROM merkle_nodes n
-           WHERE n.chain_id = c.id AND n.level = lvl AND n."index" < (p >> lvl) AND NOT audit_merkle_node_kept(lvl, n."index", p);
+           WHERE n.chain_id = c.id AND n.level = lvl
+             AND n."index" >= greatest(0, ((c.first_position - 1) >> lvl) - 2) AND n."index" < (p >> lvl)
+             AND NOT audit_merkle_node_kept(lvl, n."index", p);
           lvl := lvl + 1;
         END LOOP;
         RETURN deleted;
