@@ -556,6 +556,12 @@ describe('Retention and legal hold', () => {
       expect(forged?.message).toMatch(/kept hash/);
       // Past the first retained position: events there stay undeletable.
       await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 15`, [chainId]);
+      // Never past a signed checkpoint: none was signed yet, so nothing goes.
+      const [unsigned] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`, [
+        chainId,
+      ])) as { n: number }[];
+      expect(unsigned!.n).toBe(0);
+      await req(KEYS.globex).get(`/v1/chain/${chainId}/checkpoint`).expect(200);
       // Old enough (by the offset) and bounded to position 10: exactly positions 1–10 go.
       const [pruned] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`, [
         chainId,

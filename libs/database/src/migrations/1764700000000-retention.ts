@@ -19,7 +19,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   UPDATE and TRUNCATE stay refused, and `checkpoints` stay untouchable.
  * - `audit_prune_chain` is the one path that uses this: a SECURITY DEFINER function that takes no
  *   position to delete from its caller, only a bound (`up_to`: the size of the checkpoint the
- *   service signed first). Under the chain's lock (the row lock appends take) it finds the
+ *   service signed first; it never passes the largest signed checkpoint anyway). Under the chain's lock (the row lock appends take) it finds the
  *   longest prefix from `first_position` older than the retention, at most `max_events` of it,
  *   stores the Merkle nodes below level 2 that it keeps (`audit_merkle_node_kept`: what proofs of
  *   the remaining events need, and what binds the last pruned event's hash to the tree; they were
@@ -157,6 +157,7 @@ export class Retention1764700000000 implements MigrationInterface {
         retention integer;
         held boolean;
         first_recent bigint;
+        signed bigint;
         target bigint;
         p bigint;
         q bigint;
@@ -180,7 +181,10 @@ export class Retention1764700000000 implements MigrationInterface {
         IF held OR retention IS NULL OR c.first_position > c.last_position THEN RETURN 0; END IF;
         SELECT min(e.position) INTO first_recent FROM events e
          WHERE e.chain_id = c.id AND e."timestamp" >= audit_retention_now() - make_interval(days => retention);
-        target := least(COALESCE(first_recent - 1, c.last_position), c.last_position, p_up_to, c.first_position - 1 + p_max_events);
+        -- Never past a signed checkpoint: what is deleted is always covered by one (the sweep signs the head first).
+        SELECT COALESCE(max(k.size), 0) INTO signed FROM checkpoints k WHERE k.chain_id = c.id;
+        target := least(COALESCE(first_recent - 1, c.last_position), c.last_position, p_up_to, signed,
+                        c.first_position - 1 + p_max_events);
         IF target < c.first_position THEN RETURN 0; END IF;
         p := target; -- leaves [0, p) are pruned: positions 1 … target
 
