@@ -26,9 +26,9 @@ export interface SweepResult {
  * 2. the prefix is deleted in transactions of at most PRUNE_BATCH_EVENTS events, each one call of
  *    `audit_prune_chain` (migration 1764700000000), which takes the chain's row lock as appends do,
  *    checks "prefix, older than the retention, not on hold" itself, keeps the Merkle nodes proofs
- *    still need and the last pruned event's hash, and deletes the rest; each batch appends its
- *    `retention.pruned` entry in the same transaction. An append to that chain waits for one batch
- *    at most.
+ *    still need and the last pruned event's hash, and deletes the rest; the last batch appends the
+ *    prune's one `retention.pruned` entry (first and last pruned positions, reason) in its
+ *    transaction. An append to that chain waits for one batch at most.
  * 3. once anything was deleted, VACUUM (ANALYZE) of events and merkle_nodes (sizes logged before and after).
  * Sweeps of one instance never overlap; sweeps of several instances meet at the chain locks.
  */
@@ -100,21 +100,25 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     if (!signed) return 0;
     const upTo = Number(signed.size);
     const reason = `older than the retention of ${chain.retentionDays} day(s)`;
+    let first: number | null = null;
     let total = 0;
     for (;;) {
-      const batch = await this.transactions.run(async (tx) => {
-        const pruned = await this.chains.pruneBatch(chain.id, upTo, PRUNE_BATCH_EVENTS, offset, tx);
-        if (pruned.deleted > 0)
+      const pruned = await this.transactions.run(async (tx) => {
+        const batch = await this.chains.pruneBatch(chain.id, upTo, PRUNE_BATCH_EVENTS, offset, tx);
+        const from = first ?? (batch.deleted > 0 ? batch.from : null);
+        // The prune's one `retention.pruned` entry, in the transaction of its last batch.
+        if ((batch.deleted < PRUNE_BATCH_EVENTS || this.stopping) && from !== null)
           await this.audit.pruned(
             chain.accountId,
             chain.id,
-            { firstPrunedPosition: pruned.from, lastPrunedPosition: pruned.to, reason },
+            { firstPrunedPosition: from, lastPrunedPosition: batch.to, reason },
             tx,
           );
-        return pruned.deleted;
+        return batch;
       });
-      total += batch;
-      if (batch < PRUNE_BATCH_EVENTS || this.stopping) return total;
+      if (pruned.deleted > 0) first ??= pruned.from;
+      total += pruned.deleted;
+      if (pruned.deleted < PRUNE_BATCH_EVENTS || this.stopping) return total;
     }
   }
 
