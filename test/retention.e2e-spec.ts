@@ -440,6 +440,14 @@ describe('Retention and legal hold', () => {
       expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
       expect((await status(a!.chain.id, KEYS.globex)).firstPosition).toBe(1);
       expect((await status(b!.chain.id, KEYS.globex)).firstPosition).toBe(4);
+      // A chain with nothing retained: its checkpoint is the one signed before the prune, and it verifies.
+      const note = (await g.get(`/v1/chain/${b!.chain.id}/checkpoint`).expect(200)).text;
+      expect(note.split('\n')[1]).toBe('3');
+      expect((await g.get(`/v1/chain/${b!.chain.id}/verify`).expect(200)).body.data).toMatchObject({
+        valid: true,
+        checkedEvents: 0,
+        lastPosition: 3,
+      });
       await g.put(`/v1/chain/${a!.chain.id}/legal-hold`, { hold: false }).expect(200);
       expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
       // Not yet older than the retention: nothing.
