@@ -179,8 +179,12 @@ export class Retention1764700000000 implements MigrationInterface {
         SELECT COALESCE(c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold
           INTO retention, held FROM accounts a WHERE a.id = c.account_id;
         IF held OR retention IS NULL OR c.first_position > c.last_position THEN RETURN 0; END IF;
-        SELECT min(e.position) INTO first_recent FROM events e
-         WHERE e.chain_id = c.id AND e."timestamp" >= audit_retention_now() - make_interval(days => retention);
+        -- The first event of this batch's window that is not older than the retention (the run of old
+        -- events from first_position ends before it): an index range of at most max_events positions.
+        SELECT e.position INTO first_recent FROM events e
+         WHERE e.chain_id = c.id AND e.position >= c.first_position AND e.position < c.first_position + p_max_events
+           AND e."timestamp" >= audit_retention_now() - make_interval(days => retention)
+         ORDER BY e.position LIMIT 1;
         -- Never past a signed checkpoint: what is deleted is always covered by one (the sweep signs the head first).
         SELECT COALESCE(max(k.size), 0) INTO signed FROM checkpoints k WHERE k.chain_id = c.id;
         target := least(COALESCE(first_recent - 1, c.last_position), c.last_position, p_up_to, signed,
