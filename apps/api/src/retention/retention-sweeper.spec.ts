@@ -12,7 +12,7 @@ import { RetentionSweeper } from './retention-sweeper';
 
 /** The sweep's order of work, over stubs: sign first, batches bounded by the signed size, one audit entry per prune. */
 describe('RetentionSweeper', () => {
-  function setup(batches: number[]) {
+  function setup(batches: number[], retentionVacuum: AppConfig['retentionVacuum'] = 'plain') {
     const calls: string[] = [];
     let next = 1;
     const chains = {
@@ -33,14 +33,17 @@ describe('RetentionSweeper', () => {
     } as unknown as CheckpointsService;
     const rows = { findLatest: () => Promise.resolve({ size: '5000', hash: '', key_id: '', note: '' }) };
     const transactions = { run: (work: (tx: object) => Promise<unknown>) => work({}) } as unknown as TransactionRunner;
-    const storage = { storageBytes: () => Promise.resolve(1), vacuum: () => Promise.resolve(calls.push('vacuum')) };
+    const storage = {
+      storageBytes: () => Promise.resolve(1),
+      vacuum: (full: boolean) => Promise.resolve(calls.push(full ? 'vacuum full' : 'vacuum')),
+    };
     const audit = {
       pruned: (_account: string, chainId: string, change: object) => {
         calls.push(`audit ${chainId} ${JSON.stringify(change)}`);
         return Promise.resolve();
       },
     } as unknown as RetentionAudit;
-    const config = Object.assign(new AppConfig(), { retentionClockOffsetSeconds: 7 });
+    const config = Object.assign(new AppConfig(), { retentionClockOffsetSeconds: 7, retentionVacuum });
     const sut = new RetentionSweeper(
       config,
       transactions,
@@ -81,5 +84,14 @@ describe('RetentionSweeper', () => {
     expect(calls.filter((c) => c.startsWith('audit'))).toEqual([
       `audit chn_a {"firstPrunedPosition":1,"lastPrunedPosition":${PRUNE_BATCH_EVENTS},"reason":"older than the retention of 30 day(s)"}`,
     ]);
+  });
+
+  it('RETENTION_VACUUM: full runs VACUUM FULL, off none', async () => {
+    const full = setup([250], 'full');
+    await full.sut.sweep(null);
+    expect(full.calls.filter((c) => c.startsWith('vacuum'))).toEqual(['vacuum full', 'vacuum full']);
+    const off = setup([250], 'off');
+    await off.sut.sweep(null);
+    expect(off.calls.filter((c) => c.startsWith('vacuum'))).toEqual([]);
   });
 });

@@ -29,7 +29,9 @@ export interface SweepResult {
  *    still need and the last pruned event's hash, and deletes the rest; the last batch appends the
  *    prune's one `retention.pruned` entry (first and last pruned positions, reason) in its
  *    transaction. An append to that chain waits for one batch at most.
- * 3. once anything was deleted, VACUUM (ANALYZE) of events and merkle_nodes (sizes logged before and after).
+ * 3. once anything was deleted, VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`plain` by
+ *    default: the space is reused by later appends, nothing waits; `full` returns it to the system but
+ *    locks both tables while it rewrites what is retained), sizes logged before and after.
  * Sweeps of one instance never overlap; sweeps of several instances meet at the chain locks.
  */
 @Injectable()
@@ -89,7 +91,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
         result.events += deleted;
       }
     }
-    if (result.events > 0) await this.vacuum(result);
+    if (result.events > 0 && this.config.retentionVacuum !== 'off') await this.vacuum(result);
     return result;
   }
 
@@ -124,8 +126,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
 
   private async vacuum(result: SweepResult): Promise<void> {
     const before = (await this.events.storageBytes()) + (await this.nodes.storageBytes());
-    await this.events.vacuum();
-    await this.nodes.vacuum();
+    const full = this.config.retentionVacuum === 'full';
+    await this.events.vacuum(full);
+    await this.nodes.vacuum(full);
     const after = (await this.events.storageBytes()) + (await this.nodes.storageBytes());
     this.logger.log({
       msg: `Pruned ${result.events} event(s) of ${result.chains} chain(s)`,

@@ -43,7 +43,13 @@ describe('loadAppConfig', () => {
   });
 
   it('reads the retention settings of contract §14, refusing bad ones', () => {
-    expect(loadAppConfig({})).toMatchObject({ retentionSweepSeconds: 3600, retentionClockOffsetSeconds: 0 });
+    expect(loadAppConfig({})).toMatchObject({
+      retentionSweepSeconds: 3600,
+      retentionClockOffsetSeconds: 0,
+      retentionVacuum: 'plain',
+    });
+    expect(loadAppConfig({ RETENTION_VACUUM: 'full' }).retentionVacuum).toBe('full');
+    expect(() => loadAppConfig({ RETENTION_VACUUM: 'always' })).toThrow(/RETENTION_VACUUM/);
     expect(
       loadAppConfig({ RETENTION_SWEEP_SECONDS: '0', RETENTION_CLOCK_OFFSET_SECONDS: String(400 * 86400) }),
     ).toMatchObject({ retentionSweepSeconds: 0, retentionClockOffsetSeconds: 400 * 86400 });

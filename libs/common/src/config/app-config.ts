@@ -58,6 +58,12 @@ export class AppConfig {
   retentionSweepSeconds = 3600;
   /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
   retentionClockOffsetSeconds = 0;
+  /**
+   * After a sweep that deleted events: `plain` VACUUM (ANALYZE) (space reused, appends go on), `full`
+   * (VACUUM FULL: space returned to the system, but events and merkle_nodes are locked while their
+   * retained rows are rewritten), or `off` (autovacuum's).
+   */
+  retentionVacuum: 'plain' | 'full' | 'off' = 'plain';
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -146,6 +152,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.LOG_LEVEL) {
     if ((LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL)) config.logLevel = env.LOG_LEVEL as LogLevel;
     else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (env.RETENTION_VACUUM) {
+    if (env.RETENTION_VACUUM === 'plain' || env.RETENTION_VACUUM === 'full' || env.RETENTION_VACUUM === 'off')
+      config.retentionVacuum = env.RETENTION_VACUUM;
+    else problems.push('RETENTION_VACUUM must be plain, full or off');
   }
   if (env.LOG_FORMAT) {
     if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') config.logFormat = env.LOG_FORMAT;

@@ -162,10 +162,11 @@ export class EventsRepository {
   /**
    * After a retention prune: VACUUM (ANALYZE) makes the deleted rows' space reusable by the
    * inserts that follow (and gives back trailing pages), without the exclusive lock of VACUUM FULL
-   * that would stop every append. Runs outside any transaction, on the pool.
+   * that would stop every append; `full` (RETENTION_VACUUM=full) rewrites the table with that lock
+   * and returns the space. Runs outside any transaction, on the pool.
    */
-  async vacuum(): Promise<void> {
-    await this.pool.query(`VACUUM (ANALYZE) events`);
+  async vacuum(full = false): Promise<void> {
+    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) events` : `VACUUM (ANALYZE) events`);
   }
 
   /** The table's size with its indexes and TOAST, in bytes (pg_total_relation_size). */

@@ -114,9 +114,9 @@ export class MerkleNodesRepository {
     return this.dataSource.manager;
   }
 
-  /** After a retention prune: VACUUM (ANALYZE), as EventsRepository.vacuum. */
-  async vacuum(): Promise<void> {
-    await this.pool.query(`VACUUM (ANALYZE) merkle_nodes`);
+  /** After a retention prune: VACUUM (ANALYZE), or VACUUM FULL, as EventsRepository.vacuum. */
+  async vacuum(full = false): Promise<void> {
+    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) merkle_nodes` : `VACUUM (ANALYZE) merkle_nodes`);
   }
 
   /** The table's size with its index, in bytes (pg_total_relation_size). */
