@@ -285,6 +285,10 @@ describe('OpenAPI description', () => {
       $ref: '#/components/schemas/ExportedEventView',
     });
     expect(sorted(Object.keys(schema('ExportMetadataView').properties))).toEqual(
+      sorted(['format', 'generatedAt', 'period', 'filters', 'count', 'pruned']),
+    );
+    // `pruned` is there only when the export covers a chain that retention pruned (contract §14).
+    expect(sorted(schema('ExportMetadataView').required ?? [])).toEqual(
       sorted(['format', 'generatedAt', 'period', 'filters', 'count']),
     );
     expect(Object.keys(schema('ExportedEventView').properties)).not.toContain('createdAt');
