@@ -24,7 +24,7 @@ export interface SweepResult {
  * 1. a checkpoint of the chain's head is signed (CheckpointsService.latest, the one signer): it
  *    covers the whole prefix about to go, and the prune never passes its size;
  * 2. the prefix is deleted in transactions of at most PRUNE_BATCH_EVENTS events, each one call of
- *    `audit_prune_chain` (migration 1764700000000), which takes the chain's row lock as appends do,
+ *    `audit_prune_chain` (migration 1764800000000), which takes the chain's row lock as appends do,
  *    checks "prefix, older than the retention, not on hold" itself, keeps the Merkle nodes proofs
  *    still need and the last pruned event's hash, and deletes the rest; the last batch appends the
  *    prune's one `retention.pruned` entry (first and last pruned positions, reason) in its

@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
 
-/** Migration 1763798400000; retention and legal hold: 1764700000000. */
+/** Migration 1763798400000; retention and legal hold: 1764800000000. */
 @Entity({ name: 'accounts' })
 @Unique('uq_accounts_name', ['name'])
 @Check('ck_accounts_retention_days', 'retention_days >= 1 AND retention_days <= 36500')

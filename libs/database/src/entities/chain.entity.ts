@@ -7,7 +7,7 @@ import { bigintAsNumber } from './bigint-number.transformer';
  * the same transaction as the events they insert, so the head is always consistent with them.
  * Migration 1763798400000; the triggers that keep the head honest are in 1763800000000. Retention,
  * legal hold and what a prune keeps (first retained position, the last pruned event's hash and
- * time): migration 1764700000000.
+ * time): migration 1764800000000.
  */
 @Entity({ name: 'chains' })
 @Unique('uq_chains_account_name', ['accountId', 'name'])

@@ -6,7 +6,7 @@ import { bigintAsNumber } from './bigint-number.transformer';
  * leaves [index·2^level, (index+1)·2^level), the leaves being the events in position order. Appends
  * store levels ≥ 2 (LOWEST_STORED_LEVEL): a node below is derived from its one or two events
  * (migrations 1764300000000 and 1764400000000, MerkleNodesRepository `merkleNodeAt`), except over a
- * pruned range, where a prune stores the ones proofs still need (migration 1764700000000). Rows are never updated; only a prune deletes, nodes no proof needs. No foreign key to chains (migration
+ * pruned range, where a prune stores the ones proofs still need (migration 1764800000000). Rows are never updated; only a prune deletes, nodes no proof needs. No foreign key to chains (migration
  * 1764200000000 says why): `chain_id` is the chain whose locked append wrote the node.
  */
 @Entity({ name: 'merkle_nodes' })

@@ -263,7 +263,7 @@ export class ChainsRepository {
 
   /**
    * One batch of a chain's prune, in the caller's transaction: audit_prune_chain (migration
-   * 1764700000000) locks the chain's row as appends do, checks the policy itself and deletes at
+   * 1764800000000) locks the chain's row as appends do, checks the policy itself and deletes at
    * most `maxEvents` of the prefix older than the retention, none above position `upTo`. What it
    * deleted: positions `from` … `to` (none when `deleted` is 0).
    */

@@ -26,7 +26,7 @@ export interface InclusionFacts {
  * SHA-256(0x00 || hash of the event at position i + 1), the node (1, i) SHA-256(0x01 || the
  * leaves of positions 2i + 1 and 2i + 2), only when both exist. Over a pruned prefix (contract
  * §14) the events are gone, and the prune stored instead the nodes of levels 0 and 1 that proofs of
- * the remaining events need (migration 1764700000000): those are read from `merkle_nodes` like the
+ * the remaining events need (migration 1764800000000): those are read from `merkle_nodes` like the
  * others, and a pair's leaf may be such a stored leaf (the pair that straddles the first retained
  * position). The one place that says how a node is read: every statement below reads through it.
  * The pair's events are named as two positions (IN), not as a range: the planner then expects two

@@ -33,8 +33,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * superuser): the least-privilege service role of docs/verification.md, which cannot update
  * `first_position` nor delete events itself, gets the database's clock.
  */
-export class Retention1764700000000 implements MigrationInterface {
-  name = 'Retention1764700000000';
+export class Retention1764800000000 implements MigrationInterface {
+  name = 'Retention1764800000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE accounts ADD COLUMN retention_days integer,
