@@ -7,6 +7,7 @@ import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-
 import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leaves-from-events';
 import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs-from-events';
 import { EventTransactionIds1764600000000 } from './1764600000000-event-transaction-ids';
+import { EventContextIndex1764700000000 } from './1764700000000-event-context-index';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   MerkleLeavesFromEvents1764300000000,
   MerklePairsFromEvents1764400000000,
   EventTransactionIds1764600000000,
+  EventContextIndex1764700000000,
 ];
