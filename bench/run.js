@@ -33,6 +33,7 @@ const { listScenario } = require('./scenarios/list');
 const { exportScenario } = require('./scenarios/export');
 const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
 const { proofScenario } = require('./scenarios/proof');
+const { searchScenario, statsScenario } = require('./scenarios/search');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -44,8 +45,10 @@ const SCENARIOS = {
   verify: verifyScenario,
   'chain-verify': chainVerifyScenario,
   proof: proofScenario,
+  search: searchScenario,
+  stats: statsScenario,
 };
-const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify'];
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
 const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
@@ -430,7 +433,7 @@ async function main() {
     cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
-  for (const name of ['list', 'export', 'verify', 'chain-verify']) {
+  for (const name of ['list', 'search', 'stats', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list' && state.quietService) {
       await stopChild(state.quietService);

@@ -20,6 +20,8 @@ const ALL_SCENARIOS = [
   'batch-spread',
   'batch-hot',
   'list',
+  'search',
+  'stats',
   'export',
   'verify',
   'chain-verify',
