@@ -34,6 +34,7 @@ const { exportScenario } = require('./scenarios/export');
 const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
 const { proofScenario } = require('./scenarios/proof');
 const { searchScenario, statsScenario } = require('./scenarios/search');
+const { tailScenario } = require('./scenarios/tail');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -47,6 +48,7 @@ const SCENARIOS = {
   proof: proofScenario,
   search: searchScenario,
   stats: statsScenario,
+  tail: tailScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
@@ -425,7 +427,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of INGEST) {
+  for (const name of [...INGEST, 'tail']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {

@@ -19,6 +19,7 @@ const ALL_SCENARIOS = [
   'ingest-hot',
   'batch-spread',
   'batch-hot',
+  'tail',
   'list',
   'search',
   'stats',
