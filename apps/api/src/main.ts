@@ -9,7 +9,8 @@ import { JsonReplyAdapter } from './common/json-reply.adapter';
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), { bodyParser: false });
   configureApp(app);
-  app.enableShutdownHooks();
+  // On SIGTERM or SIGINT (and Nest's other signals): ShutdownService drains, the pools close, exit 0.
+  app.enableShutdownHooks([], { useProcessExit: true });
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
   const logger = new Logger('Main');

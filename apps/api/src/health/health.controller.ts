@@ -6,12 +6,16 @@ import { TransactionRunner } from '@app/database';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
 import { HealthView } from './dto/health.view';
 import { NoQueryDto } from '../common/no-query.dto';
+import { ShutdownService } from '../lifecycle/shutdown.service';
 
 @ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
-  constructor(private readonly database: TransactionRunner) {}
+  constructor(
+    private readonly database: TransactionRunner,
+    private readonly shutdown: ShutdownService,
+  ) {}
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
@@ -21,10 +25,11 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
+  @ApiOperation({ summary: 'The database answers and the service is not stopping (503 SERVICE_UNAVAILABLE otherwise)' })
   @ApiData(HealthView)
   @ApiErrors(503)
   async ready(@Query() _query: NoQueryDto) {
+    if (this.shutdown.stopping) throw AppError.unavailable('The service is stopping.', 5);
     try {
       await this.database.ping();
     } catch {

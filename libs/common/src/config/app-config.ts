@@ -34,6 +34,8 @@ export class AppConfig {
   idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
+  /** A stop (SIGTERM, SIGINT) ends within this: requests still open near it (exports) are cut, the pools closed. */
+  shutdownTimeoutSeconds = 25;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -95,6 +97,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     24 * 3600,
   );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
+  config.shutdownTimeoutSeconds = int('SHUTDOWN_TIMEOUT_SECONDS', config.shutdownTimeoutSeconds, 2, 3600);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
