@@ -29,12 +29,13 @@ export class HealthController {
   @ApiData(HealthView)
   @ApiErrors(503)
   async ready(@Query() _query: NoQueryDto) {
-    if (this.shutdown.stopping) throw AppError.unavailable('The service is stopping.', 5);
     try {
       await this.database.ping();
     } catch {
       throw AppError.unavailable('The database is not answering.', 5);
     }
+    // After the ping: a check in progress when a stop begins answers 503 too.
+    if (this.shutdown.stopping) throw AppError.unavailable('The service is stopping.', 5);
     return { data: { status: 'ok' } };
   }
 }
