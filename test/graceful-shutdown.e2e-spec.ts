@@ -16,11 +16,33 @@ const ROOT = join(__dirname, '..');
 const API_KEYS = `acme:${KEYS.acme}`;
 const CHAINS = ['stop-0', 'stop-1', 'stop-2', 'stop-3'];
 
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 interface Server {
   child: ChildProcess;
   port: number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
   output: () => string;
+}
+
+/** Every server started here, killed after each test should one still run (a failed test). */
+const started = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  started.clear();
+});
+
+/** The server's exit, or a failure (and a SIGKILL) after `ms`. */
+async function exitWithin(
+  server: Server,
+  ms: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  const exit = await Promise.race([server.exited, late]);
+  clearTimeout(timer);
+  if (exit === null) throw new Error(`The server was still running ${ms} ms after SIGTERM:\n${server.output()}`);
+  return exit;
 }
 
 async function freePort(): Promise<number> {
@@ -54,6 +76,7 @@ async function startServer(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  started.add(child);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -131,8 +154,6 @@ function failed(sentAt: number, error: NodeJS.ErrnoException): Answer {
   return { sentAt, answeredAt: Date.now(), error: error.code ?? error.message };
 }
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('graceful shutdown: SIGTERM during a load of appends (contract §11)', () => {
   const RUNS = 5;
   const LOOPS = 16;
@@ -205,7 +226,7 @@ describe('graceful shutdown: SIGTERM during a load of appends (contract §11)', 
       await delay(50);
       const late = await send(server, lateAgent, 'POST', '/v1/events', lateEvent);
       answers.push({ kind: 'single', answer: late });
-      const exit = await server.exited;
+      const exit = await exitWithin(server, TIMEOUT_SECONDS * 1000 + 5000);
       await load;
       agent.destroy();
       readyAgent.destroy();
@@ -368,7 +389,7 @@ describe('graceful shutdown: exports in flight (contract §11)', () => {
     await delay(300);
     reading.resume();
     const read = await reading.finished;
-    const exit = await server.exited;
+    const exit = await exitWithin(server, TIMEOUT_SECONDS * 1000 + 5000);
     // What the cut one's socket holds is read only now: then it ends, short.
     stalled.resume();
     const cut = await stalled.finished;
