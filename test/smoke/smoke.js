@@ -194,7 +194,7 @@ async function smoke(label, settings, givenKey) {
   } finally {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
-    check('stops cleanly on SIGTERM', code === 0 || code === 'SIGTERM', String(code));
+    check('stops cleanly on SIGTERM (exit 0, contract §11)', code === 0, String(code));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -59,6 +59,15 @@ describe('loadAppConfig', () => {
     }
   });
 
+  it('reads SHUTDOWN_TIMEOUT_SECONDS: 25 by default, 2 to 3600', () => {
+    expect(loadAppConfig({}).shutdownTimeoutSeconds).toBe(25);
+    expect(loadAppConfig({ SHUTDOWN_TIMEOUT_SECONDS: '8' }).shutdownTimeoutSeconds).toBe(8);
+    for (const bad of ['1', '3601', '2.5', 'soon'])
+      expect(() => loadAppConfig({ SHUTDOWN_TIMEOUT_SECONDS: bad })).toThrow(
+        /SHUTDOWN_TIMEOUT_SECONDS must be an integer from 2 to 3600/,
+      );
+  });
+
   it('reads SIGNING_KEY_FILE as an absolute path, unset by default', () => {
     expect(loadAppConfig({}).signingKeyFile).toBeNull();
     expect(loadAppConfig({ SIGNING_KEY_FILE: '/etc/audit-trail/signing.pem' }).signingKeyFile).toBe(

@@ -41,6 +41,8 @@ export class AppConfig {
   streamPollMilliseconds = 250;
   /** A stream with nothing to send writes a comment this often, in seconds. */
   streamHeartbeatSeconds = 15;
+  /** A stop (SIGTERM, SIGINT) ends within this: requests still open near it (exports) are cut, the pools closed. */
+  shutdownTimeoutSeconds = 25;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -118,6 +120,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
   config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
   config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);
+  config.shutdownTimeoutSeconds = int('SHUTDOWN_TIMEOUT_SECONDS', config.shutdownTimeoutSeconds, 2, 3600);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
