@@ -279,3 +279,16 @@ describe('GET /v1/events/stream', () => {
     }
   }, 60_000);
 });
+
+// Its own app, after the others are closed: passport's strategies are global to the process, so a second app
+// closed while the first still serves would leave the first asking a closed pool for keys.
+describe('GET /v1/events/stream when the service stops', () => {
+  it('ends its streams as soon as the service stops, so the stop is not held', async () => {
+    const stopping = await startTestApp({ streamPollMilliseconds: 50 });
+    const tail = await Tail.open(await listen(stopping), KEYS.acme);
+    const started = Date.now();
+    await stopping.close();
+    await tail.until(() => tail.ended, 3_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, parseSearchQuery } from '@app/common';
 import { ApiKeysRepository, EventFilters, EventRecord, EventsRepository } from '@app/database';
+import { ShutdownService } from '../../lifecycle/shutdown.service';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
 import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
@@ -30,6 +31,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
     private readonly events: EventsRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownService,
   ) {}
 
   async stream(key: AuthenticatedKey, query: StreamEventsQuery, lastEventId: string | undefined, res: Response) {
@@ -75,7 +77,12 @@ export class EventStreamService implements BeforeApplicationShutdown {
     this.open.set(accountId, streams);
     res.on('close', close);
 
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
+    // Connection: close: once a stream ends, its connection goes too (nothing for a stop to wait out).
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'X-Accel-Buffering': 'no',
+      Connection: 'close',
+    });
     res.write(': stream open\n\n');
     res.flushHeaders();
 
@@ -87,6 +94,8 @@ export class EventStreamService implements BeforeApplicationShutdown {
 
     const poll = async (): Promise<void> => {
       if (closed) return;
+      // A stop has begun: end now, so the HTTP drain is not held by a stream; the client resumes elsewhere.
+      if (this.shutdown.stopping) return close();
       try {
         if (Date.now() - lastKeyCheck >= KEY_CHECK_MS) {
           lastKeyCheck = Date.now();
