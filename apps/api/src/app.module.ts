@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from '@app/auth';
 import { AppConfigModule, createValidationPipe, GlobalExceptionFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { AccountsModule } from './accounts/accounts.module';
 import { ChainsModule } from './chains/chains.module';
 import { CheckpointsModule } from './checkpoints/checkpoints.module';
 import { JsonBodyGuard } from './common/json-body';
@@ -10,6 +11,7 @@ import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
+import { KeysModule } from './keys/keys.module';
 import { ProofsModule } from './proofs/proofs.module';
 import { VerificationModule } from './verification/verification.module';
 
@@ -25,6 +27,8 @@ import { VerificationModule } from './verification/verification.module';
     ChainsModule,
     CheckpointsModule,
     ProofsModule,
+    AccountsModule,
+    KeysModule,
   ],
   providers: [
     JsonBodyGuard,

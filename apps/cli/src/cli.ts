@@ -19,10 +19,11 @@ export const USAGE = `Usage:
       Checks a consistency proof (GET /v1/chain/:chainId/consistency?from=M&to=N, saved as is)
       between two signed checkpoints of sizes M and N: the chain only grew between them.
       Exit codes as for verify-export.
-  npm run cli -- keys create --account <name> [--scopes ingest+read]
+  npm run cli -- keys create --account <name> [--scopes ingest+read] [--name <name>]
   npm run cli -- keys list --account <name>
   npm run cli -- keys revoke <key id or prefix> [--account <name>]
       Key management on DATABASE_URL. A new key is printed once; only its SHA-256 digest is stored.
+      Scopes: ingest, read, admin, operator (operator only for the account 'system'), joined by +.
   npm run cli -- ingest <file.ndjson> --url <base> --key <key> [--batch-size 100] [--skip-invalid]
       Appends one event per line (a POST /v1/events body; blank lines ignored) through POST /v1/events/batch,
       in batches of --batch-size (1-${MAX_BATCH_EVENTS}) lines. Resumable: run the same command (same --batch-size) again
@@ -78,7 +79,7 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'keys': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { account: { type: 'string' }, scopes: { type: 'string' } },
+          options: { account: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' } },
           allowPositionals: true,
         });
         const [sub, target, ...extra] = positionals;

@@ -13,7 +13,13 @@ class InMemoryApiKeys {
 
   add(key: string): void {
     const keyDigest = digestApiKey(key);
-    this.rows.set(keyDigest, { id: `key_${this.rows.size}`, accountId: 'acc_1', keyDigest, scopes: ['read'] });
+    this.rows.set(keyDigest, {
+      id: `key_${this.rows.size}`,
+      accountId: 'acc_1',
+      keyDigest,
+      scopes: ['read'],
+      expiresAt: null,
+    });
   }
 
   async findActiveByDigest(digest: string): Promise<ActiveApiKeyRow | null> {

@@ -10,5 +10,6 @@ import { IdempotencyService } from './idempotency.service';
 @Module({
   controllers: [EventsController],
   providers: [EventsService, AppendQueue, ChainLedger, ChainTrees, IdempotencyService, IdempotencySweeper],
+  exports: [ChainLedger],
 })
 export class EventsModule {}

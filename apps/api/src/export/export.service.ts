@@ -1,6 +1,7 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable, Writable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
+import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -22,15 +23,32 @@ export class ExportService {
     private readonly events: EventsRepository,
     private readonly config: AppConfig,
     private readonly database: DatabaseLocator,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
    * rows sent. Over the limit, the 422 leaves before any byte of the file.
    */
-  async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
+  async export(accountId: string, query: ExportQueryDto, keyId: string): Promise<StreamableFile> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
+    // Recorded in `_audit` as asked for, before the snapshot holds a connection (contract §12).
+    const filters = {
+      actor: actor ?? null,
+      action: action ?? null,
+      resource: resource ?? null,
+      chain_id: chain_id ?? null,
+    };
+    const asked = {
+      format: query.format,
+      after: period.after.toISOString(),
+      before: period.before.toISOString(),
+      filters,
+    };
+    await this.audit.recordAlone(accountId, [
+      { actor: keyActor(keyId), action: 'export.created', resource: null, context: asked },
+    ]);
     const snapshot = await this.events.openSnapshot(accountId, {
       actor,
       action,

@@ -6,6 +6,7 @@ import { MerkleNodes1764100000000 } from './1764100000000-merkle-nodes';
 import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-without-fk';
 import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leaves-from-events';
 import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs-from-events';
+import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   MerkleNodesWithoutFk1764200000000,
   MerkleLeavesFromEvents1764300000000,
   MerklePairsFromEvents1764400000000,
+  KeysOverHttp1764520000000,
 ];
