@@ -33,22 +33,6 @@ export class ExportService {
   async export(accountId: string, query: ExportQueryDto, keyId: string): Promise<StreamableFile> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
-    // Recorded in `_audit` as asked for, before the snapshot holds a connection (contract §12).
-    const filters = {
-      actor: actor ?? null,
-      action: action ?? null,
-      resource: resource ?? null,
-      chain_id: chain_id ?? null,
-    };
-    const asked = {
-      format: query.format,
-      after: period.after.toISOString(),
-      before: period.before.toISOString(),
-      filters,
-    };
-    await this.audit.recordAlone(accountId, [
-      { actor: keyActor(keyId), action: 'export.created', resource: null, context: asked },
-    ]);
     const snapshot = await this.events.openSnapshot(accountId, {
       actor,
       action,
@@ -77,6 +61,7 @@ export class ExportService {
     const text = this.text(snapshot, format, header);
     const body =
       this.database.settings.poolSize === 1 ? Readable.from(await this.readAll(text), { objectMode: false }) : text;
+    await this.recordExport(accountId, keyId, query, period, text);
     return new StreamableFile(
       pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
         if (error instanceof ExportStalledError) this.logger.warn(error.message);
@@ -86,6 +71,31 @@ export class ExportService {
         disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
       },
     ).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
+  }
+
+  /**
+   * `export.created` in the account's `_audit` chain (contract §12), once the export is sure to be
+   * sent and its snapshot taken, so the file does not hold its own record: on PostgreSQL in a
+   * transaction of its own beside the open snapshot; on the embedded database (one connection)
+   * after the snapshot was read and closed. If it cannot be recorded, nothing is sent.
+   */
+  private async recordExport(
+    accountId: string,
+    keyId: string,
+    query: ExportQueryDto,
+    period: ExportPeriod,
+    text: Readable,
+  ): Promise<void> {
+    const { format, period: asked, filters } = this.header(query, period, 0);
+    const context = { format, ...asked, filters };
+    try {
+      await this.audit.recordAlone(accountId, [
+        { actor: keyActor(keyId), action: 'export.created', resource: null, context },
+      ]);
+    } catch (error) {
+      text.destroy();
+      throw error;
+    }
   }
 
   private header(query: ExportQueryDto, period: ExportPeriod, count: number): ExportHeader {
