@@ -254,6 +254,24 @@ describe('accounts and keys over HTTP', () => {
         .expect(409);
     });
 
+    it('two last admin keys revoking themselves at once: exactly one succeeds, the other gets 409', async () => {
+      const account = (await as(ADMIN_KEYS.operator).post('/v1/accounts', { name: 'race' }).expect(201)).body.data;
+      const admins = [];
+      for (const name of ['one', 'two']) {
+        const made = (
+          await as(ADMIN_KEYS.operator)
+            .post(keysOf(account.id), { name, scopes: ['admin'] })
+            .expect(201)
+        ).body.data;
+        secrets.push(made.secret);
+        admins.push(made);
+      }
+      const statuses = await Promise.all(
+        admins.map(async (k) => (await as(k.secret).delete(`${keysOf(account.id)}/${k.id}`)).status),
+      );
+      expect(statuses.sort()).toEqual([200, 409]);
+    });
+
     it('rotate: a new key with the same name and scopes; the old one works until the overlap ends, then 401', async () => {
       const old = (
         await as(ADMIN_KEYS.acmeAdmin)
@@ -368,7 +386,8 @@ describe('accounts and keys over HTTP', () => {
     it('no secret made by the API is stored anywhere: every column of every table searched', async () => {
       expect(secrets.length).toBeGreaterThan(5);
       const query = (sql: string, params?: unknown[]) => t.dataSource.query(sql, params);
-      for (const secret of secrets) expect(await rowsContaining(query, secret)).toEqual([]);
+      const configured = [...Object.values(KEYS), ...Object.values(ADMIN_KEYS)];
+      for (const secret of [...secrets, ...configured]) expect(await rowsContaining(query, secret)).toEqual([]);
       // The search finds what is there: a prefix is stored.
       expect((await rowsContaining(query, secrets[0]!.slice(0, 8))).length).toBeGreaterThan(0);
     });

@@ -48,11 +48,12 @@ export class AccountsRepository {
   }
 
   /**
-   * Locks the account's row (FOR UPDATE) for the rest of the transaction: changes to one account's
-   * keys are serialized, so "the last admin key" is decided on what is committed. Null: no account.
+   * Locks the account's row for the rest of the transaction: changes to one account's keys are
+   * serialized, so "the last admin key" is decided on what is committed. FOR NO KEY UPDATE, not FOR
+   * UPDATE: the foreign-key checks of the account's appends (KEY SHARE) do not wait for it. Null: no account.
    */
   async lockById(id: string, db: Db): Promise<AccountRow | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR UPDATE`, [
+    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR NO KEY UPDATE`, [
       id,
     ])) as AccountRow[];
     return row ?? null;
