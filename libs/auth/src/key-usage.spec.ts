@@ -23,14 +23,14 @@ describe('KeyUsage', () => {
 
   it('writes each key at most once a minute, every due key in one statement', async () => {
     const now = 1_000_000;
-    for (let i = 0; i < 1000; i++) sut.noteUse(i % 2 === 0 ? 'key_a' : 'key_b', now + i);
-    await sut.flush();
+    for (let i = 0; i < 1000; i++) sut.noteUse(i % 2 === 0 ? 'key_a' : 'key_b');
+    await sut.flush(now);
     expect(writes).toEqual([['key_a', 'key_b']]);
-    sut.noteUse('key_a', now + LAST_USED_INTERVAL_MS - 1);
-    await sut.flush();
+    sut.noteUse('key_a');
+    await sut.flush(now + LAST_USED_INTERVAL_MS - 1);
     expect(writes).toHaveLength(1);
-    sut.noteUse('key_a', now + LAST_USED_INTERVAL_MS);
-    await sut.flush();
+    sut.noteUse('key_a');
+    await sut.flush(now + LAST_USED_INTERVAL_MS);
     expect(writes).toEqual([['key_a', 'key_b'], ['key_a']]);
   });
 
@@ -49,11 +49,11 @@ describe('KeyUsage', () => {
   it('a failed write is dropped without throwing, and the next use tries again', async () => {
     const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     failing = true;
-    sut.noteUse('key_a', 0);
-    await expect(sut.flush()).resolves.toBeUndefined();
+    sut.noteUse('key_a');
+    await expect(sut.flush(0)).resolves.toBeUndefined();
     failing = false;
-    sut.noteUse('key_a', 1);
-    await sut.flush();
+    sut.noteUse('key_a');
+    await sut.flush(1);
     expect(writes).toEqual([['key_a']]);
     warn.mockRestore();
   });

@@ -9,42 +9,40 @@ const FLUSH_DELAY_MS = 1_000;
 const REMEMBERED_MAX = 100_000;
 
 /**
- * Records `lastUsedAt` off the request's critical path: a request only compares a time in a Map
- * (the hot path's whole cost); a key due for a write (none in the last minute) is queued, and one
- * UPDATE a second later writes every queued key, skipping any written less than a minute ago by
- * another instance. A failed write is logged and dropped: the next use queues the key again.
+ * Records `lastUsedAt` off the request's critical path: a request only adds its key's id to a Set
+ * (the hot path's whole cost: no clock, no I/O). A second later one flush takes the keys not written
+ * in the last minute and writes them in one UPDATE, which also skips any key another instance
+ * wrote less than a minute ago. A failed write is logged and dropped: the next use queues the key again.
  */
 @Injectable()
 export class KeyUsage implements OnApplicationShutdown {
   private readonly logger = new Logger('Keys');
   private readonly lastWritten = new Map<string, number>();
-  private readonly due = new Set<string>();
+  private readonly used = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly apiKeys: ApiKeysRepository) {}
 
-  noteUse(keyId: string, now = Date.now()): void {
-    const last = this.lastWritten.get(keyId);
-    if (last !== undefined && now - last < LAST_USED_INTERVAL_MS) return;
-    if (this.lastWritten.size >= REMEMBERED_MAX) this.lastWritten.clear();
-    this.lastWritten.set(keyId, now);
-    this.due.add(keyId);
+  noteUse(keyId: string): void {
+    this.used.add(keyId);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS).unref();
   }
 
-  /** Writes every queued use now. */
-  async flush(): Promise<void> {
+  /** Writes the uses noted since the last flush, of the keys not written in the last minute. */
+  async flush(now = Date.now()): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.due.size === 0) return;
-    const ids = [...this.due];
-    this.due.clear();
+    const due = [...this.used].filter((id) => now - (this.lastWritten.get(id) ?? -Infinity) >= LAST_USED_INTERVAL_MS);
+    this.used.clear();
+    if (due.length === 0) return;
+    if (this.lastWritten.size + due.length > REMEMBERED_MAX) this.lastWritten.clear();
+    for (const id of due) this.lastWritten.set(id, now);
     try {
-      await this.apiKeys.touch(ids);
+      await this.apiKeys.touch(due);
     } catch (error) {
-      for (const id of ids) this.lastWritten.delete(id);
+      for (const id of due) this.lastWritten.delete(id);
       this.logger.warn(
-        `lastUsedAt of ${ids.length} key(s) not written: ${error instanceof Error ? error.message : error}`,
+        `lastUsedAt of ${due.length} key(s) not written: ${error instanceof Error ? error.message : error}`,
       );
     }
   }
