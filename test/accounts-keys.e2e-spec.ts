@@ -182,6 +182,28 @@ describe('accounts and keys over HTTP', () => {
         .expect(400);
     });
 
+    it('lists keys in pages, oldest first; a cursor is bound to its account', async () => {
+      const all = (await as(ADMIN_KEYS.acmeAdmin).get(keysOf(acmeId)).expect(200)).body;
+      expect(all.nextCursor).toBeUndefined();
+      const first = (
+        await as(ADMIN_KEYS.acmeAdmin)
+          .get(`${keysOf(acmeId)}?limit=2`)
+          .expect(200)
+      ).body;
+      const rest = (
+        await as(ADMIN_KEYS.acmeAdmin)
+          .get(`${keysOf(acmeId)}?limit=200&cursor=${encodeURIComponent(first.nextCursor)}`)
+          .expect(200)
+      ).body;
+      expect([...first.data, ...rest.data]).toEqual(all.data);
+      await as(ADMIN_KEYS.operator)
+        .get(`${keysOf(globexId)}?cursor=${encodeURIComponent(first.nextCursor)}`)
+        .expect(400);
+      await as(ADMIN_KEYS.acmeAdmin)
+        .get(`${keysOf(acmeId)}?limit=0`)
+        .expect(400);
+    });
+
     it('tenancy: an admin of acme gets 404 for globex keys; an operator manages any', async () => {
       await as(ADMIN_KEYS.acmeAdmin).get(keysOf(globexId)).expect(404);
       await as(ADMIN_KEYS.acmeAdmin)

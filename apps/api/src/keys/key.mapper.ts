@@ -1,4 +1,4 @@
-import { MadeKey } from '@app/auth';
+import { MadeKey, Page } from '@app/auth';
 import { ApiKeyRow } from '@app/database';
 import { KeyView, NewKeyView } from './dto/key.view';
 
@@ -19,7 +19,10 @@ export function toKeyView(key: ApiKeyRow): KeyView {
 }
 
 export const keyBody = (key: ApiKeyRow): { data: KeyView } => ({ data: toKeyView(key) });
-export const keysBody = (keys: ApiKeyRow[]): { data: KeyView[] } => ({ data: keys.map(toKeyView) });
+export const keysBody = ({ items, nextCursor }: Page<ApiKeyRow>): { data: KeyView[]; nextCursor?: string } => ({
+  data: items.map(toKeyView),
+  ...(nextCursor ? { nextCursor } : {}),
+});
 /** The secret is in this answer only. */
 export const madeKeyBody = ({ key, secret }: MadeKey): { data: NewKeyView } => ({
   data: { ...toKeyView(key), secret },

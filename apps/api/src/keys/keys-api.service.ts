@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey, KeysService } from '@app/auth';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from '@app/common';
+import { DEFAULT_ROTATION_OVERLAP_SECONDS, PageQueryDto } from '@app/common';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { KeyView, NewKeyView } from './dto/key.view';
 import { RotateKeyDto } from './dto/rotate-key.dto';
@@ -11,8 +11,12 @@ import { keyBody, keysBody, madeKeyBody } from './key.mapper';
 export class KeysApiService {
   constructor(private readonly keys: KeysService) {}
 
-  list(caller: AuthenticatedKey, accountId: string): Promise<{ data: KeyView[] }> {
-    return this.keys.list(caller, accountId).then(keysBody);
+  list(
+    caller: AuthenticatedKey,
+    accountId: string,
+    query: PageQueryDto,
+  ): Promise<{ data: KeyView[]; nextCursor?: string }> {
+    return this.keys.list(caller, accountId, query.limit, query.cursor).then(keysBody);
   }
 
   create(caller: AuthenticatedKey, accountId: string, dto: CreateKeyDto): Promise<{ data: NewKeyView }> {

@@ -2,9 +2,10 @@ import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/commo
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiConflict, ApiData, ApiDataList, ApiErrors } from '../openapi/openapi-responses';
+import { ApiConflict, ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { KeyView, NewKeyView } from './dto/key.view';
+import { ListKeysQuery } from './dto/list-keys.query';
 import { RotateKeyDto } from './dto/rotate-key.dto';
 import { KeysApiService } from './keys-api.service';
 
@@ -15,11 +16,11 @@ export class KeysController {
   constructor(private readonly keys: KeysApiService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The account’s keys, oldest first (never their secrets)' })
-  @ApiDataList(KeyView)
+  @ApiOperation({ summary: 'The account’s keys, oldest first, in pages (never their secrets)' })
+  @ApiPage(KeyView)
   @ApiErrors(404)
-  list(@CallerKey() key: AuthenticatedKey, @Param('accountId') accountId: string, @Query() _query: NoQueryDto) {
-    return this.keys.list(key, accountId);
+  list(@CallerKey() key: AuthenticatedKey, @Param('accountId') accountId: string, @Query() query: ListKeysQuery) {
+    return this.keys.list(key, accountId, query);
   }
 
   @Post()

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { KeysService } from '@app/auth/keys/keys.service';
 import { AppError } from '@app/common/errors';
 import { ACCOUNT_NAME, ACCOUNT_NAME_TEXT, parseScopes as scopesOf, Scope } from '@app/common/config/app-config';
-import { MAX_KEY_NAME_LENGTH } from '@app/common/limits';
+import { MAX_KEY_NAME_LENGTH, MAX_PAGE_SIZE } from '@app/common/limits';
 import { dataSourceOptions } from '@app/database/data-source-options';
 import { AccountsRepository } from '@app/database/repositories/accounts.repository';
 import { ApiKeyRow, ApiKeysRepository } from '@app/database/repositories/api-keys.repository';
@@ -96,7 +96,15 @@ async function create(store: KeyStore, account: string, scopes: Scope[], name: s
 
 async function list(store: KeyStore, account: string, io: Io): Promise<ExitCode> {
   const found = await store.accounts.findByName(account);
-  const rows = found ? await store.keys.list('cli', found.id) : [];
+  const rows: ApiKeyRow[] = [];
+  if (found) {
+    let cursor: string | undefined;
+    do {
+      const page = await store.keys.list('cli', found.id, MAX_PAGE_SIZE, cursor);
+      rows.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  }
   if (rows.length === 0) io.out(`No keys for account '${account}'.\n`);
   for (const r of rows) io.out(`${describeKey(r)}\n`);
   return ExitCode.Ok;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { ACCOUNT_ID, AppError, KEY_ID, KeyOrigin, Scope, scopesProblem } from '@app/common';
+import { ACCOUNT_ID, AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope, scopesProblem } from '@app/common';
 import { AccountRow, AccountsRepository, ApiKeyRow, ApiKeysRepository, Db, TransactionRunner } from '@app/database';
 import { apiKeyPrefix, digestApiKey, generateApiKey } from '../api-key';
 import { ApiKeyStore } from '../api-key.store';
@@ -11,6 +11,12 @@ export interface NewKey {
   name: string;
   scopes: readonly Scope[];
   expiresAt: Date | null;
+}
+
+/** Items of a list, and the cursor of the next page when there is one. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
 }
 
 /** A key just made: the only time its secret exists outside the caller's hands. */
@@ -38,10 +44,12 @@ export class KeysService {
     @Optional() @Inject(ApiKeyStore) private readonly store: ApiKeyStore | null = null,
   ) {}
 
-  /** The account's keys, oldest first. */
-  async list(caller: Caller, accountId: string): Promise<ApiKeyRow[]> {
+  /** A page of the account's keys, oldest first (`limit`, then the KEYS_CURSOR of the last page's last key). */
+  async list(caller: Caller, accountId: string, limit: number, cursor?: string): Promise<Page<ApiKeyRow>> {
     const account = await this.accountFor(caller, accountId, this.transactions.pool, false);
-    return this.apiKeys.listByAccount(account.id);
+    const after = cursor === undefined ? undefined : KEYS_CURSOR.decode(account.id, cursor);
+    const rows = await this.apiKeys.listByAccount(account.id, limit + 1, after);
+    return KEYS_CURSOR.page(account.id, rows, limit, (k) => ({ time: k.createdAt.toISOString(), id: k.id }));
   }
 
   async create(caller: Caller, accountId: string, input: NewKey): Promise<MadeKey> {

@@ -116,11 +116,19 @@ export class ApiKeysRepository {
     return rows[0].map((r) => r.id);
   }
 
-  /** Every key of the account, oldest first. */
-  async listByAccount(accountId: string, db: Db = this.pool): Promise<ApiKeyRow[]> {
-    return (await db.query(`${LISTING} WHERE k.account_id = $1 ORDER BY k.created_at, k.id`, [
-      accountId,
-    ])) as ApiKeyRow[];
+  /** The account's keys, oldest first, after the cursor's key: an index range scan on ix_api_keys_account. */
+  async listByAccount(
+    accountId: string,
+    limit: number,
+    cursor?: { time: string; id: string },
+    db: Db = this.pool,
+  ): Promise<ApiKeyRow[]> {
+    return (await db.query(
+      `${LISTING} WHERE k.account_id = $1
+          AND ($2::timestamptz IS NULL OR (k.created_at, k.id) > ($2::timestamptz, $3::varchar))
+        ORDER BY k.created_at, k.id LIMIT $4`,
+      [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
+    )) as ApiKeyRow[];
   }
 
   /** The key `id` of the account, revoked or not, or null. */
