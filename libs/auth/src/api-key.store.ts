@@ -63,7 +63,8 @@ export class ApiKeyStore {
   /** Forgets these keys at once on this instance (revoked or given an expiry here); other instances within CACHE_TTL_MS. */
   forget(keyIds: readonly string[]): void {
     const ids = new Set(keyIds);
-    for (const [digest, key] of this.valid.entries()) if (ids.has(key.keyId)) this.valid.delete(digest);
+    const digests = [...this.valid.entries()].filter(([, key]) => ids.has(key.keyId)).map(([digest]) => digest);
+    for (const digest of digests) this.valid.delete(digest);
   }
 
   /**
