@@ -1,5 +1,6 @@
 import { request as httpRequest, IncomingMessage, ClientRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ulid } from 'ulid';
 import { digestApiKey } from '@app/auth';
 import { ApiKeysRepository } from '@app/database';
 import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
@@ -171,12 +172,16 @@ describe('GET /v1/events/stream', () => {
     const key = 'acme-stream-revoke-0123456789abcdef';
     const keys = t.app.get(ApiKeysRepository);
     const account = (await keys.findActiveByDigest(digestApiKey(KEYS.acme)))!.accountId;
-    const { id } = await keys.ensure({
-      newId: 'key_01STREAMREVOKE00000000000',
+    const id = `key_${ulid()}`;
+    await keys.insert({
+      id,
       accountId: account,
+      name: 'stream',
       prefix: key.slice(0, 8),
       keyDigest: digestApiKey(key),
       scopes: ['read'],
+      origin: 'api',
+      expiresAt: null,
     });
     const tail = await Tail.open(base, key);
     expect(tail.status).toBe(200);

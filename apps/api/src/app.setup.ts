@@ -30,7 +30,7 @@ export function configureApp(app: INestApplication): void {
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
-const PATH_PARAMS = ['id', 'chainId'];
+const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId'];
 const UNDECODABLE = Symbol('undecodable path segment');
 type RoutedRequest = Request & { [UNDECODABLE]?: string };
 

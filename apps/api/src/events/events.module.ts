@@ -21,5 +21,6 @@ import { EventStreamService } from './stream/event-stream.service';
     IdempotencySweeper,
     EventStreamService,
   ],
+  exports: [ChainLedger],
 })
 export class EventsModule {}

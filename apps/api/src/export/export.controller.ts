@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { EXPORT_LIMIT } from '@app/common';
 import { ApiErrors } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
@@ -45,7 +45,7 @@ export class ExportController {
     },
   })
   @ApiErrors(422)
-  export(@Account() account: string, @Query() query: ExportQueryDto) {
-    return this.exports.export(account, query);
+  export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto) {
+    return this.exports.export(key.accountId, query, key.keyId);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable, Writable } from 'node:stream';
 import { pipeline as pipelineAsync } from 'node:stream/promises';
+import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT, parseSearchQuery } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -22,13 +23,14 @@ export class ExportService {
     private readonly events: EventsRepository,
     private readonly config: AppConfig,
     private readonly database: DatabaseLocator,
+    private readonly audit: AuditTrail,
   ) {}
 
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
    * rows sent. Over the limit, the 422 leaves before any byte of the file.
    */
-  async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
+  async export(accountId: string, query: ExportQueryDto, keyId: string): Promise<StreamableFile> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
     const snapshot = await this.events.openSnapshot(accountId, {
@@ -60,6 +62,7 @@ export class ExportService {
     const text = this.text(snapshot, format, header);
     const body =
       this.database.settings.poolSize === 1 ? Readable.from(await this.readAll(text), { objectMode: false }) : text;
+    await this.recordExport(accountId, keyId, query, period, text);
     return new StreamableFile(
       pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
         if (error instanceof ExportStalledError) this.logger.warn(error.message);
@@ -69,6 +72,31 @@ export class ExportService {
         disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
       },
     ).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
+  }
+
+  /**
+   * `export.created` in the account's `_audit` chain (contract §12), once the export is sure to be
+   * sent and its snapshot taken, so the file does not hold its own record: on PostgreSQL in a
+   * transaction of its own beside the open snapshot; on the embedded database (one connection)
+   * after the snapshot was read and closed. If it cannot be recorded, nothing is sent.
+   */
+  private async recordExport(
+    accountId: string,
+    keyId: string,
+    query: ExportQueryDto,
+    period: ExportPeriod,
+    text: Readable,
+  ): Promise<void> {
+    const { format, period: asked, filters } = this.header(query, period, 0);
+    const context = { format, ...asked, filters };
+    try {
+      await this.audit.recordAlone(accountId, [
+        { actor: keyActor(keyId), action: 'export.created', resource: null, context },
+      ]);
+    } catch (error) {
+      text.destroy();
+      throw error;
+    }
   }
 
   private header(query: ExportQueryDto, period: ExportPeriod, count: number): ExportHeader {

@@ -89,6 +89,13 @@ describe('loadAppConfig', () => {
     ]);
   });
 
+  it('accepts the scopes admin and operator (operator for the account system)', () => {
+    const sut = loadAppConfig({
+      API_KEYS: 'acme:acme-admin-0123456789ab:admin+read,system:ops-key-0123456789abcdef:operator',
+    });
+    expect(sut.bootstrapKeys.map((k) => k.scopes)).toEqual([['admin', 'read'], ['operator']]);
+  });
+
   it.each([
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
@@ -99,7 +106,11 @@ describe('loadAppConfig', () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: '23' }, /IDEMPOTENCY_RETENTION_HOURS/],
     [{ SIGNING_KEY_FILE: '/etc/audit-trail/' }, /SIGNING_KEY_FILE must be the path of a file/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
-    [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'acme:acme-key-0123456789ab:root' }, /API_KEYS entry 1/],
+    [
+      { API_KEYS: 'acme:acme-key-0123456789ab:operator' },
+      /API_KEYS entry 1: the operator scope is only for .*'system'/,
+    ],
     [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],
   ])('fails fast with a readable message for %j', (env, message) => {
     expect(() => loadAppConfig(env)).toThrow(message);

@@ -63,16 +63,31 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** true: every hop; a number: that many hops; a list: these proxies' addresses or CIDRs (or loopback, linklocal, uniquelocal). */
 export type TrustProxy = boolean | number | string[];
 
-/** `ingest` appends events; `read` is everything else (contract §1). */
-export type Scope = 'ingest' | 'read';
-const SCOPES: readonly Scope[] = ['ingest', 'read'];
+
+/**
+ * `ingest` appends events; `read` is every other read; `admin` manages the key's own account,
+ * `operator` every account (contract §1, §12). Which route needs which: libs/auth route-scopes.ts.
+ */
+export type Scope = 'ingest' | 'read' | 'admin' | 'operator';
+export const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin', 'operator'];
+/** The reserved account operator keys belong to (and whose `_audit` chain records account changes). */
+export const SYSTEM_ACCOUNT = 'system';
+/** Where a key came from: API_KEYS (followed at every start), the key CLI or the HTTP API. */
+export type KeyOrigin = 'config' | 'cli' | 'api';
+
+/** Why `scopes` cannot be given to a key of `account`, or null when they can (`operator` is for `system` only). */
+export function scopesProblem(account: string, scopes: readonly Scope[]): string | null {
+  return scopes.includes('operator') && account !== SYSTEM_ACCOUNT
+    ? `the operator scope is only for keys of the account '${SYSTEM_ACCOUNT}'`
+    : null;
+}
 
 /** Account names of API_KEYS and of `cli keys`. */
 export const ACCOUNT_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${MAX_ACCOUNT_NAME_LENGTH}}$`);
 /** ACCOUNT_NAME in words, for error messages. */
 export const ACCOUNT_NAME_TEXT = `1-${MAX_ACCOUNT_NAME_LENGTH} characters of [A-Za-z0-9._-]`;
 
-/** `ingest`, `read` or `ingest+read`, or null for anything else. */
+/** Scopes joined by `+` (`ingest`, `read`, `admin`, `operator`), e.g. `ingest+read`, or null for anything else. */
 export function parseScopes(text: string): Scope[] | null {
   const scopes = [...new Set(text.split('+'))];
   return scopes.every((s): s is Scope => (SCOPES as readonly string[]).includes(s)) ? scopes : null;
@@ -160,9 +175,13 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
     .flatMap((entry, index) => {
       const [account = '', key = '', scopes = 'ingest+read', ...rest] = entry.split(':');
       const parsedScopes = parseScopes(scopes);
+      if (parsedScopes !== null && scopesProblem(account, parsedScopes) !== null) {
+        problems.push(`API_KEYS entry ${index + 1}: ${scopesProblem(account, parsedScopes)}`);
+        return [];
+      }
       if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !API_KEY_TEXT.test(key) || parsedScopes === null) {
         problems.push(
-          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
+          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes among ingest, read, admin, operator joined by +)`,
         );
         return [];
       }

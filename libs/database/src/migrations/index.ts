@@ -8,6 +8,7 @@ import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leav
 import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs-from-events';
 import { EventTransactionIds1764600000000 } from './1764600000000-event-transaction-ids';
 import { EventContextIndex1764700000000 } from './1764700000000-event-context-index';
+import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   MerkleNodesWithoutFk1764200000000,
   MerkleLeavesFromEvents1764300000000,
   MerklePairsFromEvents1764400000000,
+  KeysOverHttp1764520000000,
   EventTransactionIds1764600000000,
   EventContextIndex1764700000000,
 ];

@@ -144,6 +144,28 @@ export class ChainsRepository {
   }
 
   /**
+   * What each of these accounts' chains add up to, from the heads alone (no count over events:
+   * positions are contiguous from 1, so a chain's size is its last position). Missing: no chains.
+   */
+  async totalsByAccount(
+    accountIds: readonly string[],
+    db: Db = this.pool,
+  ): Promise<Map<string, { eventCount: number; chainCount: number; lastEventAt: Date | null }>> {
+    const rows = (await db.query(
+      `SELECT c.account_id AS "accountId", sum(c.last_position)::text AS events, count(*)::int AS chains,
+              max(c.last_timestamp) AS "lastEventAt"
+         FROM chains c WHERE c.account_id = ANY($1::varchar[]) GROUP BY c.account_id`,
+      [accountIds],
+    )) as { accountId: string; events: string; chains: number; lastEventAt: Date | null }[];
+    return new Map(
+      rows.map((r) => [
+        r.accountId,
+        { eventCount: Number(r.events), chainCount: r.chains, lastEventAt: r.lastEventAt },
+      ]),
+    );
+  }
+
+  /**
    * Creates the chains that do not exist yet. A racing creator (another request or instance)
    * wins: ON CONFLICT DO NOTHING waits for its commit, and the caller then uses its row.
    */

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, Matches } from 'class-validator';
 import {
+  APPENDABLE_CHAIN_NAME,
   CHAIN_NAME,
   CHAIN_NAME_TEXT,
   MAX_ACTION_LENGTH,
@@ -8,6 +9,7 @@ import {
   MAX_CONTEXT_BYTES,
   MAX_CONTEXT_DEPTH,
   MAX_RESOURCE_LENGTH,
+  RESERVED_CHAIN_PREFIX,
 } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsEventText, IsStorable } from './storable.validator';
@@ -53,11 +55,12 @@ export class CreateEventDto {
     type: String,
     nullable: true,
     // No `default`: generated clients would then type the member as always present.
-    description: `Name of the chain to append to (created on first use); absent or null means "${DEFAULT_CHAIN}"`,
+    description: `Name of the chain to append to (created on first use); absent or null means "${DEFAULT_CHAIN}". Names starting with ${RESERVED_CHAIN_PREFIX} are the service's own (_audit): 400`,
     pattern: CHAIN_NAME.source,
   })
   @IsOptional()
   @IsString()
   @Matches(CHAIN_NAME, { message: `chain must be ${CHAIN_NAME_TEXT}` })
+  @Matches(APPENDABLE_CHAIN_NAME, { message: `chain names starting with ${RESERVED_CHAIN_PREFIX} are reserved` })
   chain?: string | null;
 }
