@@ -34,9 +34,26 @@ describe('parseIJson', () => {
 
   it('counts depth in levels: maxDepth accepted, one more refused, 100,000 refused without recursing', () => {
     expect(parseIJson('[[[]]]', 3)).toEqual([[[]]]);
-    expect(fieldsOf('[[[[]]]]', 3)).toEqual([{ field: 'body', message: 'body is nested deeper than 3 levels' }]);
+    expect(fieldsOf('[[[[]]]]', 3)).toEqual([
+      { field: 'body', message: 'body is nested too deeply (a body may nest at most 3 levels)' },
+    ]);
     expect(fieldsOf(`${'{"d":'.repeat(100000)}1${'}'.repeat(100000)}`)).toEqual([
-      { field: 'body', message: 'body is nested deeper than 64 levels' },
+      { field: 'd', message: 'd is nested too deeply (a body may nest at most 64 levels)' },
+    ]);
+  });
+
+  it.each([
+    ['an array in a member', `{"actor":${'['.repeat(1000)}${']'.repeat(1000)},"action":"b"}`, 'actor'],
+    ['objects in a member', `{"context":${'{"d":'.repeat(100)}1${'}'.repeat(100)}}`, 'context'],
+    [
+      'a member of a list item',
+      `{"events":[{"actor":"a"},{"actor":${'['.repeat(70)}${']'.repeat(70)}}]}`,
+      'events[1].actor',
+    ],
+    ['a list of lists', `{"events":${'['.repeat(70)}${']'.repeat(70)}}`, 'events'],
+  ])('names the member nested too deeply: %s', (_name, text, field) => {
+    expect(fieldsOf(text)).toEqual([
+      { field, message: `${field} is nested too deeply (a body may nest at most 64 levels)` },
     ]);
   });
 

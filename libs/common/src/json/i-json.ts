@@ -70,6 +70,7 @@ function nameSeparators(text: string): number {
 interface Container {
   /** Member names seen so far; null for an array. */
   names: Set<string> | null;
+  /** Its path in the body ('' for the body itself). */
   path: string;
   /** The current member's name, or the current item's index. */
   at: string | number;
@@ -89,7 +90,10 @@ function checkMembers(text: string, maxDepth: number): void {
     const container = stack[stack.length - 1];
     if (token === SyntaxKind.OpenBraceToken || token === SyntaxKind.OpenBracketToken) {
       if (stack.length >= maxDepth) {
-        throw AppError.validation([{ field: 'body', message: `body is nested deeper than ${maxDepth} levels` }]);
+        const field = tooDeep(stack);
+        throw AppError.validation([
+          { field, message: `${field} is nested too deeply (a body may nest at most ${maxDepth} levels)` },
+        ]);
       }
       const isObject = token === SyntaxKind.OpenBraceToken;
       stack.push({ names: isObject ? new Set() : null, path: pathOfChild(), at: isObject ? '' : 0 });
@@ -113,4 +117,19 @@ function checkMembers(text: string, maxDepth: number): void {
       expectName = false;
     }
   }
+}
+
+/**
+ * The member to name for nesting that goes too deep: the first member, going down the open
+ * containers, whose value is not a list of objects (a batch's `events` is, its items' members are
+ * not). So `events[3].actor` or `context` is named, not the body nor a path 64 levels long; `body`
+ * when no member qualifies (a body that is itself nested arrays).
+ */
+function tooDeep(stack: readonly Container[]): string {
+  for (let i = 1; i < stack.length; i++) {
+    const inObject = stack[i - 1]!.names !== null;
+    const listOfObjects = stack[i]!.names === null && stack[i + 1]?.names != null;
+    if (inObject && !listOfObjects) return stack[i]!.path;
+  }
+  return 'body';
 }
