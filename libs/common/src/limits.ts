@@ -35,6 +35,8 @@ export const MAX_ACCOUNT_NAME_LENGTH = 64;
 /** What an API key may be (ours are 47 characters; API_KEYS may bring others), in characters. */
 export const MIN_API_KEY_LENGTH = 16;
 export const MAX_API_KEY_LENGTH = 256;
+/** A secret given in API_KEYS, in characters (contract §1/§12): the start is refused below. */
+export const MIN_BOOTSTRAP_KEY_LENGTH = 24;
 
 /** POST /v1/events/batch (contract §9): at most this many events per request … */
 export const MAX_BATCH_EVENTS = 1000;
