@@ -3,13 +3,14 @@ import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Account, RequireScope } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
-import { BodyLimit } from '../common/json-body';
+import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
+import { AppendQueue } from './append/append-queue';
 import { AppendOutcome, EventsService } from './events.service';
 
 const REPLAYED = {
@@ -39,6 +40,7 @@ export class EventsController {
     'Idempotent-Replayed': REPLAYED,
   })
   @ApiErrors(409, 413, 415, 422)
+  @AdmitBody(AppendQueue)
   async append(
     @Account() account: string,
     @Body() dto: CreateEventDto,
@@ -70,6 +72,7 @@ export class EventsController {
   @ApiErrors(409, 415, 422)
   @ApiResponse({ status: 413, ...errorResponse(413, 'PAYLOAD_TOO_LARGE: body over 8 MiB') })
   @BodyLimit(MAX_BATCH_BODY_BYTES)
+  @AdmitBody(AppendQueue)
   async appendBatch(
     @Account() account: string,
     @Body() dto: CreateEventBatchDto,

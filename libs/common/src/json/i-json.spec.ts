@@ -1,9 +1,9 @@
 import { AppError } from '../errors';
 import { parseIJson } from './i-json';
 
-const fieldsOf = (text: string, maxDepth = 64): unknown => {
+const fieldsOf = (text: string, maxDepth = 64, maxValues = Infinity): unknown => {
   try {
-    parseIJson(text, maxDepth);
+    parseIJson(text, maxDepth, maxValues);
   } catch (e) {
     expect(e).toBeInstanceOf(AppError);
     return (e as AppError).details.fields;
@@ -59,6 +59,18 @@ describe('parseIJson', () => {
 
   it.each(['{"a":', '{"a":1,}', '{a:1}', '// x\n{}', "{'a':1}", ''])('refuses invalid JSON %p', (text) => {
     expect(fieldsOf(text)).toEqual([{ field: 'body', message: 'body is not valid JSON' }]);
+  });
+
+  it('counts values (members and array items at any depth) before parsing: maxValues accepted, one more refused', () => {
+    const text = '{"a":[1, 2, { } ,[ ]],"b":{"c":"x,y:[{"},"d":[ \n]}';
+    expect(parseIJson(text, 64, 8)).toEqual(JSON.parse(text));
+    expect(fieldsOf(text, 64, 7)).toEqual([
+      { field: 'body', message: 'body holds more than 7 values (object members and array items)' },
+    ]);
+    expect(fieldsOf('[1,2,3', 64, 2)).toEqual([
+      { field: 'body', message: 'body holds more than 2 values (object members and array items)' },
+    ]);
+    expect(fieldsOf('{"a":"unterminated', 64, 2)).toEqual([{ field: 'body', message: 'body is not valid JSON' }]);
   });
 
   it('accepts scalars (the pipe says a body must be an object)', () => {

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
+import { BodyAdmission } from '../../common/json-body';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
@@ -27,7 +28,7 @@ interface Waiting {
  * ledger's transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
-export class AppendQueue implements BeforeApplicationShutdown {
+export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
   /** Events of everything waiting. */
@@ -48,6 +49,16 @@ export class AppendQueue implements BeforeApplicationShutdown {
     this.maxInFlight = Math.max(1, Math.min(config.appendConcurrency, database.settings.poolSize - 1));
   }
 
+  /**
+   * Before an append's body is read (`@AdmitBody(AppendQueue)`): a full queue answers 503 at once,
+   * so a client retrying against a full queue costs no reading, parsing or validating of its body.
+   */
+  admitBody(): void {
+    if (this.waitingEvents >= this.config.appendQueueLimit || this.waitingBytes >= this.config.appendQueueLimitBytes) {
+      throw queueFull();
+    }
+  }
+
   /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
   appendAll(requests: AppendRequest[]): Promise<Appended[]> {
     let bytes = 0;
@@ -56,7 +67,7 @@ export class AppendQueue implements BeforeApplicationShutdown {
       this.waitingEvents + requests.length > this.config.appendQueueLimit ||
       this.waitingBytes + bytes > this.config.appendQueueLimitBytes
     ) {
-      return Promise.reject(AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1));
+      return Promise.reject(queueFull());
     }
     const chains = requests.length === 1 ? [chainOf(requests[0]!)] : [...new Set(requests.map(chainOf))];
     return new Promise<Appended[]>((resolve, reject) => {
@@ -155,6 +166,10 @@ export function appendRequestBytes(request: AppendRequest): number {
     (resource === null ? 0 : Buffer.byteLength(resource)) +
     (context === null ? 0 : Buffer.byteLength(JSON.stringify(context)))
   );
+}
+
+function queueFull(): AppError {
+  return AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1);
 }
 
 function chainOf(request: AppendRequest): string {
