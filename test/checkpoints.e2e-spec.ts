@@ -643,6 +643,54 @@ describe('signed checkpoints and whole-chain verification', () => {
     });
   });
 
+  describe('rows written beside the service, with its own role (no trigger is disabled)', () => {
+    /** A checkpoint row the service did not sign: a note under a key it does not know. */
+    const forge = (chainId: string, size: number) =>
+      t.dataSource.query(`INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, $3, $4, $5)`, [
+        chainId,
+        size,
+        'ab'.repeat(32),
+        '00000000',
+        `audit-trail/${chainId}\n${size}\n${Buffer.alloc(32, 0xab).toString('base64')}\n\n\u2014 forger AAAAAAAA\n`,
+      ]);
+
+    it('a forged checkpoint above the head, then at it: signing goes on, and /verify reports the forged row', async () => {
+      const chain = await chainOf('forged-checkpoint', 3);
+      const signed3 = (await checkpoint(chain.id).expect(200)).text;
+      await forge(chain.id, 5);
+      expect((await checkpoint(chain.id).expect(200)).text).toBe(signed3);
+      await post('forged-checkpoint', 4).expect(201);
+      await post('forged-checkpoint', 5).expect(201);
+      const note5 = (await checkpoint(chain.id).expect(200)).text;
+      const opened = openCheckpoint(note5, readVkey(vkey));
+      expect(opened).toMatchObject({ ok: true, size: 5 });
+      const hashes = (await readChainEvents(t.dataSource.manager, chain.id)).map((e) => e.hash);
+      if (opened.ok) expect(opened.hash.toString('hex')).toBe(independentRoot(hashes.slice(0, 5)));
+      expect((await checkpoint(chain.id).expect(200)).text).toBe(note5);
+      await post('forged-checkpoint', 6).expect(201);
+      await checkpoint(chain.id).expect(200);
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result.valid).toBe(false);
+      expect(result.errors).toEqual([
+        expect.objectContaining({ position: 5, message: expect.stringContaining('not signed by this service') }),
+      ]);
+    });
+
+    it('a forged checkpoint above the head is reported by /verify while the chain is below it', async () => {
+      const chain = await chainOf('forged-above', 2);
+      await forge(chain.id, 9);
+      await checkpoint(chain.id).expect(200);
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result.valid).toBe(false);
+      expect(result.errors).toEqual([
+        expect.objectContaining({
+          position: 9,
+          message: expect.stringContaining('more events than the chain now has'),
+        }),
+      ]);
+    });
+  });
+
   describe('concurrent checkpoint requests during concurrent appends', () => {
     it('never sign two notes of one size with different hashes, nor go backwards', async () => {
       const seed = (await post('ckpt-race', 0).expect(201)).body.data;

@@ -217,6 +217,16 @@ export class ChainAudit {
     );
   }
 
+  /** Stored Merkle nodes of subtrees that end beyond the head: the service never writes one before it is complete. */
+  nodesBeyondHead(count: number, headPosition: number): void {
+    if (count > 0)
+      this.fail(
+        headPosition + 1,
+        null,
+        `${count} Merkle tree node(s) are stored for positions beyond the chain head at position ${headPosition}: they were not written by this service`,
+      );
+  }
+
   eventsBeyondHead(count: number, firstPosition: number, headPosition: number): void {
     if (count > 0)
       this.fail(firstPosition, null, `${count} event(s) lie beyond the chain head at position ${headPosition}`);

@@ -68,6 +68,7 @@ export class ChainVerificationService {
     const now = await this.chains.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
     audit.eventsBeyondHead(now.eventsBeyond, now.firstBeyond, now.position);
+    audit.nodesBeyondHead(now.nodesBeyond, now.position);
     return { data: audit.result(new Date()) };
   }
 

@@ -148,7 +148,8 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
       }
       const events = batch.reduce((n, w) => n + w.requests.length, 0);
       this.logger.warn(`A batch of ${events} event(s) was not written: ${errorSummary(error)}`);
-      batch.forEach((w) => w.reject(error));
+      const refusal = foreignTreeNode(error) ?? error;
+      batch.forEach((w) => w.reject(refusal));
     }
   }
 }
@@ -165,6 +166,25 @@ export function appendRequestBytes(request: AppendRequest): number {
     Buffer.byteLength(action) +
     (resource === null ? 0 : Buffer.byteLength(resource)) +
     (context === null ? 0 : Buffer.byteLength(JSON.stringify(context)))
+  );
+}
+
+/**
+ * An append whose chain's tree already holds a node it completes: a row written beyond the head by
+ * someone else (the service stores a node once, when complete, and merkle_nodes refuses changes).
+ * It cannot be overwritten and must not be trusted, so the chain takes no events until an operator
+ * removes it (whole-chain verification reports it): a clear 500 naming the chain and the node,
+ * logged by the exception filter, instead of an anonymous one.
+ */
+function foreignTreeNode(error: unknown): AppError | null {
+  const { constraint, detail } = (error ?? {}) as { constraint?: unknown; detail?: unknown };
+  if (sqlState(error) !== '23505' || constraint !== 'pk_merkle_nodes') return null;
+  const [, chainId = '?', level = '?', index = '?'] =
+    /\(chain_id, level, "?index"?\)=\(([^,]+), (\d+), (\d+)\)/.exec(typeof detail === 'string' ? detail : '') ?? [];
+  return new AppError(
+    'INTERNAL_ERROR',
+    `Chain ${chainId} cannot grow: its stored Merkle tree already holds node (${level}, ${index}) beyond the chain head, which this service did not write. Nothing was appended; GET /v1/chain/${chainId}/verify reports it, and the row must be removed by an operator.`,
+    { chainId, level: Number(level), index: Number(index) },
   );
 }
 
