@@ -516,7 +516,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         valid: false,
         checkedEvents: 9,
         lastPosition: 9,
-        firstInvalidPosition: N,
+        firstInvalidPosition: 10,
         checkpointsChecked: 1,
       });
       expect(result.errors).toEqual([
@@ -524,6 +524,14 @@ describe('signed checkpoints and whole-chain verification', () => {
           position: N,
           eventId: null,
           message: expect.stringMatching(/signed for more events than the chain now has \(9\).*removed/),
+        },
+        {
+          // Node (2, 2) of positions 9–12 is still stored.
+          position: 10,
+          eventId: null,
+          message: expect.stringMatching(
+            /1 Merkle tree node\(s\) are stored for positions beyond the chain head at position 9: events were removed/,
+          ),
         },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);

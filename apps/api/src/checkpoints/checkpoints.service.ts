@@ -62,7 +62,7 @@ export class CheckpointsService {
     return this.transactions.run(async (tx) => {
       const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
       if (!locked) throw AppError.notFound(`Chain ${chainId}`);
-      const latest = await this.latestSigned(chainId, locked.size, tx);
+      const latest = await this.latestSigned(chainId, tx);
       const tree = await this.readTree(chainId, locked, latest === null ? null : Number(latest.size), tx);
       const head: Head = { size: locked.size, hash: tree.root };
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
@@ -82,14 +82,13 @@ export class CheckpointsService {
   }
 
   /**
-   * The latest stored checkpoint the service signed, of a size up to the head: what a new one
-   * must extend. Only a signature confirms (the key or a retired one, the row matching its note):
-   * a row beyond the head was never signed by us (heads never go back) and a row whose signature
-   * does not verify was forged; both are passed over, not trusted nor fatal, and whole-chain
-   * verification reports them.
+   * The latest stored checkpoint the service signed: what a new one must extend. Only a signature
+   * confirms (the key or a retired one, the row matching its note): a row whose signature does not
+   * verify was forged and is passed over, neither trusted nor fatal (whole-chain verification
+   * reports it). A genuine one above the head still stops signing: events were removed.
    */
-  private async latestSigned(chainId: string, headSize: number, tx: Db): Promise<CheckpointRow | null> {
-    for (let atMost = headSize; atMost >= 0;) {
+  private async latestSigned(chainId: string, tx: Db): Promise<CheckpointRow | null> {
+    for (let atMost = Number.MAX_SAFE_INTEGER; atMost >= 0; ) {
       const row = await this.checkpoints.findLatest(chainId, atMost, tx);
       if (!row || this.signedByUs(chainId, row)) return row;
       atMost = Number(row.size) - 1;
