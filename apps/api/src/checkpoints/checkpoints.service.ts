@@ -88,7 +88,7 @@ export class CheckpointsService {
    * reports it). A genuine one above the head still stops signing: events were removed.
    */
   private async latestSigned(chainId: string, tx: Db): Promise<CheckpointRow | null> {
-    for (let atMost = Number.MAX_SAFE_INTEGER; atMost >= 0; ) {
+    for (let atMost = Number.MAX_SAFE_INTEGER; atMost >= 0;) {
       const row = await this.checkpoints.findLatest(chainId, atMost, tx);
       if (!row || this.signedByUs(chainId, row)) return row;
       atMost = Number(row.size) - 1;
