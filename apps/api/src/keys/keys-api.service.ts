@@ -1,3 +1,4 @@
+import { instantMillis } from '../events/dto/instant';
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey, KeysService } from '@app/auth';
 import { DEFAULT_ROTATION_OVERLAP_SECONDS, PageQueryDto } from '@app/common';
@@ -20,7 +21,7 @@ export class KeysApiService {
   }
 
   create(caller: AuthenticatedKey, accountId: string, dto: CreateKeyDto): Promise<{ data: NewKeyView }> {
-    const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
+    const expiresAt = dto.expiresAt === undefined ? null : new Date(instantMillis(dto.expiresAt)!);
     return this.keys.create(caller, accountId, { name: dto.name, scopes: dto.scopes, expiresAt }).then(madeKeyBody);
   }
 

@@ -80,12 +80,13 @@ describe('loadAppConfig', () => {
 
   it('parses API_KEYS with default and explicit scopes', () => {
     const sut = loadAppConfig({
-      API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read',
+      API_KEYS:
+        'acme:acme-key-0123456789abcdef, globex:globex-key-0123456789abc:read,ops:ops-key-0123456789abcdefg:ingest+read',
     });
     expect(sut.bootstrapKeys).toEqual([
-      { account: 'acme', key: 'acme-key-0123456789ab', scopes: ['ingest', 'read'] },
-      { account: 'globex', key: 'globex-key-0123456789', scopes: ['read'] },
-      { account: 'ops', key: 'ops-key-0123456789abc', scopes: ['ingest', 'read'] },
+      { account: 'acme', key: 'acme-key-0123456789abcdef', scopes: ['ingest', 'read'] },
+      { account: 'globex', key: 'globex-key-0123456789abc', scopes: ['read'] },
+      { account: 'ops', key: 'ops-key-0123456789abcdefg', scopes: ['ingest', 'read'] },
     ]);
   });
 
@@ -106,13 +107,27 @@ describe('loadAppConfig', () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: '23' }, /IDEMPOTENCY_RETENTION_HOURS/],
     [{ SIGNING_KEY_FILE: '/etc/audit-trail/' }, /SIGNING_KEY_FILE must be the path of a file/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
-    [{ API_KEYS: 'acme:acme-key-0123456789ab:root' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'acme:acme-key-0123456789abcdef:root' }, /API_KEYS entry 1/],
     [
-      { API_KEYS: 'acme:acme-key-0123456789ab:operator' },
+      { API_KEYS: 'acme:acme-key-0123456789abcdef:operator' },
       /API_KEYS entry 1: the operator scope is only for .*'system'/,
     ],
-    [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'a b:acme-key-0123456789abcdef' }, /API_KEYS entry 1/],
   ])('fails fast with a readable message for %j', (env, message) => {
     expect(() => loadAppConfig(env)).toThrow(message);
+  });
+
+  it('refuses an API_KEYS secret shorter than 24 characters, naming the entry but never the secret', () => {
+    const secret = 'acme-key-0123456789abcd'; // 23 characters
+    let message = '';
+    try {
+      loadAppConfig({ API_KEYS: `globex:globex-key-0123456789abc,acme:${secret}:read` });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/API_KEYS entry 2 \(account acme\): the key must be at least 24 characters/);
+    expect(message).not.toContain(secret);
+    expect(message).not.toContain(secret.slice(0, 8));
+    expect(loadAppConfig({ API_KEYS: `acme:${secret}x` }).bootstrapKeys).toHaveLength(1);
   });
 });

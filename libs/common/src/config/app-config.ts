@@ -1,7 +1,7 @@
 import { isIP, isIPv4 } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../limits';
+import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH, MIN_BOOTSTRAP_KEY_LENGTH } from '../limits';
 
 /** The validated environment (contract §1). Loading it fails fast with a readable message. */
 export class AppConfig {
@@ -182,6 +182,12 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
       if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !API_KEY_TEXT.test(key) || parsedScopes === null) {
         problems.push(
           `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes among ingest, read, admin, operator joined by +)`,
+        );
+        return [];
+      }
+      if (key.length < MIN_BOOTSTRAP_KEY_LENGTH) {
+        problems.push(
+          `API_KEYS entry ${index + 1} (account ${account}): the key must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters`,
         );
         return [];
       }

@@ -8,6 +8,7 @@ import {
   MAX_ACTOR_LENGTH,
   MAX_CONTEXT_BYTES,
   MAX_CONTEXT_DEPTH,
+  MAX_CONTEXT_VALUES,
   MAX_RESOURCE_LENGTH,
   RESERVED_CHAIN_PREFIX,
 } from '@app/common';
@@ -44,11 +45,11 @@ export class CreateEventDto {
     type: 'object',
     additionalProperties: true,
     nullable: true,
-    description: `Any JSON object, stored and hashed exactly as sent: at most ${MAX_CONTEXT_BYTES / 1024} KiB and ${MAX_CONTEXT_DEPTH} levels deep`,
+    description: `Any JSON object, stored and hashed exactly as sent: at most ${MAX_CONTEXT_BYTES / 1024} KiB, ${MAX_CONTEXT_DEPTH} levels deep and ${MAX_CONTEXT_VALUES} values (object members and array items, at any depth)`,
   })
   @IsOptional()
   @IsObject({ message: 'context must be a JSON object' })
-  @IsStorable({ maxDepth: MAX_CONTEXT_DEPTH, maxBytes: MAX_CONTEXT_BYTES })
+  @IsStorable({ maxDepth: MAX_CONTEXT_DEPTH, maxBytes: MAX_CONTEXT_BYTES, maxValues: MAX_CONTEXT_VALUES })
   context?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({

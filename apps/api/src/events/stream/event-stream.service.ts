@@ -4,6 +4,7 @@ import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, parseSearchQuery } from '@app/common';
 import { ApiKeysRepository, EventFilters, EventRecord, EventsRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
+import { instantMillis } from '../dto/instant';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
 import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
@@ -56,8 +57,8 @@ export class EventStreamService implements BeforeApplicationShutdown {
       action: query.action,
       resource: query.resource,
       chainId: query.chain_id,
-      after: query.after === undefined ? undefined : new Date(query.after),
-      before: query.before === undefined ? undefined : new Date(query.before),
+      after: query.after === undefined ? undefined : new Date(instantMillis(query.after)!),
+      before: query.before === undefined ? undefined : new Date(instantMillis(query.before)!),
       search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
     };
 

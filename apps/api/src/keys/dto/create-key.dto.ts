@@ -5,15 +5,15 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
-  IsISO8601,
   IsOptional,
   IsString,
   Matches,
   MaxLength,
   MinLength,
+  ValidateBy,
 } from 'class-validator';
 import { MAX_KEY_NAME_LENGTH, Scope, SCOPES } from '@app/common';
-import { ISO_DATETIME } from '../../events/dto/event-filters.dto';
+import { isInstant } from '../../events/dto/instant';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 
 /** No control characters: a name is shown to people. */
@@ -52,7 +52,9 @@ export class CreateKeyDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(ISO_DATETIME, { message: 'expiresAt must be an ISO 8601 date-time with an offset' })
-  @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 date-time with an offset' })
+  @ValidateBy(
+    { name: 'isInstant', validator: { validate: isInstant } },
+    { message: 'expiresAt must be an ISO 8601 date-time with an offset' },
+  )
   expiresAt?: string;
 }
