@@ -34,6 +34,10 @@ export class AppConfig {
   idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
+  /** Exports one account may have in flight at once on an instance (more: 429). */
+  exportsPerAccount = 2;
+  /** Exports in flight at once on an instance, all accounts together (more: 429): half the pool by default. */
+  exportsPerInstance = 5;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -95,6 +99,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     24 * 3600,
   );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
+  config.exportsPerAccount = int('EXPORTS_PER_ACCOUNT', config.exportsPerAccount, 1, 1000);
+  config.exportsPerInstance = int(
+    'EXPORTS_PER_INSTANCE',
+    Math.max(1, Math.floor(config.databasePoolSize / 2)),
+    1,
+    1000,
+  );
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
