@@ -248,7 +248,8 @@ describe('one running instance per DATA_DIR, whatever the length of its path (is
     root = mkdtempSync(join(tmpdir(), 'audit-one-'));
   });
   afterEach(() => {
-    for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of started.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -41,7 +41,7 @@ export class ExportService implements OnModuleInit {
   async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
     const slot = this.slots.take(accountId);
     try {
-      return await this.file(query, await this.body(accountId, query), slot);
+      return this.file(query, await this.body(accountId, query), slot);
     } catch (error) {
       slot.release();
       throw error;
