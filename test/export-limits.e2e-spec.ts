@@ -1,5 +1,7 @@
 import { request as httpRequest, IncomingMessage } from 'node:http';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
@@ -165,7 +167,26 @@ describe('exports in flight (contract §4, §8)', () => {
       `two stalled 24 MB exports: heap + buffers grew by ${grown.toFixed(1)} MiB (rss ${(after.rss / 2 ** 20).toFixed(0)} MiB)\n`,
     );
     expect(grown).toBeLessThan(16);
+    if (!usingPostgres()) {
+      // On the embedded database the files wait on disk: 0600, already unlinked, in a 0700 directory.
+      const spoolDir = join(t.config.dataDir, 'export-spool');
+      expect(statSync(spoolDir).mode & 0o777).toBe(0o700);
+      expect(readdirSync(spoolDir)).toEqual([]);
+      const spooled = readdirSync('/proc/self/fd')
+        .map((fd) => ({ fd, target: safeReadlink(`/proc/self/fd/${fd}`) }))
+        .filter(({ target }) => target.startsWith(`${spoolDir}/`) && target.endsWith(' (deleted)'));
+      expect(spooled).toHaveLength(2);
+      for (const { fd } of spooled) expect(statSync(`/proc/self/fd/${fd}`).mode & 0o777).toBe(0o600);
+    }
   });
+
+  function safeReadlink(path: string): string {
+    try {
+      return readlinkSync(path);
+    } catch {
+      return '';
+    }
+  }
 
   /** Polls `condition` every 50 ms, `attempts` times at most. */
   async function waitFor(condition: () => Promise<boolean> | boolean, attempts = 100): Promise<boolean> {
