@@ -127,6 +127,7 @@ describe('exports in flight (contract §4, §8)', () => {
         .expect(422);
     }
     await smallExport(KEYS.acme).expect(200);
+    expect(spoolFiles()).toEqual([]);
   });
 
   it.each(['json', 'csv'])(
@@ -151,6 +152,7 @@ describe('exports in flight (contract §4, §8)', () => {
       const { complete, bytes } = await reader.readToEnd();
       expect(complete).toBe(false);
       expect(bytes).toBeLessThan(20_000_000);
+      expect(await waitFor(() => spoolFiles().length === 0)).toBe(true); // its file closed too
     },
   );
 
@@ -172,13 +174,19 @@ describe('exports in flight (contract §4, §8)', () => {
       const spoolDir = join(t.config.dataDir, 'export-spool');
       expect(statSync(spoolDir).mode & 0o777).toBe(0o700);
       expect(readdirSync(spoolDir)).toEqual([]);
-      const spooled = readdirSync('/proc/self/fd')
-        .map((fd) => ({ fd, target: safeReadlink(`/proc/self/fd/${fd}`) }))
-        .filter(({ target }) => target.startsWith(`${spoolDir}/`) && target.endsWith(' (deleted)'));
+      const spooled = spoolFiles().filter(({ target }) => target.endsWith(' (deleted)'));
       expect(spooled).toHaveLength(2);
       for (const { fd } of spooled) expect(statSync(`/proc/self/fd/${fd}`).mode & 0o777).toBe(0o600);
     }
   });
+
+  /** The files of this process open in DATA_DIR/export-spool (embedded: one per export in flight). */
+  function spoolFiles(): { fd: string; target: string }[] {
+    const spoolDir = join(t.config.dataDir, 'export-spool');
+    return readdirSync('/proc/self/fd')
+      .map((fd) => ({ fd, target: safeReadlink(`/proc/self/fd/${fd}`) }))
+      .filter(({ target }) => target.startsWith(`${spoolDir}/`));
+  }
 
   function safeReadlink(path: string): string {
     try {

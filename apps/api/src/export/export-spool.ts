@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { open, unlink } from 'node:fs/promises';
+import { close, createReadStream, createWriteStream, mkdirSync, open, rmSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 
 /**
  * Where an export waits for its client when the database has one connection (the embedded
@@ -26,19 +27,23 @@ export class ExportSpool {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Writes `text` to a new spool file and returns a stream of it; destroying the stream closes the file. */
+  /**
+   * Writes `text` to a new spool file and returns a stream of it; the stream closes the file when it
+   * ends or is destroyed. (Plain descriptors: a FileHandle written by a stream with autoClose off
+   * is never closed by the stream that reads it afterwards.)
+   */
   async spool(text: Readable): Promise<Readable> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = join(this.dir, `${randomUUID()}.part`);
-    const file = await open(path, 'wx+', 0o600);
+    const fd = await promisify(open)(path, 'wx+', 0o600);
     try {
-      await pipeline(text, file.createWriteStream({ autoClose: false }));
+      await pipeline(text, createWriteStream('', { fd, autoClose: false }));
     } catch (error) {
-      await file.close();
+      close(fd, () => undefined);
       throw error;
     } finally {
       await unlink(path).catch(() => undefined); // then the next start removes it
     }
-    return file.createReadStream({ start: 0 });
+    return createReadStream('', { fd, start: 0 });
   }
 }
