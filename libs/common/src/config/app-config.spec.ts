@@ -14,7 +14,16 @@ describe('loadAppConfig', () => {
       verifyPageSize: 2000,
       idempotencyRetentionHours: 24,
       exportStallTimeoutSeconds: 30,
+      exportsPerAccount: 2,
+      exportsPerInstance: 5,
     });
+    expect(loadAppConfig({ DATABASE_POOL_SIZE: '3' }).exportsPerInstance).toBe(1);
+    expect(loadAppConfig({ DATABASE_POOL_SIZE: '40', EXPORTS_PER_ACCOUNT: '3' })).toMatchObject({
+      exportsPerAccount: 3,
+      exportsPerInstance: 20,
+    });
+    expect(loadAppConfig({ EXPORTS_PER_INSTANCE: '7' }).exportsPerInstance).toBe(7);
+    expect(() => loadAppConfig({ EXPORTS_PER_ACCOUNT: '0' })).toThrow(/EXPORTS_PER_ACCOUNT/);
     expect(loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '2' }).exportStallTimeoutSeconds).toBe(2);
     expect(() => loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '0' })).toThrow(/EXPORT_STALL_TIMEOUT_SECONDS/);
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);

@@ -43,6 +43,10 @@ export class AppConfig {
   streamHeartbeatSeconds = 15;
   /** A stop (SIGTERM, SIGINT) ends within this: requests still open near it (exports) are cut, the pools closed. */
   shutdownTimeoutSeconds = 25;
+  /** Exports one account may have in flight at once on an instance (more: 429). */
+  exportsPerAccount = 2;
+  /** Exports in flight at once on an instance, all accounts together (more: 429): half the pool by default. */
+  exportsPerInstance = 5;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -136,6 +140,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
   config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);
   config.shutdownTimeoutSeconds = int('SHUTDOWN_TIMEOUT_SECONDS', config.shutdownTimeoutSeconds, 2, 3600);
+  config.exportsPerAccount = int('EXPORTS_PER_ACCOUNT', config.exportsPerAccount, 1, 1000);
+  config.exportsPerInstance = int(
+    'EXPORTS_PER_INSTANCE',
+    Math.max(1, Math.floor(config.databasePoolSize / 2)),
+    1,
+    1000,
+  );
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
