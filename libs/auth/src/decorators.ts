@@ -19,10 +19,3 @@ export const Account = createParamDecorator((_: unknown, ctx: ExecutionContext):
   if (!user) throw new Error('@Account() used on a public route');
   return user.accountId;
 });
-
-/** The authenticated key itself: its id, account and scopes. */
-export const CurrentKey = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedKey => {
-  const user = ctx.switchToHttp().getRequest<{ user?: AuthenticatedKey }>().user;
-  if (!user) throw new Error('@CurrentKey() used on a public route');
-  return user;
-});

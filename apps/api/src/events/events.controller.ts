@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Account, AuthenticatedKey, CurrentKey } from '@app/auth';
+import { Account, AuthenticatedKey, CallerKey } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
@@ -108,7 +108,7 @@ export class EventsController {
   })
   @ApiErrors()
   stream(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Query() query: StreamEventsQuery,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,

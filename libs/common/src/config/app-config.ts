@@ -67,7 +67,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** true: every hop; a number: that many hops; a list: these proxies' addresses or CIDRs (or loopback, linklocal, uniquelocal). */
 export type TrustProxy = boolean | number | string[];
 
-
 /**
  * `ingest` appends events; `read` is every other read; `admin` manages the key's own account,
  * `operator` every account (contract §1, §12). Which route needs which: libs/auth route-scopes.ts.
