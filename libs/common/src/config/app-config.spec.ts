@@ -101,7 +101,7 @@ describe('loadAppConfig', () => {
 
   it('accepts the scopes admin and operator (operator for the account system)', () => {
     const sut = loadAppConfig({
-      API_KEYS: 'acme:acme-admin-0123456789ab:admin+read,system:ops-key-0123456789abcdef:operator',
+      API_KEYS: 'acme:acme-admin-0123456789abcdef:admin+read,system:ops-key-0123456789abcdef:operator',
     });
     expect(sut.bootstrapKeys.map((k) => k.scopes)).toEqual([['admin', 'read'], ['operator']]);
   });
