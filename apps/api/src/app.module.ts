@@ -5,6 +5,7 @@ import { AppConfigModule, createValidationPipe, GlobalExceptionFilter } from '@a
 import { DatabaseModule } from '@app/database';
 import { ChainsModule } from './chains/chains.module';
 import { CheckpointsModule } from './checkpoints/checkpoints.module';
+import { ConsoleModule } from './console/console.module';
 import { JsonBodyGuard } from './common/json-body';
 import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
@@ -27,6 +28,7 @@ import { VerificationModule } from './verification/verification.module';
     CheckpointsModule,
     ProofsModule,
     StatsModule,
+    ConsoleModule,
   ],
   providers: [
     JsonBodyGuard,
