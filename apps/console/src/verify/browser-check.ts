@@ -39,8 +39,8 @@ export interface BrowserCheck {
 
 /**
  * The console's own check of one event (contract §15): the hash recomputed from the fields
- * (RFC 8785 + SHA-256), the checkpoint's Ed25519 signature against the verifier key, and the
- * inclusion proof from the recomputed hash to the signed root (RFC 9162). Verified only when all
+ * (RFC 8785 + SHA-256) against the stored one, the checkpoint's Ed25519 signature against the
+ * verifier key, and the inclusion proof from the stored hash to the signed root (RFC 9162). Verified only when all
  * three hold; each check says what it found.
  */
 export async function checkInBrowser(input: BrowserCheckInput): Promise<BrowserCheck> {
@@ -72,7 +72,7 @@ export async function checkInBrowser(input: BrowserCheckInput): Promise<BrowserC
       ok: true,
       message: `The checkpoint of size ${checkpoint.size} is signed by ${key.name}+${toHex(key.keyId)}.`,
     };
-    proof = await checkProof(event, computed, checkpoint.size, checkpoint.root, input.proofAt);
+    proof = await checkProof(event, checkpoint.size, checkpoint.root, input.proofAt);
   } catch (error) {
     if (!(error instanceof NoteError)) throw error;
     signature = { name: 'signature', ok: false, message: `The signature does not verify: ${error.message}.` };
@@ -86,9 +86,12 @@ export async function checkInBrowser(input: BrowserCheckInput): Promise<BrowserC
   return { verified: checks.every((c) => c.ok), checks };
 }
 
+/**
+ * The proof's leaf is the event's stored hash, so each check names one thing: altered fields fail
+ * the hash check, a stored hash that is not the signed tree's fails this one.
+ */
 async function checkProof(
-  event: HashedEvent,
-  computedHash: string,
+  event: HashedEvent & { hash: string },
   size: number,
   root: Uint8Array,
   proofAt: (size: number) => Promise<InclusionProof>,
@@ -100,8 +103,9 @@ async function checkProof(
   if (answer.leafIndex !== event.chain.position - 1 || answer.size !== size)
     return fail('it is for another position or tree size');
   const path = answer.proof.map(fromHex);
-  const leafData = fromHex(computedHash);
-  if (path.some((p) => p === null || p.length !== 32) || leafData === null) return fail('it is malformed');
+  const leafData = fromHex(event.hash);
+  if (path.some((p) => p === null || p.length !== 32) || leafData === null || leafData.length !== 32)
+    return fail('it is malformed');
   const derived = await rootFromInclusionProof(answer.leafIndex, size, await leafHash(leafData), path as Uint8Array[]);
   if (derived === null) return fail('it has the wrong number of hashes for this position and size');
   if (!equalBytes(derived, root))
