@@ -28,7 +28,11 @@ describe('GET /console (the web console)', () => {
 
   it('answers every page of the app (deep links, reloads) with its index.html', async () => {
     const index = (await get('/console/').expect(200)).text;
-    for (const path of ['/console/events', '/console/events/evt_01JDQ8Z5X3N4K7M2P9R6T0V1WA', '/console/keys?account=x']) {
+    for (const path of [
+      '/console/events',
+      '/console/events/evt_01JDQ8Z5X3N4K7M2P9R6T0V1WA',
+      '/console/keys?account=x',
+    ]) {
       const res = await get(path).expect(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.text).toBe(index);
