@@ -146,6 +146,14 @@ async function smoke(label, settings, givenKey) {
     check(`whole-chain verification hashes ${where}`, log.includes(`hashes ${where}`), log.slice(-2000));
     const denied = await fetch(`${base}/v1/events`);
     check('no key → 401', denied.status === 401);
+    const console = await fetch(`${base}/console/events`);
+    check(
+      'GET /console/… serves the built console without a key, under its CSP',
+      console.status === 200 &&
+        (await console.text()).includes('/console/app.js') &&
+        (console.headers.get('content-security-policy') ?? '').includes("default-src 'self'"),
+      String(console.status),
+    );
     if (!settings.DATABASE_URL) {
       const ports = listeningTcpPorts(child.pid);
       check('the embedded database listens on no TCP port (only HTTP)', ports.join() === String(port), ports.join());
