@@ -27,8 +27,18 @@ export const CONSOLE_CSP = [
 export class ConsoleController {
   constructor(private readonly files: ConsoleFiles) {}
 
-  @Get(['', '*path'])
-  serve(@Req() req: Request, @Res() res: Response): void {
+  @Get()
+  index(@Req() req: Request, @Res() res: Response): void {
+    this.serve(req, res);
+  }
+
+  @Get('*path')
+  file(@Req() req: Request, @Res() res: Response): void {
+    this.serve(req, res);
+  }
+
+  /** One path per route, not an array: route tables elsewhere read a handler's path as a string. */
+  private serve(req: Request, res: Response): void {
     res
       .setHeader('Content-Security-Policy', CONSOLE_CSP)
       .sendFile(this.files.resolve(req.path.slice('/console'.length)));

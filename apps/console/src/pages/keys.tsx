@@ -16,7 +16,8 @@ export function KeysPage({ me }: { me: Me | null }) {
 
 function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const base = `/v1/accounts/${encodeURIComponent(accountId)}/keys`;
-  const keys = useLoad((signal) => api.get<ApiPage<Key>>(base, undefined, signal), [base]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const keys = useLoad((signal) => api.get<ApiPage<Key>>(base, { limit: 100, cursor }, signal), [base, cursor]);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['ingest', 'read']);
   const [created, setCreated] = useState<NewKey | null>(null);
@@ -95,7 +96,7 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
       {keys.value && (
         <div class="table-wrap">
           <table>
-            <caption>Keys ({keys.value.data.length})</caption>
+            <caption>Keys{cursor ? ' (next page)' : ''}</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -152,6 +153,11 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
             </tbody>
           </table>
         </div>
+      )}
+      {keys.value?.nextCursor && (
+        <button type="button" onClick={() => setCursor(keys.value!.nextCursor)}>
+          Next page
+        </button>
       )}
     </Page>
   );
