@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
-import type { Chain, ChainVerification, Page as ApiPage } from '../types';
+import type { Chain, ChainsPage as ChainsAnswer, ChainsQuery, ChainVerification } from '../types';
 import { Busy, ErrorText, Page } from '../ui';
 
 export function ChainsPage() {
@@ -13,7 +13,7 @@ export function ChainsPage() {
     setLoading(true);
     setError(null);
     try {
-      const page = await api.get<ApiPage<Chain>>('/v1/chains', { limit: 50, cursor: from });
+      const page = await api.get<ChainsAnswer>('/v1/chains', { limit: 50, cursor: from } satisfies ChainsQuery);
       setChains((shown) => (from === undefined ? page.data : [...shown, ...page.data]));
       setCursor(page.nextCursor);
     } catch (e) {

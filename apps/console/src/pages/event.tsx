@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { BASE, Link } from '../router';
-import type { Event, VerificationResult } from '../types';
+import type { Event, InclusionProof, ProofQuery, VerificationResult } from '../types';
 import { Busy, ErrorText, Page, useLoad } from '../ui';
-import { BrowserCheck, checkInBrowser, InclusionProof } from '../verify/browser-check';
+import { BrowserCheck, checkInBrowser } from '../verify/browser-check';
 
 export function EventPage({ id }: { id: string }) {
   const event = useLoad(
@@ -120,7 +120,7 @@ function BrowserVerification({ event }: { event: Event }) {
         checkpoint,
         verifierKey,
         proofAt: async (size) =>
-          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size })).data,
+          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
       });
     };
     run().then(

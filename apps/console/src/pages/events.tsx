@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, download } from '../api';
 import { BASE, href, Link, navigate, useLocation } from '../router';
-import type { Event, Page as ApiPage } from '../types';
+import type { Event, EventsPage as EventsAnswer, EventsQuery, ExportQuery } from '../types';
 import { Busy, ErrorText, isoToLocal, localToIso, Page } from '../ui';
 
 const PAGE_SIZE = 50;
@@ -125,7 +125,17 @@ export function EventsPage() {
     setLoading(true);
     setError(null);
     try {
-      const page = await api.get<ApiPage<Event>>('/v1/events', { ...filters, limit: PAGE_SIZE, cursor: from }, signal);
+      const page = await api.get<EventsAnswer>(
+        '/v1/events',
+        {
+          q: filters.q,
+          after: filters.after,
+          before: filters.before,
+          limit: PAGE_SIZE,
+          cursor: from,
+        } satisfies EventsQuery,
+        signal,
+      );
       setEvents((shown) => (from === undefined ? page.data : [...shown, ...page.data]));
       setCursor(page.nextCursor);
     } catch (e) {
@@ -152,7 +162,7 @@ export function EventsPage() {
         // The export needs a period (contract §4): the chosen range, else everything up to now.
         after: filters.after ?? '1970-01-01T00:00:00.000Z',
         before: filters.before ?? new Date().toISOString(),
-      });
+      } satisfies ExportQuery);
       setExported(`Downloaded ${name}.`);
     } catch (e) {
       setError(e);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describe, request } from '../api';
 import { href, navigate, useLocation } from '../router';
-import type { Event } from '../types';
+import type { Event, StreamQuery } from '../types';
 import { Page } from '../ui';
 import { EventsTable, SearchForm } from './events';
 
@@ -20,7 +20,13 @@ async function follow(
   let lastId: string | undefined;
   while (!signal.aborted) {
     try {
-      const res = await request('GET', '/v1/events/stream', { q, last_event_id: lastId }, undefined, signal);
+      const res = await request(
+        'GET',
+        '/v1/events/stream',
+        { q, last_event_id: lastId } satisfies StreamQuery,
+        undefined,
+        signal,
+      );
       onState('Connected: new events appear here as they are appended.');
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';

@@ -3,7 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api } from '../api';
 import { href, navigate, useLocation } from '../router';
-import type { StatsAnswer } from '../types';
+import type { StatsAnswer, StatsQuery } from '../types';
 import { Busy, ErrorText, isoToLocal, localToIso, Page, useLoad } from '../ui';
 
 const DAY = 86_400_000;
@@ -18,8 +18,8 @@ export function StatsPage() {
   const q = query.get('q') ?? undefined;
   const stats = useLoad(
     async (signal) => {
-      const ask = (group_by: string, limit?: number) =>
-        api.get<StatsAnswer>('/v1/stats/events', { after, before, group_by, limit, q }, signal);
+      const ask = (group_by: StatsQuery['group_by'], limit?: number) =>
+        api.get<StatsAnswer>('/v1/stats/events', { after, before, group_by, limit, q } satisfies StatsQuery, signal);
       const [series, ...tops] = await Promise.all([ask(group), ...TOPS.map((t) => ask(t, 10))]);
       return { series: series!, tops };
     },
