@@ -1,4 +1,5 @@
 import { fromHex, toHex, utf8 } from './bytes';
+import { checkInBrowser } from './browser-check';
 import { recomputeEventHash } from './event-hash';
 import { leafHash, rootFromInclusionProof } from './merkle';
 import { NoteError, parseCheckpointText, parseVerifierKey, verifySignedNote } from './signed-note';
@@ -156,5 +157,106 @@ describe('signed notes (c2sp.org/signed-note, Go reference vectors)', () => {
     expect(parseCheckpointText(text)).toEqual({ origin: 'audit-trail/chn_x', size: 5, root });
     expect(() => parseCheckpointText('audit-trail/chn_x\n05\nAAAA\n')).toThrow(NoteError);
     expect(utf8('é')).toEqual(new Uint8Array([0xc3, 0xa9]));
+  });
+});
+
+describe('checkInBrowser: Verified only when the hash, the proof and the signature all hold', () => {
+  // A chain of two events, its tree and a checkpoint signed here with a fresh Ed25519 key.
+  const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+  const event = {
+    id: 'evt_01JDQ8Z5X3N4K7M2P9R6T0V1WA',
+    chain: { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', position: 1 },
+    actor: 'user_42',
+    action: 'user.login',
+    resource: null,
+    context: null,
+    timestamp: '2026-11-22T07:24:53.449Z',
+    previousHash: '0'.repeat(64),
+    hash: '28a03bb8e2932f87c4639cbcd76ed9ff3de51f5951aa18c24b360a53308bba19',
+  };
+  const sibling = '4560fb8e4d6233db079a405d19b862c7a7051a14365968e82ceb6d52f5a7215b';
+
+  async function setup(origin = `audit-trail/${event.chain.id}`) {
+    const keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey));
+    const keyId = (await sha256Of(utf8('audit-trail'), new Uint8Array([0x0a, 0x01]), publicKey)).slice(0, 4);
+    const verifierKey = `audit-trail+${toHex(keyId)}+${b64(new Uint8Array([0x01, ...publicKey]))}`;
+    const leaf0 = await leafHash(hex(event.hash));
+    const leaf1 = await leafHash(hex(sibling));
+    const root = await sha256Of(new Uint8Array([0x01]), leaf0, leaf1);
+    const text = `${origin}\n2\n${b64(root)}\n`;
+    const signature = new Uint8Array(
+      await crypto.subtle.sign({ name: 'Ed25519' }, keys.privateKey, new Uint8Array(utf8(text))),
+    );
+    const checkpoint = `${text}\n— audit-trail ${b64(new Uint8Array([...keyId, ...signature]))}\n`;
+    const proof = {
+      chainId: event.chain.id,
+      position: 1,
+      leafIndex: 0,
+      size: 2,
+      eventHash: event.hash,
+      rootHash: toHex(root),
+      proof: [toHex(leaf1)],
+    };
+    return { verifierKey, checkpoint, proof, text };
+  }
+  const sha256Of = async (...parts: Uint8Array[]) => {
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      all.set(p, at);
+      at += p.length;
+    }
+    return new Uint8Array(await crypto.subtle.digest('SHA-256', all));
+  };
+  const failed = (r: Awaited<ReturnType<typeof checkInBrowser>>) => r.checks.filter((c) => !c.ok).map((c) => c.name);
+
+  it('verifies an honest event', async () => {
+    const { verifierKey, checkpoint, proof } = await setup();
+    const result = await checkInBrowser({ event, checkpoint, verifierKey, proofAt: () => Promise.resolve(proof) });
+    expect(result).toMatchObject({ verified: true });
+    expect(failed(result)).toEqual([]);
+  });
+
+  it('names the hash when a field was altered', async () => {
+    const { verifierKey, checkpoint, proof } = await setup();
+    const result = await checkInBrowser({
+      event: { ...event, actor: 'mallory' },
+      checkpoint,
+      verifierKey,
+      proofAt: () => Promise.resolve(proof),
+    });
+    expect(result.verified).toBe(false);
+    expect(failed(result)).toEqual(['hash']);
+  });
+
+  it('names the proof when it does not lead to the signed root', async () => {
+    const { verifierKey, checkpoint, proof } = await setup();
+    const wrong = { ...proof, proof: ['ab'.repeat(32)] };
+    const result = await checkInBrowser({ event, checkpoint, verifierKey, proofAt: () => Promise.resolve(wrong) });
+    expect(failed(result)).toEqual(['proof']);
+  });
+
+  it('names the signature when the checkpoint was changed or signed by another key, or is of another chain', async () => {
+    const { verifierKey, checkpoint, proof, text } = await setup();
+    const proofAt = () => Promise.resolve(proof);
+    const altered = checkpoint.replace(text, text.replace('\n2\n', '\n3\n'));
+    expect(failed(await checkInBrowser({ event, checkpoint: altered, verifierKey, proofAt }))).toEqual([
+      'proof',
+      'signature',
+    ]);
+    const other = await setup();
+    expect(failed(await checkInBrowser({ event, checkpoint, verifierKey: other.verifierKey, proofAt }))).toEqual([
+      'proof',
+      'signature',
+    ]);
+    const elsewhere = await setup('audit-trail/chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y');
+    const result = await checkInBrowser({
+      event,
+      checkpoint: elsewhere.checkpoint,
+      verifierKey: elsewhere.verifierKey,
+      proofAt,
+    });
+    expect(result.checks.find((c) => c.name === 'signature')?.message).toContain('not this chain');
   });
 });
