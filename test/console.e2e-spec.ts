@@ -156,6 +156,38 @@ describe('the console in Chromium', () => {
     await shot('events');
   });
 
+  it('works by keyboard alone: skip link, navigation, a row opened with Enter, the export menu', async () => {
+    await open('/console/events');
+    await signIn();
+    await rows().first().waitFor();
+    const focused = () =>
+      page.evaluate(() => {
+        const e = document.activeElement;
+        return { tag: e?.tagName ?? '', text: e?.textContent ?? '', inBody: !!e?.closest('tbody') };
+      });
+    await page.keyboard.press('Tab');
+    await expect(focused()).resolves.toMatchObject({ tag: 'A', text: 'Skip to content' });
+    await page.keyboard.press('Tab');
+    await expect(focused()).resolves.toMatchObject({ tag: 'A', text: 'Events' });
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${origin}/console/chains`);
+    await page.goBack();
+    await rows().first().waitFor();
+    // Tab on to the first row's link and open it with Enter.
+    await page.locator('body').focus();
+    for (let i = 0; i < 40 && !(await focused()).inBody; i++) await page.keyboard.press('Tab');
+    expect((await focused()).inBody).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/console\/events\/evt_/);
+    await page.getByText('Verified in your browser').waitFor();
+    // The export menu opens from the keyboard too.
+    await page.goBack();
+    await page.getByText('Export').focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('button', { name: 'CSV' }).isVisible()).resolves.toBe(true);
+  });
+
   it('keeps the key in sessionStorage only, never in a URL, localStorage or a cookie; Sign out forgets it', async () => {
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
