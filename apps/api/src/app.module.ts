@@ -6,6 +6,7 @@ import { DatabaseModule } from '@app/database';
 import { AccountsModule } from './accounts/accounts.module';
 import { ChainsModule } from './chains/chains.module';
 import { CheckpointsModule } from './checkpoints/checkpoints.module';
+import { ConsoleModule } from './console/console.module';
 import { JsonBodyGuard } from './common/json-body';
 import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
@@ -33,6 +34,7 @@ import { VerificationModule } from './verification/verification.module';
     StatsModule,
     AccountsModule,
     KeysModule,
+    ConsoleModule,
   ],
   providers: [
     JsonBodyGuard,
