@@ -20,6 +20,7 @@ const ALL_SCENARIOS = [
   'batch-spread',
   'batch-hot',
   'tail',
+  'indexes',
   'list',
   'search',
   'stats',
