@@ -287,7 +287,47 @@ describe('GET /v1/events/stream', () => {
 
 // Its own app, after the others are closed: passport's strategies are global to the process, so a second app
 // closed while the first still serves would leave the first asking a closed pool for keys.
-describe('GET /v1/events/stream when the service stops', () => {
+describe('GET /v1/events/stream on an app of its own', () => {
+  it('cuts a reader that stops reading, holding a bounded buffer; it resumes and misses nothing', async () => {
+    const app = await startTestApp({ streamPollMilliseconds: 50, exportStallTimeoutSeconds: 2 });
+    try {
+      const base = await listen(app);
+      const tail = await Tail.open(base, KEYS.acme);
+      tail.res.pause(); // reads nothing more: the kernel's buffers fill, then the service's
+      const big = 'x'.repeat(30_000);
+      const sent: string[] = [];
+      for (let b = 0; b < 3; b++) {
+        const res = await fetch(`${base}/v1/events/batch`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${KEYS.acme}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            events: Array.from({ length: 150 }, (_, i) => ({
+              actor: `slow-${b}-${i}`,
+              action: 'x.y',
+              context: { big },
+            })),
+          }),
+        });
+        expect(res.status).toBe(201);
+        sent.push(...((await res.json()) as { data: EventView[] }).data.map((e) => e.id));
+      }
+      // 13.5 MB appended; the service holds at most one page beyond its buffer, then cuts the stream.
+      const memory = process.memoryUsage().rss;
+      await new Promise((r) => setTimeout(r, 4_000));
+      tail.res.resume();
+      await tail.until(() => tail.ended, 10_000);
+      expect(tail.events.length).toBeLessThan(sent.length);
+      expect(process.memoryUsage().rss - memory).toBeLessThan(64 * 1024 * 1024);
+      const resumed = await Tail.open(base, KEYS.acme, '', { 'Last-Event-ID': tail.events.at(-1)!.id });
+      await resumed.until(() => tail.events.length + resumed.events.length >= sent.length, 15_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect([...tail.events, ...resumed.events].map((e) => e.event.id)).toEqual(sent);
+      resumed.close();
+    } finally {
+      await app.close();
+    }
+  });
+
   it('ends its streams as soon as the service stops, so the stop is not held', async () => {
     const stopping = await startTestApp({ streamPollMilliseconds: 50 });
     const tail = await Tail.open(await listen(stopping), KEYS.acme);

@@ -11,7 +11,10 @@ import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './st
 
 /** Events read per query: a window with more is read in pages. */
 const PAGE_SIZE = 100;
-/** A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID. */
+/**
+ * A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID.
+ * No page is read while the socket's buffer is full, so this bounds what one stream holds.
+ */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** How often an open stream asks whether its key still works (revoked: closed within 5 s, contract §13). */
 const KEY_CHECK_MS = 2_000;
@@ -66,13 +69,16 @@ export class EventStreamService implements BeforeApplicationShutdown {
     let timer: NodeJS.Timeout | undefined;
     let lastWrite = Date.now();
     let lastKeyCheck = Date.now();
-    const close = () => {
+    let stalledSince: number | null = null;
+    /** Ends the stream; `cut` drops what is still buffered (a reader that stopped reading). */
+    const close = (cut = false) => {
       if (closed) return;
       closed = true;
       clearTimeout(timer);
       streams.delete(close);
       if (streams.size === 0) this.open.delete(accountId);
-      if (!res.writableEnded) res.end();
+      if (cut) res.destroy();
+      else if (!res.writableEnded) res.end();
     };
     streams.add(close);
     this.open.set(accountId, streams);
@@ -102,7 +108,10 @@ export class EventStreamService implements BeforeApplicationShutdown {
           lastKeyCheck = Date.now();
           if (!(await this.apiKeys.isActive(key.keyId))) return close();
         }
-        if (res.writableLength > MAX_BUFFERED_BYTES) return close();
+        // A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS, or falls too far behind, is cut.
+        stalledSince = res.writableNeedDrain ? (stalledSince ?? Date.now()) : null;
+        const stalled = stalledSince !== null && Date.now() - stalledSince > this.config.exportStallTimeoutSeconds * 1000;
+        if (stalled || res.writableLength > MAX_BUFFERED_BYTES) return close(true);
         if (!res.writableNeedDrain) {
           // Read windows until one is exhausted (a window with more than a page is read page by page).
           for (;;) {
