@@ -36,6 +36,7 @@ const { proofScenario } = require('./scenarios/proof');
 const { searchScenario, statsScenario } = require('./scenarios/search');
 const { tailScenario } = require('./scenarios/tail');
 const { indexesScenario } = require('./scenarios/indexes');
+const { buildsScenario } = require('./scenarios/builds');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -51,6 +52,7 @@ const SCENARIOS = {
   stats: statsScenario,
   tail: tailScenario,
   indexes: indexesScenario,
+  builds: buildsScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
@@ -104,11 +106,11 @@ async function startQuietService(cfg, serviceEnv, cpu) {
  * seed of the read scenarios, smaller) and settled: for scenarios that compare schemas (`indexes`).
  * Dropped by cleanup(); the service stops with the returned stop() or at cleanup.
  */
-async function startVariantService(name, serviceEnv, { prepare, seed, hashing }) {
+async function startVariantService(name, serviceEnv, { prepare, seed, hashing, serviceMain = state.cfg.serviceMain }) {
   const url = await createBenchDatabase(`${benchDatabaseName()}_${name}`);
   const port = await freePort();
   const logFile = path.join(state.tmpDir, `service-${name}.log`);
-  const child = startNode(state.cfg.serviceMain, {
+  const child = startNode(serviceMain, {
     logFile,
     env: {
       ...serviceEnv,
@@ -464,7 +466,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'tail', 'indexes']) {
+  for (const name of [...INGEST, 'tail', 'indexes', 'builds']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {

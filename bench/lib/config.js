@@ -21,6 +21,7 @@ const ALL_SCENARIOS = [
   'batch-hot',
   'tail',
   'indexes',
+  'builds',
   'list',
   'search',
   'stats',
