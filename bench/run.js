@@ -33,6 +33,10 @@ const { listScenario } = require('./scenarios/list');
 const { exportScenario } = require('./scenarios/export');
 const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
 const { proofScenario } = require('./scenarios/proof');
+const { searchScenario, statsScenario } = require('./scenarios/search');
+const { tailScenario } = require('./scenarios/tail');
+const { indexesScenario } = require('./scenarios/indexes');
+const { buildsScenario } = require('./scenarios/builds');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -44,8 +48,13 @@ const SCENARIOS = {
   verify: verifyScenario,
   'chain-verify': chainVerifyScenario,
   proof: proofScenario,
+  search: searchScenario,
+  stats: statsScenario,
+  tail: tailScenario,
+  indexes: indexesScenario,
+  builds: buildsScenario,
 };
-const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify'];
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
 const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
@@ -89,6 +98,40 @@ async function startQuietService(cfg, serviceEnv, cpu) {
   cpu.track('serviceQuiet', state.quietService.pid, 'service');
   log(`service without metrics and logs ready on ${serviceUrl} (pid ${state.quietService.pid})`);
   return { serviceUrl };
+}
+
+/**
+ * A service of the same build and settings on a fresh database of its own, which `prepare(client)`
+ * may alter after the migrations, seeded with `seed` events into the account `bench-ingest` (the
+ * seed of the read scenarios, smaller) and settled: for scenarios that compare schemas (`indexes`).
+ * Dropped by cleanup(); the service stops with the returned stop() or at cleanup.
+ */
+async function startVariantService(name, serviceEnv, { prepare, seed, hashing, serviceMain = state.cfg.serviceMain }) {
+  const url = await createBenchDatabase(`${benchDatabaseName()}_${name}`);
+  const port = await freePort();
+  const logFile = path.join(state.tmpDir, `service-${name}.log`);
+  const child = startNode(serviceMain, {
+    logFile,
+    env: {
+      ...serviceEnv,
+      BENCH_PROFILE_FILE: '',
+      DATABASE_URL: url,
+      PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      DATA_DIR: path.join(state.tmpDir, `data-${name}`),
+    },
+    nodeArgs: SERVICE_NODE_ARGS,
+  });
+  const serviceUrl = `http://127.0.0.1:${port}`;
+  await waitUntilReady(child, `${serviceUrl}/health/ready`, { logFile });
+  await withClient(url, async (client) => {
+    await prepare(client);
+    const id = await accountId(client, 'bench-ingest');
+    await seedEvents(client, { accountId: id, total: seed, chainCount: 300, hashing, log: () => undefined });
+    await settleSeed(client, log);
+  });
+  log(`service ${name} ready on ${serviceUrl} (pid ${child.pid})`);
+  return { serviceUrl, pid: child.pid, stop: () => stopChild(child) };
 }
 
 const t0 = Date.now();
@@ -347,6 +390,7 @@ async function main() {
     sampler: state.sampler,
     serviceUrl,
     restartService: startService,
+    startVariantService: (name, options) => startVariantService(name, serviceEnv, { ...options, hashing }),
     noTree,
     quiet,
     cpu,
@@ -422,7 +466,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of INGEST) {
+  for (const name of [...INGEST, 'tail', 'indexes', 'builds']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {
@@ -430,7 +474,7 @@ async function main() {
     cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
-  for (const name of ['list', 'export', 'verify', 'chain-verify']) {
+  for (const name of ['list', 'search', 'stats', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list' && state.quietService) {
       await stopChild(state.quietService);

@@ -239,6 +239,25 @@ describe('failed authentication is cheap and limited per client address', () => 
     expect(statuses.filter((s) => s === 401)).toHaveLength(LIMIT);
     expect(statuses.filter((s) => s === 429)).toHaveLength(300 - LIMIT);
   });
+
+  it('the refused keys lock no valid key out of the address: an uncached valid key still works (issue 18, item 11)', async () => {
+    for (let i = 0; i <= LIMIT; i++)
+      await t
+        .http()
+        .get('/v1/events')
+        .set(...bearer(randomKey()));
+    await t
+      .http()
+      .get('/v1/events')
+      .set(...bearer(randomKey()))
+      .expect(429);
+    // Never used on this app, so not cached: looked up despite the limit, because it is a key's.
+    await t
+      .http()
+      .get('/v1/events')
+      .set(...bearer(KEYS.globex))
+      .expect(200);
+  });
 });
 
 describe('a key seen invalid is not looked up again', () => {

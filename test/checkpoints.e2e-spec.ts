@@ -523,7 +523,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         valid: false,
         checkedEvents: 9,
         lastPosition: 9,
-        firstInvalidPosition: N,
+        firstInvalidPosition: 10,
         checkpointsChecked: 1,
       });
       expect(result.errors).toEqual([
@@ -531,6 +531,14 @@ describe('signed checkpoints and whole-chain verification', () => {
           position: N,
           eventId: null,
           message: expect.stringMatching(/signed for more events than the chain now has \(9\).*removed/),
+        },
+        {
+          // Node (2, 2) of positions 9–12 is still stored.
+          position: 10,
+          eventId: null,
+          message: expect.stringMatching(
+            /1 Merkle tree node\(s\) are stored for positions beyond the chain head at position 9: events were removed/,
+          ),
         },
       ]);
       const offlineRun = await offline(await exportOf(chain.id), [chain.note]);
@@ -647,6 +655,54 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect((await offline(exported, [chain.note], ['audit-trail+00000000+AAAA'])).code).toBe(2);
       expect((await offline(exported, [chain.note], [])).code).toBe(2);
       expect((await offline({ data: [{ id: 1 }] }, [])).code).toBe(2);
+    });
+  });
+
+  describe('rows written beside the service, with its own role (no trigger is disabled)', () => {
+    /** A checkpoint row the service did not sign: a note under a key it does not know. */
+    const forge = (chainId: string, size: number) =>
+      t.dataSource.query(`INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, $3, $4, $5)`, [
+        chainId,
+        size,
+        'ab'.repeat(32),
+        '00000000',
+        `audit-trail/${chainId}\n${size}\n${Buffer.alloc(32, 0xab).toString('base64')}\n\n\u2014 forger AAAAAAAA\n`,
+      ]);
+
+    it('a forged checkpoint above the head, then at it: signing goes on, and /verify reports the forged row', async () => {
+      const chain = await chainOf('forged-checkpoint', 3);
+      const signed3 = (await checkpoint(chain.id).expect(200)).text;
+      await forge(chain.id, 5);
+      expect((await checkpoint(chain.id).expect(200)).text).toBe(signed3);
+      await post('forged-checkpoint', 4).expect(201);
+      await post('forged-checkpoint', 5).expect(201);
+      const note5 = (await checkpoint(chain.id).expect(200)).text;
+      const opened = openCheckpoint(note5, readVkey(vkey));
+      expect(opened).toMatchObject({ ok: true, size: 5 });
+      const hashes = (await readChainEvents(t.dataSource.manager, chain.id)).map((e) => e.hash);
+      if (opened.ok) expect(opened.hash.toString('hex')).toBe(independentRoot(hashes.slice(0, 5)));
+      expect((await checkpoint(chain.id).expect(200)).text).toBe(note5);
+      await post('forged-checkpoint', 6).expect(201);
+      await checkpoint(chain.id).expect(200);
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result.valid).toBe(false);
+      expect(result.errors).toEqual([
+        expect.objectContaining({ position: 5, message: expect.stringContaining('not signed by this service') }),
+      ]);
+    });
+
+    it('a forged checkpoint above the head is reported by /verify while the chain is below it', async () => {
+      const chain = await chainOf('forged-above', 2);
+      await forge(chain.id, 9);
+      await checkpoint(chain.id).expect(200);
+      const result = (await verifyChain(chain.id).expect(200)).body.data;
+      expect(result.valid).toBe(false);
+      expect(result.errors).toEqual([
+        expect.objectContaining({
+          position: 9,
+          message: expect.stringContaining('more events than the chain now has'),
+        }),
+      ]);
     });
   });
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import {
   chmodSync,
@@ -209,4 +209,88 @@ describe('an existing DATA_DIR', () => {
     }
     expect(existsSync(socketDir)).toBe(false);
   });
+});
+
+/** An embedded database in a process of its own (test/support/embedded-instance.ts). */
+interface OtherInstance {
+  /** `started`, or the reason it refused, once known. */
+  outcome: Promise<{ started: boolean; stderr: string }>;
+  /** Resolves with the exit code once the process has gone. */
+  exited: Promise<number | null>;
+  child: ChildProcess;
+}
+
+/** Every process started here, killed after each test whatever its outcome. */
+const started: ChildProcess[] = [];
+
+function otherInstance(dataDir: string): OtherInstance {
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'support', 'embedded-instance.ts'), dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_NODE_TRANSPILE_ONLY: '1' } },
+  );
+  started.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const outcome = new Promise<{ started: boolean; stderr: string }>((resolve) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('started')) resolve({ started: true, stderr });
+    });
+    void exited.then(() => resolve({ started: false, stderr }));
+  });
+  return { child, outcome, exited };
+}
+
+describe('one running instance per DATA_DIR, whatever the length of its path (issue 18, item 8)', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'audit-one-'));
+  });
+  afterEach(() => {
+    for (const child of started.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['short', 10],
+    ['about 110 characters long (its socket elsewhere)', 110],
+  ])(
+    'a DATA_DIR %s: refused while another process serves it, started once that one is killed or stopped',
+    async (_name, length) => {
+      const dataDir = join(root, 'd'.repeat(Math.max(1, length - root.length - 1)));
+      if (length > 100) expect(dataDir.length).toBeGreaterThanOrEqual(108);
+
+      // A first instance in another process: this one is refused while it runs.
+      const first = otherInstance(dataDir);
+      expect((await first.outcome).started).toBe(true);
+      await expect(EmbeddedPostgres.start(dataDir, jest.fn())).rejects.toThrow(
+        /Another running instance serves the embedded database in .* \(pid \d+\)/,
+      );
+
+      // Killed, it leaves its lock (and socket) behind; they do not block a restart.
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const sut = await EmbeddedPostgres.start(dataDir, jest.fn());
+      try {
+        // Now this one runs: another process is refused.
+        const second = otherInstance(dataDir);
+        expect(await second.outcome).toEqual({
+          started: false,
+          stderr: expect.stringMatching(/Another running instance serves the embedded database in .* \(pid \d+\)/),
+        });
+        expect(await second.exited).toBe(3);
+      } finally {
+        await sut.stop();
+      }
+
+      // Stopped, it lets the next one start.
+      const third = otherInstance(dataDir);
+      expect((await third.outcome).started).toBe(true);
+      third.child.kill('SIGTERM');
+      expect(await third.exited).toBe(0);
+      expect(readdirSync(dataDir).filter((name) => name.startsWith('instance.lock'))).toEqual([]);
+    },
+  );
 });

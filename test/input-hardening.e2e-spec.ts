@@ -86,21 +86,40 @@ describe('Input hardening (contract §8)', () => {
       [
         '1,500 levels of objects in 3 KB',
         `{"actor":"a","action":"b","context":${'{"d":'.repeat(1500)}1${'}'.repeat(1500)}}`,
+        'context',
       ],
       [
         '20,000 levels of arrays',
         `{"actor":"a","action":"b","context":{"d":${'['.repeat(20000)}${']'.repeat(20000)}}}`,
+        'context',
       ],
       [
         '10,000 levels of objects as an unknown member',
         `{"actor":"a","action":"b","x":${'{"d":'.repeat(10000)}1${'}'.repeat(10000)}}`,
+        'x',
       ],
-    ])('%s: 400, never 500', async (_name, text) => {
+      ['1,000 levels of arrays in actor', `{"actor":${'['.repeat(1000)}${']'.repeat(1000)},"action":"b"}`, 'actor'],
+      ['20,000 levels of arrays as the body', `${'['.repeat(20000)}${']'.repeat(20000)}`, 'body'],
+    ])('%s: 400 naming the member, never 500', async (_name, text, field) => {
       const res = await postRaw(text).expect(400);
       expect(res.body.error).toMatchObject({
         code: 'VALIDATION_ERROR',
-        details: { fields: [{ field: 'body', message: expect.stringContaining('levels') }] },
+        details: { fields: [{ field, message: expect.stringContaining('levels') }] },
       });
+    });
+
+    it('names the batch item member nested too deeply', async () => {
+      const text = `{"events":[{"actor":"a","action":"b"},{"actor":${'['.repeat(1000)}${']'.repeat(1000)},"action":"b"}]}`;
+      const res = await t
+        .http()
+        .post('/v1/events/batch')
+        .set(...bearer(KEYS.acme))
+        .set('Content-Type', 'application/json')
+        .send(text)
+        .expect(400);
+      expect(res.body.error.details.fields).toEqual([
+        { field: 'events[1].actor', message: expect.stringContaining('levels') },
+      ]);
     });
 
     it('keeps the context depth limit as it was (32 accepted, 33 refused on context)', async () => {
@@ -170,6 +189,27 @@ describe('Input hardening (contract §8)', () => {
         code: 'VALIDATION_ERROR',
         details: { fields: [{ field, message: `${field} is not valid percent-encoded UTF-8` }] },
       });
+    });
+
+    it.each([
+      '/v1/events/%ZZ',
+      '/v1/events/%E0%A4%A/verify',
+      '/v1/chain/%ZZ/status',
+      '/v1/chain/%/consistency?from=0&to=1',
+    ])('authentication comes first: %s without a key is 401 (contract §8)', async (path) => {
+      const res = await t.http().get(path).expect(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+    });
+
+    it.each(['0x10', '1e1', '+7', '7.0', ' 7', '010'])('limit=%s is refused: decimal digits only', async (limit) => {
+      const res = await get(`/v1/events?limit=${encodeURIComponent(limit)}`).expect(400);
+      expect(res.body.error.details.fields).toEqual([
+        { field: 'limit', message: 'limit must be an integer between 1 and 200' },
+      ]);
+    });
+
+    it('limit=7 is a number', async () => {
+      await get('/v1/chains?limit=7').expect(200);
     });
 
     it('a malformed segment that is no parameter is still an unknown route', async () => {

@@ -114,6 +114,34 @@ describe('GET /v1/events', () => {
     expect(offset).toEqual(newestFirst(seeded.filter((e) => e.timestamp > after)).map((e) => e.id));
   });
 
+  it.each([
+    ['year 0099', '0099-10-11T14:22:16Z', true],
+    ['year 0000 behind an offset', '0000-01-01T00:30:00+01:00', true],
+    ['a leap second', '2016-12-31T23:59:60Z', true],
+    ['a leap second with a fraction and an offset', '2017-01-01T00:59:60.5+01:00', true],
+    ['year 9999', '9999-12-31T23:59:59.999Z', false],
+  ])('accepts %s as a bound (RFC 3339 date-time)', async (_name, instant, allBefore) => {
+    const ids = (e: EventView) => e.id;
+    const everything = (await get('?limit=200').expect(200)).body.data.map(ids);
+    const after = (await get(`?limit=200&after=${encodeURIComponent(instant)}`).expect(200)).body.data.map(ids);
+    const before = (await get(`?limit=200&before=${encodeURIComponent(instant)}`).expect(200)).body.data.map(ids);
+    expect(after).toEqual(allBefore ? everything : []);
+    expect(before).toEqual(allBefore ? [] : everything);
+  });
+
+  it('a leap second is the first instant of the next minute', async () => {
+    const last = seeded[seeded.length - 1]!;
+    const t0 = new Date(last.timestamp);
+    if (t0.getUTCMilliseconds() !== 0 || t0.getUTCSeconds() !== 0) {
+      // Read at the leap second before the minute the last event starts: same answer as that minute.
+      const minute = new Date(Math.floor(t0.getTime() / 60_000) * 60_000);
+      const leap = `${new Date(minute.getTime() - 60_000).toISOString().slice(0, 17)}60Z`;
+      const atLeap = (await get(`?limit=200&after=${leap}`).expect(200)).body.data;
+      const atMinute = (await get(`?limit=200&after=${minute.toISOString()}`).expect(200)).body.data;
+      expect(atLeap).toEqual(atMinute);
+    }
+  });
+
   it("never shows another account's events, even with its chain_id", async () => {
     const theirs = (await get('', KEYS.globex).expect(200)).body.data;
     expect(theirs).toHaveLength(1);
@@ -146,12 +174,19 @@ describe('GET /v1/events', () => {
     ['limit=201', 'limit'],
     ['limit=abc', 'limit'],
     ['limit=1.5', 'limit'],
+    ['limit=0x10', 'limit'],
+    ['limit=1e1', 'limit'],
+    ['limit=%2B7', 'limit'],
     ['cursor=not-a-cursor!', 'cursor'],
     [`cursor=${Buffer.from('["2026-01-01T00:00:00.000Z","x"]').toString('base64url')}`, 'cursor'],
     ['after=yesterday', 'after'],
     ['before=2026-13-45T00:00:00Z', 'before'],
     ['after=2026-01-01T00:00:00', 'after'],
     ['after=2026-02-30T00:00:00Z', 'after'],
+    ['after=2025-02-29T00:00:00Z', 'after'],
+    ['after=2026-01-01T24:00:00Z', 'after'],
+    ['after=2026-01-01T23:59:61Z', 'after'],
+    ['after=2026-01-01T00:00:00%2B24:00', 'after'],
     ['chain_id=default', 'chain_id'],
     ['actor=', 'actor'],
     ['actor=a&actor=b', 'actor'],

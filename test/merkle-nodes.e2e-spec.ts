@@ -301,6 +301,64 @@ describe('merkle_nodes', () => {
     });
   });
 
+  describe('a node written ahead of the chain with the service’s own role', () => {
+    it('is reported by /verify, and the append that would complete it is refused with a clear error, nothing written', async () => {
+      const append = (i: number) =>
+        t
+          .http()
+          .post('/v1/events')
+          .set(...bearer(KEYS.acme))
+          .send({ actor: `a${i}`, action: 'ahead', chain: 'node-ahead' });
+      const first = (await append(1).expect(201)).body.data;
+      const chainId: string = first.chain.id;
+      // Node (2, 1) covers positions 5–8: the service stores it once position 8 is appended.
+      await t.dataSource.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 2, 1, $2)`, [
+        chainId,
+        Buffer.alloc(32, 7),
+      ]);
+      const verify = async () =>
+        (
+          await t
+            .http()
+            .get(`/v1/chain/${chainId}/verify`)
+            .set(...bearer(KEYS.acme))
+            .expect(200)
+        ).body.data;
+      const early = await verify();
+      expect(early.valid).toBe(false);
+      expect(early.errors).toEqual([
+        expect.objectContaining({
+          message: expect.stringContaining(
+            '1 Merkle tree node(s) are stored for positions beyond the chain head at position 1',
+          ),
+        }),
+      ]);
+      for (let i = 2; i <= 7; i++) await append(i).expect(201);
+      const refused = await append(8).expect(500);
+      expect(refused.body.error).toMatchObject({
+        code: 'INTERNAL_ERROR',
+        message: expect.stringContaining(
+          `Chain ${chainId} cannot grow: its stored Merkle tree already holds node (2, 1) beyond the chain head`,
+        ),
+        details: { chainId, level: 2, index: 1 },
+      });
+      const head = (await t.dataSource.query(`SELECT last_position::int AS n FROM chains WHERE id = $1`, [
+        chainId,
+      ])) as [{ n: number }];
+      expect(head[0].n).toBe(7);
+      // Other chains are not held back.
+      await t
+        .http()
+        .post('/v1/events/batch')
+        .set(...bearer(KEYS.acme))
+        .send({ events: [{ actor: 'a', action: 'b', chain: 'node-ahead-neighbour' }] })
+        .expect(201);
+      expect((await verify()).errors).toEqual([
+        expect.objectContaining({ message: expect.stringContaining('beyond the chain head at position 7') }),
+      ]);
+    });
+  });
+
   describe('the append path', () => {
     it('stores the new nodes in the statement that moves the head: no statement of its own on a remembered chain', async () => {
       const append = (count: number) =>

@@ -203,6 +203,8 @@ describe('Merkle proofs', () => {
       ['a word', '?size=three'],
       ['a repeated size', '?size=3&size=4'],
       ['an unknown parameter', '?size=3&limit=1'],
+      ['a size of 2^53', '?size=9007199254740992'],
+      ['a hexadecimal size', '?size=0x3'],
     ])('refuses an inclusion proof with %s (400)', async (_, query) => {
       const res = await get(`/v1/events/${chain.events[2]!.id}/proof${query}`).expect(400);
       expect(res.body.error).toMatchObject({
@@ -221,6 +223,12 @@ describe('Merkle proofs', () => {
       ['a negative from', '?from=-1&to=2'],
       ['an empty to', '?from=1&to='],
       ['an unknown parameter', '?from=1&to=2&size=3'],
+      ['to of 2^53', '?from=1&to=9007199254740992'],
+      ['from and to of 2^53', '?from=9007199254740992&to=9007199254740992'],
+      ['to of the largest safe integer', '?from=1&to=9007199254740991'],
+      ['to of 17 digits', '?from=1&to=12345678901234567'],
+      ['a hexadecimal to', '?from=1&to=0x5'],
+      ['a signed to', '?from=1&to=%2B5'],
     ])('refuses a consistency proof with %s (400)', async (_, query) => {
       const res = await get(`/v1/chain/${chain.id}/consistency${query}`).expect(400);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
@@ -247,6 +255,11 @@ describe('Merkle proofs', () => {
       ).toBe('NOT_FOUND');
       await get(`/v1/events/evt_01JDQ8Z5X3N4K7M2P9R6T0V1WA/proof`).expect(404);
       await get(`/v1/chain/chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X/consistency?from=0&to=0`).expect(404);
+      await get(`/v1/chain/${chain.id}/consistency?from=1&to=9007199254740991`, KEYS.globex).expect(404);
+      expect(
+        (await get(`/v1/chain/${chain.id}/consistency?from=1&to=9007199254740992`, KEYS.globex).expect(400)).body.error
+          .details.fields,
+      ).toEqual([{ field: 'to', message: 'to must be an integer between 0 and 9007199254740991' }]);
       await get(`/v1/chain/not-a-chain/consistency?from=0&to=0`).expect(404);
       await get(`/v1/events/not-an-event/proof`).expect(404);
       await t.http().get(`/v1/events/${chain.events[0]!.id}/proof`).expect(401);

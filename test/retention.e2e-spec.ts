@@ -6,6 +6,7 @@ import { run } from '../apps/cli/src/cli';
 import { attemptSql } from './support/raw-sql';
 import { independentRoot } from './support/rfc9162';
 import { readChainEvents } from './support/chain-check';
+import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 const DAY = 86_400;
@@ -21,12 +22,14 @@ describe('Retention and legal hold', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ retentionSweepSeconds: 0 });
+    t = await startTestApp({ retentionSweepSeconds: 0, bootstrapKeys: adminBootstrapKeys() });
   });
   afterAll(async () => {
     await t.close();
   });
 
+  /** Settings need `admin` (contract §14): `put` sends an account's usual key's requests with its admin key. */
+  const ADMIN_OF: Record<string, string> = { [KEYS.acme]: ADMIN_KEYS.acmeAdmin, [KEYS.globex]: ADMIN_KEYS.globexAdmin };
   const req = (key: string = KEYS.acme) => {
     const http = t.http();
     return {
@@ -34,7 +37,7 @@ describe('Retention and legal hold', () => {
       put: (path: string, body: unknown) =>
         http
           .put(path)
-          .set(...bearer(key))
+          .set(...bearer(ADMIN_OF[key] ?? key))
           .send(body as object),
       post: (path: string, body?: unknown) =>
         http
@@ -74,10 +77,14 @@ describe('Retention and legal hold', () => {
     return row!.id;
   };
 
-  const sweep = async (offsetSeconds: number, key: string = KEYS.acme) => {
+  /** POST /v1/retention/sweep (an operator's: it sweeps every account) with the sweep's clock shifted. */
+  const sweep = async (offsetSeconds: number, _account?: string) => {
     t.config.retentionClockOffsetSeconds = offsetSeconds;
     try {
-      return (await req(key).post('/v1/retention/sweep').expect(200)).body.data as { chains: number; events: number };
+      return (await req(ADMIN_KEYS.operator).post('/v1/retention/sweep').expect(200)).body.data as {
+        chains: number;
+        events: number;
+      };
     } finally {
       t.config.retentionClockOffsetSeconds = 0;
     }
@@ -141,8 +148,23 @@ describe('Retention and legal hold', () => {
       await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(404);
       await req(KEYS.globex).put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(404);
       await req().put(`/v1/chain/chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2/retention`, { days: 1 }).expect(404);
-      await req(KEYS.acmeReadOnly).put(`/v1/chain/${chainId}/retention`, { days: 1 }).expect(403);
-      await req(KEYS.acmeReadOnly).post('/v1/retention/sweep').expect(403);
+      // Settings need admin (or operator), the sweep operator (contract §12, §14).
+      for (const key of [KEYS.acmeReadOnly, KEYS.acmeIngestOnly, KEYS.acme]) {
+        await t
+          .http()
+          .put(`/v1/chain/${chainId}/retention`)
+          .set(...bearer(key))
+          .send({ days: 1 })
+          .expect(403);
+        await req(key).post('/v1/retention/sweep').expect(403);
+      }
+      await req(ADMIN_KEYS.acmeAdmin).post('/v1/retention/sweep').expect(403);
+      // An operator manages any account's settings; an admin only its own.
+      const byOperator = await req(ADMIN_KEYS.operator)
+        .put(`/v1/accounts/${account}/retention`, { days: 9 })
+        .expect(200);
+      expect(byOperator.body.data).toMatchObject({ id: account, retentionDays: 9 });
+      await req(ADMIN_KEYS.operator).put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
       expect(await status(chainId)).toMatchObject({ retentionDays: null, legalHold: false });
     });
   });
@@ -154,6 +176,7 @@ describe('Retention and legal hold', () => {
     const chains = new Map<number, { id: string; hashes: string[]; ids: string[] }>();
     let pruned: { chains: number; events: number };
     let signedBefore: Map<number, string>;
+    let auditChain: string;
 
     beforeAll(async () => {
       for (const size of SIZES) {
@@ -174,8 +197,16 @@ describe('Retention and legal hold', () => {
       await req()
         .put(`/v1/accounts/${await accountOf()}/retention`, { days: 1 })
         .expect(200);
-      // The settings chain and any other acme chain have their own days = null and follow the account too.
+      // The settings chain and any other acme chain have their own days = null and follow the account
+      // too; its _audit chain is held, so that the prune's own entries (stamped now, old under the
+      // shifted clock) stay to be read.
+      auditChain = (
+        (await t.dataSource.query(`SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id
+                      WHERE a.name = 'acme' AND c.name = '_audit'`)) as { id: string }[]
+      )[0]!.id;
+      await req().put(`/v1/chain/${auditChain}/legal-hold`, { hold: true, reason: 'keep the record' }).expect(200);
       pruned = await sweep(2 * DAY);
+      await req().put(`/v1/chain/${auditChain}/legal-hold`, { hold: false }).expect(200);
       await req()
         .put(`/v1/accounts/${await accountOf()}/retention`, { days: null })
         .expect(200);
@@ -201,6 +232,38 @@ describe('Retention and legal hold', () => {
         }[];
         expect(kept!.pruned_hash).toBe(chain.hashes[size - 1]);
       }
+    });
+
+    it('appended one retention.pruned entry per prune, and one entry per settings change, to the account’s _audit chain', async () => {
+      const entries = (await t.dataSource.query(
+        `SELECT actor, action, resource, context FROM events WHERE chain_id = $1 ORDER BY position`,
+        [auditChain],
+      )) as { actor: string; action: string; resource: string; context: Record<string, unknown> }[];
+      for (const size of SIZES)
+        expect(entries.filter((e) => e.action === 'retention.pruned' && e.resource === chains.get(size)!.id)).toEqual([
+          {
+            actor: 'service:retention',
+            action: 'retention.pruned',
+            resource: chains.get(size)!.id,
+            context: {
+              firstPrunedPosition: 1,
+              lastPrunedPosition: size,
+              reason: 'older than the retention of 1 day(s)',
+            },
+          },
+        ]);
+      const account = await accountOf();
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ action: 'retention.changed', resource: account, context: { days: 1 } }),
+          expect.objectContaining({
+            action: 'legal_hold.changed',
+            resource: auditChain,
+            context: { hold: true, reason: 'keep the record' },
+          }),
+        ]),
+      );
+      expect(entries.every((e) => e.actor === 'service:retention' || e.actor.startsWith('key:'))).toBe(true);
     });
 
     it('signed a checkpoint covering the prefix before deleting it', async () => {
@@ -437,7 +500,7 @@ describe('Retention and legal hold', () => {
       expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 0, events: 0 });
       await g.put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(200);
       await g.put(`/v1/chain/${a!.chain.id}/legal-hold`, { hold: true, reason: 'case 7' }).expect(200);
-      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
+      await sweep(2 * DAY, KEYS.globex);
       expect((await status(a!.chain.id, KEYS.globex)).firstPosition).toBe(1);
       expect((await status(b!.chain.id, KEYS.globex)).firstPosition).toBe(4);
       // A chain with nothing retained: its checkpoint is the one signed before the prune, and it verifies.
@@ -449,7 +512,8 @@ describe('Retention and legal hold', () => {
         lastPosition: 3,
       });
       await g.put(`/v1/chain/${a!.chain.id}/legal-hold`, { hold: false }).expect(200);
-      expect(await sweep(2 * DAY, KEYS.globex)).toEqual({ chains: 1, events: 3 });
+      expect((await sweep(2 * DAY, KEYS.globex)).events).toBeGreaterThanOrEqual(3);
+      expect((await status(a!.chain.id, KEYS.globex)).firstPosition).toBe(4);
       // Not yet older than the retention: nothing.
       await append('fresh', 2, KEYS.globex);
       expect(await sweep(0, KEYS.globex)).toEqual({ chains: 0, events: 0 });

@@ -1,5 +1,6 @@
 import { request as httpRequest, IncomingMessage, ClientRequest } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { ulid } from 'ulid';
 import { digestApiKey } from '@app/auth';
 import { ApiKeysRepository } from '@app/database';
 import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
@@ -171,12 +172,16 @@ describe('GET /v1/events/stream', () => {
     const key = 'acme-stream-revoke-0123456789abcdef';
     const keys = t.app.get(ApiKeysRepository);
     const account = (await keys.findActiveByDigest(digestApiKey(KEYS.acme)))!.accountId;
-    const { id } = await keys.ensure({
-      newId: 'key_01STREAMREVOKE00000000000',
+    const id = `key_${ulid()}`;
+    await keys.insert({
+      id,
       accountId: account,
+      name: 'stream',
       prefix: key.slice(0, 8),
       keyDigest: digestApiKey(key),
       scopes: ['read'],
+      origin: 'api',
+      expiresAt: null,
     });
     const tail = await Tail.open(base, key);
     expect(tail.status).toBe(200);
@@ -278,4 +283,57 @@ describe('GET /v1/events/stream', () => {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
   }, 60_000);
+});
+
+// Its own app, after the others are closed: passport's strategies are global to the process, so a second app
+// closed while the first still serves would leave the first asking a closed pool for keys.
+describe('GET /v1/events/stream on an app of its own', () => {
+  it('cuts a reader that stops reading, holding a bounded buffer; it resumes and misses nothing', async () => {
+    const app = await startTestApp({ streamPollMilliseconds: 50, exportStallTimeoutSeconds: 2 });
+    try {
+      const base = await listen(app);
+      const tail = await Tail.open(base, KEYS.acme);
+      tail.res.pause(); // reads nothing more: the kernel's buffers fill, then the service's
+      const big = 'x'.repeat(30_000);
+      const sent: string[] = [];
+      for (let b = 0; b < 3; b++) {
+        const res = await fetch(`${base}/v1/events/batch`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${KEYS.acme}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            events: Array.from({ length: 150 }, (_, i) => ({
+              actor: `slow-${b}-${i}`,
+              action: 'x.y',
+              context: { big },
+            })),
+          }),
+        });
+        expect(res.status).toBe(201);
+        sent.push(...((await res.json()) as { data: EventView[] }).data.map((e) => e.id));
+      }
+      // 13.5 MB appended; the service holds at most one page beyond its buffer, then cuts the stream.
+      const memory = process.memoryUsage().rss;
+      await new Promise((r) => setTimeout(r, 4_000));
+      tail.res.resume();
+      await tail.until(() => tail.ended, 10_000);
+      expect(tail.events.length).toBeLessThan(sent.length);
+      expect(process.memoryUsage().rss - memory).toBeLessThan(64 * 1024 * 1024);
+      const resumed = await Tail.open(base, KEYS.acme, '', { 'Last-Event-ID': tail.events.at(-1)!.id });
+      await resumed.until(() => tail.events.length + resumed.events.length >= sent.length, 15_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect([...tail.events, ...resumed.events].map((e) => e.event.id)).toEqual(sent);
+      resumed.close();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ends its streams as soon as the service stops, so the stop is not held', async () => {
+    const stopping = await startTestApp({ streamPollMilliseconds: 50 });
+    const tail = await Tail.open(await listen(stopping), KEYS.acme);
+    const started = Date.now();
+    await stopping.close();
+    await tail.until(() => tail.ended, 3_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
 });

@@ -178,6 +178,14 @@ async function smoke(label, settings, givenKey) {
     );
     const notJson = stdout.split('\n').filter((line) => line !== '' && !isJsonObject(line));
     check('every line on stdout is a JSON object', notJson.length === 0, notJson.slice(0, 3).join('\n'));
+    const console = await fetch(`${base}/console/events`);
+    check(
+      'GET /console/… serves the built console without a key, under its CSP',
+      console.status === 200 &&
+        (await console.text()).includes('/console/app.js') &&
+        (console.headers.get('content-security-policy') ?? '').includes("default-src 'self'"),
+      String(console.status),
+    );
     if (!settings.DATABASE_URL) {
       const ports = listeningTcpPorts(child.pid).sort((a, b) => a - b);
       const expected = [port, metricsPort].sort((a, b) => a - b).join();
@@ -194,7 +202,7 @@ async function smoke(label, settings, givenKey) {
   } finally {
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
-    check('stops cleanly on SIGTERM', code === 0 || code === 'SIGTERM', String(code));
+    check('stops cleanly on SIGTERM (exit 0, contract §11)', code === 0, String(code));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -3,14 +3,17 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from '@app/auth';
 import { AppConfigModule, createValidationPipe, GlobalExceptionFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { AccountsModule } from './accounts/accounts.module';
 import { ChainsModule } from './chains/chains.module';
 import { CheckpointsModule } from './checkpoints/checkpoints.module';
+import { ConsoleModule } from './console/console.module';
 import { JsonBodyGuard } from './common/json-body';
 import { RequestGuards } from './common/request-guards';
 import { EventsModule } from './events/events.module';
 import { ExportModule } from './export/export.module';
 import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { KeysModule } from './keys/keys.module';
 import { ProofsModule } from './proofs/proofs.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
@@ -30,6 +33,9 @@ import { VerificationModule } from './verification/verification.module';
     CheckpointsModule,
     ProofsModule,
     StatsModule,
+    AccountsModule,
+    KeysModule,
+    ConsoleModule,
     RetentionModule,
   ],
   providers: [

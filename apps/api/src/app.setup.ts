@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
-import { AppError, EVENT_ID, REQUEST_ID } from '@app/common';
+import { EVENT_ID, REQUEST_ID } from '@app/common';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { configureObservability } from './observability/observability';
+import { MALFORMED_PATH_PARAM, PathParamRequest } from './common/path-params';
 import { serveOpenApi } from './openapi/openapi';
 
 /**
@@ -30,9 +31,9 @@ export function configureApp(app: INestApplication): void {
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
-const PATH_PARAMS = ['id', 'chainId', 'accountId'];
+const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId'];
 const UNDECODABLE = Symbol('undecodable path segment');
-type RoutedRequest = Request & { [UNDECODABLE]?: string };
+type RoutedRequest = PathParamRequest & { [UNDECODABLE]?: string };
 
 /**
  * Express fails on a path segment it cannot percent-decode before it knows which parameter the
@@ -62,7 +63,8 @@ function isDecodable(segment: string): boolean {
 }
 
 /**
- * A path parameter that is not percent-encoded UTF-8 is a 400 naming it. And Express 5
+ * A path parameter that is not percent-encoded UTF-8 is a 400 naming it, given by RequestGuards
+ * once the request is authenticated (refuseMalformedPathParam): here it is only marked. And Express 5
  * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
  * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
  * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
@@ -70,11 +72,11 @@ function isDecodable(segment: string): boolean {
  */
 function constrainPathParams(app: Application): void {
   app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
-    if (value !== req[UNDECODABLE]) return next();
-    next(AppError.validation([{ field: name, message: `${name} is not valid percent-encoded UTF-8` }]));
+    if (value === req[UNDECODABLE]) req[MALFORMED_PATH_PARAM] ??= name;
+    next();
   });
-  app.param('id', (req: Request, _res: Response, next: NextFunction, id: unknown) => {
-    if (typeof id === 'string' && EVENT_ID.test(id)) return next();
+  app.param('id', (req: RoutedRequest, _res: Response, next: NextFunction, id: unknown) => {
+    if (id === req[UNDECODABLE] || (typeof id === 'string' && EVENT_ID.test(id))) return next();
     req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
     next('route');
   });

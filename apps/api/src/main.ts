@@ -14,7 +14,8 @@ async function bootstrap(): Promise<void> {
     logger: startupLogger(),
   });
   configureApp(app);
-  app.enableShutdownHooks();
+  // On SIGTERM or SIGINT (and Nest's other signals): ShutdownService drains, the pools close, exit 0.
+  app.enableShutdownHooks([], { useProcessExit: true });
   const config = app.get(AppConfig);
   await app.listen(config.port, config.host);
   const logger = new Logger('Main');

@@ -26,10 +26,11 @@ export const USAGE = `Usage:
       Exit codes as for verify-export: without a checkpoint (or --old, --new) the proof is held
       against the roots its own file names and is NOT CONFIRMED (exit 1); --internal-only (no
       checkpoint, no key) asks for that alone, exit 0 when consistent, no signature checked.
-  npm run cli -- keys create --account <name> [--scopes ingest+read]
+  npm run cli -- keys create --account <name> [--scopes ingest+read] [--name <name>]
   npm run cli -- keys list --account <name>
   npm run cli -- keys revoke <key id or prefix> [--account <name>]
       Key management on DATABASE_URL. A new key is printed once; only its SHA-256 digest is stored.
+      Scopes: ingest, read, admin, operator (operator only for the account 'system'), joined by +.
   npm run cli -- ingest <file.ndjson> --url <base> --key <key> [--batch-size 100] [--skip-invalid]
       Appends one event per line (a POST /v1/events body; blank lines ignored) through POST /v1/events/batch,
       in batches of --batch-size (1-${MAX_BATCH_EVENTS}) lines. Resumable: run the same command (same --batch-size) again
@@ -107,7 +108,7 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'keys': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { account: { type: 'string' }, scopes: { type: 'string' } },
+          options: { account: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' } },
           allowPositionals: true,
         });
         const [sub, target, ...extra] = positionals;

@@ -1,4 +1,5 @@
-import { ExecutionContext, Logger } from '@nestjs/common';
+import { ExecutionContext, Logger, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { AppConfig, AppError, Metrics } from '@app/common';
@@ -7,8 +8,9 @@ import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
+import { IS_PUBLIC } from './decorators';
 import { KeyAuthenticator } from './key-authenticator';
+import { KeyUsage } from './key-usage';
 
 /** The real guard, passport strategy and authenticator; only the key lookup (a database read) is in memory. */
 describe('ApiKeyGuard', () => {
@@ -31,10 +33,12 @@ describe('ApiKeyGuard', () => {
         Reflector,
         Metrics,
         { provide: AppConfig, useValue: new AppConfig() },
+        { provide: KeyUsage, useValue: { noteUse: () => undefined } },
         {
           provide: ApiKeyStore,
           useValue: {
             cached: () => undefined,
+            mayBeValid: () => false,
             lookUp: async (digest: string) => {
               if (digest === digestApiKey(unreachableKey)) throw new Error('timeout exceeded when trying to connect');
               return keys.get(digest) ?? null;
@@ -50,15 +54,20 @@ describe('ApiKeyGuard', () => {
     authorization: string | undefined,
     metadata: Record<string, unknown> = {},
     elsewhere: { query?: object; body?: object } = {},
+    route: [RequestMethod, string, string] = [RequestMethod.GET, 'v1/events', '/'],
   ) {
     const request = { headers: authorization ? { authorization } : {}, ip: '127.0.0.1', ...elsewhere } as {
       user?: unknown;
     };
     const handler = () => undefined;
+    const controller = class {};
     for (const [key, value] of Object.entries(metadata)) Reflect.defineMetadata(key, value, handler);
+    Reflect.defineMetadata(METHOD_METADATA, route[0], handler);
+    Reflect.defineMetadata(PATH_METADATA, route[1], controller);
+    Reflect.defineMetadata(PATH_METADATA, route[2], handler);
     const context = {
       getHandler: () => handler,
-      getClass: () => class {},
+      getClass: () => controller,
       switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
       getType: () => 'http',
       getArgs: () => [request, {}],
@@ -94,10 +103,15 @@ describe('ApiKeyGuard', () => {
     expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
-  it("refuses a key without the route's scope with FORBIDDEN; read is the default scope", async () => {
-    const { context } = contextFor(`Bearer ${readOnlyKey}`, { [REQUIRED_SCOPE]: 'ingest' });
-    expect((await failure(() => sut.canActivate(context))).code).toBe('FORBIDDEN');
+  it("refuses a key without the route's scope (ROUTE_SCOPES) with FORBIDDEN", async () => {
+    const append = contextFor(`Bearer ${readOnlyKey}`, {}, {}, [RequestMethod.POST, 'v1/events', '/']);
+    expect((await failure(() => sut.canActivate(append.context))).code).toBe('FORBIDDEN');
     expect(await sut.canActivate(contextFor(`Bearer ${readOnlyKey}`).context)).toBe(true);
+  });
+
+  it('refuses every key on a route ROUTE_SCOPES does not list (deny by default)', async () => {
+    const unlisted = contextFor(`Bearer ${validKey}`, {}, {}, [RequestMethod.GET, 'v1', 'unlisted']);
+    expect((await failure(() => sut.canActivate(unlisted.context))).code).toBe('FORBIDDEN');
   });
 
   it('lets @Public() routes through without a key', async () => {

@@ -1,12 +1,12 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { Scope } from '@app/common';
 import { AppError, Metrics } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';
-import { IS_PUBLIC, REQUIRED_SCOPE } from './decorators';
+import { IS_PUBLIC } from './decorators';
 import { Authentication } from './key-authenticator';
+import { ROUTE_SCOPES, RouteScopes, routeOf, scopesAllow } from './route-scopes';
 
 /**
  * Run on every request by RequestGuards (the app's one APP_GUARD): every route needs a valid key with the route's scope unless @Public().
@@ -26,12 +26,15 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
   private readonly routes = new WeakMap<object, WeakMap<object, RouteAccess>>();
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const { isPublic, scope } = this.access(context);
+    const { isPublic, scopes } = this.access(context);
     if (isPublic) return true;
     await super.canActivate(context); // ApiKeyStrategy, then handleRequest; sets request.user
     const key = context.switchToHttp().getRequest<{ user: AuthenticatedKey }>().user;
-    if (!key.scopes.includes(scope)) {
-      throw new AppError('FORBIDDEN', `This key lacks the '${scope}' scope.`, { requiredScope: scope });
+    if (!scopesAllow(scopes, key.scopes)) {
+      const needed = scopes === undefined || scopes === 'any' ? [] : scopes;
+      throw new AppError('FORBIDDEN', `This key lacks the scope this route needs (${needed.join(' or ') || 'none'}).`, {
+        requiredScopes: needed,
+      });
     }
     return true;
   }
@@ -56,7 +59,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
       const targets = [handler, controller];
       access = {
         isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
-        scope: this.reflector.getAllAndOverride<Scope>(REQUIRED_SCOPE, targets) ?? 'read',
+        scopes: ROUTE_SCOPES[routeOf(controller, handler)],
       };
       handlers.set(handler, access);
     }
@@ -66,7 +69,8 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 
 interface RouteAccess {
   isPublic: boolean;
-  scope: Scope;
+  /** undefined: the route is not in ROUTE_SCOPES, so no key may call it (deny by default). */
+  scopes: RouteScopes | undefined;
 }
 
 /** What ApiKeyStrategy hands passport as the failure of a request without a valid key. */

@@ -13,7 +13,13 @@ class InMemoryApiKeys {
 
   add(key: string): void {
     const keyDigest = digestApiKey(key);
-    this.rows.set(keyDigest, { id: `key_${this.rows.size}`, accountId: 'acc_1', keyDigest, scopes: ['read'] });
+    this.rows.set(keyDigest, {
+      id: `key_${this.rows.size}`,
+      accountId: 'acc_1',
+      keyDigest,
+      scopes: ['read'],
+      expiresAt: null,
+    });
   }
 
   async findActiveByDigest(digest: string): Promise<ActiveApiKeyRow | null> {
@@ -58,6 +64,30 @@ describe('ApiKeyStore', () => {
     expect(sut.cached(digestApiKey(keys[2]!))).toBeDefined();
     expect(sut.cached(digestApiKey(keys[10_000]!))).toBeDefined();
     expect(table.lookups).toHaveLength(10_001);
+  });
+
+  it('forgets revoked keys by id at once, and no other', async () => {
+    const keys = Array.from({ length: 5 }, () => generateApiKey());
+    keys.forEach((key) => table.add(key));
+    for (const key of keys) await sut.lookUp(digestApiKey(key));
+    sut.forget(['key_1', 'key_3']);
+    expect(keys.map((key) => sut.cached(digestApiKey(key))?.keyId)).toEqual([
+      'key_0',
+      undefined,
+      'key_2',
+      undefined,
+      'key_4',
+    ]);
+  });
+
+  it('a key that expires is not remembered past its expiry', async () => {
+    const key = generateApiKey();
+    table.add(key);
+    table.rows.get(digestApiKey(key))!.expiresAt = new Date(Date.now() + 30);
+    await sut.lookUp(digestApiKey(key));
+    expect(sut.cached(digestApiKey(key))).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(sut.cached(digestApiKey(key))).toBeUndefined();
   });
 
   it('remembers a refused digest: it is not looked up again', async () => {

@@ -7,6 +7,7 @@ import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyBootstrapService } from './key-bootstrap.service';
+import { KeyUsage } from './key-usage';
 import { RateLimitGuard } from './rate-limit.guard';
 import { RateLimitStorage } from './rate-limit.storage';
 
@@ -33,9 +34,10 @@ import { RateLimitStorage } from './rate-limit.storage';
     AuthFailureLimiter,
     KeyAuthenticator,
     KeyBootstrapService,
+    KeyUsage,
     ApiKeyGuard,
     RateLimitGuard,
   ],
-  exports: [ApiKeyGuard, RateLimitGuard],
+  exports: [ApiKeyGuard, RateLimitGuard, ApiKeyStore],
 })
 export class AuthModule {}

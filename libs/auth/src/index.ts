@@ -7,5 +7,7 @@ export * from './authenticated-key';
 export * from './decorators';
 export * from './key-authenticator';
 export * from './key-bootstrap.service';
-export * from './key-registration';
+export * from './key-usage';
+export * from './keys';
+export * from './route-scopes';
 export * from './rate-limit.guard';

@@ -7,6 +7,7 @@ import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { AuthenticatedKey } from './authenticated-key';
 import { Authentication, KeyAuthenticator } from './key-authenticator';
+import { KeyUsage } from './key-usage';
 
 /** The real authenticator and failure limiter; the key store answers when the test says so. */
 describe('KeyAuthenticator', () => {
@@ -14,8 +15,9 @@ describe('KeyAuthenticator', () => {
   const config = new AppConfig(); // AUTH_FAILURES_PER_MINUTE 60
 
   function authenticatorWith(answer: (digest: string) => Promise<AuthenticatedKey | null>) {
-    const asked = { cached: [] as string[], lookUp: [] as string[] };
+    const asked = { cached: [] as string[], lookUp: [] as string[], used: [] as string[] };
     const known = new Map<string, AuthenticatedKey>();
+    const onceValid = new Set<string>();
     const store = {
       cached: (digest: string) => {
         asked.cached.push(digest);
@@ -25,8 +27,10 @@ describe('KeyAuthenticator', () => {
         asked.lookUp.push(digest);
         return answer(digest);
       },
+      mayBeValid: (digest: string) => onceValid.has(digest),
     } as unknown as ApiKeyStore;
-    return { sut: new KeyAuthenticator(store, new AuthFailureLimiter(config)), asked, known };
+    const usage = { noteUse: (keyId: string) => asked.used.push(keyId) } as unknown as KeyUsage;
+    return { sut: new KeyAuthenticator(store, new AuthFailureLimiter(config), usage), asked, known, onceValid };
   }
 
   /** The outcome as a promise, whether or not it was answered synchronously. */
@@ -55,6 +59,21 @@ describe('KeyAuthenticator', () => {
     );
     expect(outcomes.filter((o) => o.outcome === 'refused')).toHaveLength(config.authFailuresPerMinute);
     expect(outcomes.filter((o) => o.outcome === 'throttled')).toHaveLength(5);
+  });
+
+  it('61 refused keys do not lock a valid, uncached key out of the address (issue 18, item 11)', async () => {
+    const valid = generateApiKey();
+    const { sut, asked, onceValid } = authenticatorWith(async (digest) =>
+      digest === digestApiKey(valid) ? key : null,
+    );
+    onceValid.add(digestApiKey(valid)); // known as a key's at start (ApiKeyStore.preload)
+    for (let i = 0; i <= config.authFailuresPerMinute; i++) await outcomeOf(sut, generateApiKey(), '10.0.0.9');
+    const bogusAfter = await outcomeOf(sut, generateApiKey(), '10.0.0.9');
+    expect(bogusAfter.outcome).toBe('throttled');
+    const lookupsBefore = asked.lookUp.length;
+    await expect(outcomeOf(sut, valid, '10.0.0.9')).resolves.toEqual({ outcome: 'authenticated', key });
+    expect(asked.lookUp.length).toBe(lookupsBefore + 1);
+    expect(asked.used).toContain('key_1');
   });
 
   it('concurrent requests with one unknown key share one lookup, and one reservation', async () => {

@@ -4,6 +4,7 @@ import { digestApiKey } from './api-key';
 import { ApiKeyStore } from './api-key.store';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { AuthenticatedKey } from './authenticated-key';
+import { KeyUsage } from './key-usage';
 
 /** What became of a request's credentials; ApiKeyGuard turns all but the first into 401, 429 or 503. */
 export type Authentication =
@@ -33,6 +34,7 @@ export class KeyAuthenticator {
   constructor(
     private readonly store: ApiKeyStore,
     private readonly limiter: AuthFailureLimiter,
+    private readonly usage: KeyUsage,
   ) {}
 
   /**
@@ -54,34 +56,46 @@ export class KeyAuthenticator {
     if (presented === undefined) return { outcome: 'missing' };
     const digest = digestApiKey(presented);
     const known = this.store.cached(digest);
-    if (known) return { outcome: 'authenticated', key: known };
+    if (known) {
+      this.usage.noteUse(known.keyId);
+      return { outcome: 'authenticated', key: known };
+    }
     const pending = this.lookups.get(digest);
     if (pending) return pending;
     const client = address();
     const retryAfterSeconds = this.limiter.admit(client);
-    if (retryAfterSeconds !== null)
+    // Over the limit, a digest this instance knows as a key's is still looked up (it reserves
+    // nothing): refused keys cannot lock a valid one out of an address, and bogus ones still cost
+    // no query (issue 18, item 11).
+    const reserved = retryAfterSeconds === null;
+    if (!reserved && !this.store.mayBeValid(digest))
       return { outcome: 'throttled', retryAfterSeconds, limitPerMinute: this.limiter.limitPerMinute };
-    const lookup = this.lookUp(API_KEY_TEXT.test(presented) ? digest : null, client).finally(() =>
+    const lookup = this.lookUp(API_KEY_TEXT.test(presented) ? digest : null, reserved ? client : null).finally(() =>
       this.lookups.delete(digest),
     );
     this.lookups.set(digest, lookup);
     return lookup;
   }
 
-  /** `digest` is null for what cannot be a key: refused without a query. */
-  private async lookUp(digest: string | null, client: string): Promise<Authentication> {
+  /**
+   * `digest` is null for what cannot be a key: refused without a query. `client` is the address
+   * whose failure was reserved, given back when the key proves valid or cannot be checked (null:
+   * nothing reserved).
+   */
+  private async lookUp(digest: string | null, client: string | null): Promise<Authentication> {
     let key: AuthenticatedKey | null;
     try {
       key = digest === null ? null : await this.store.lookUp(digest);
     } catch (error) {
-      this.limiter.forgive(client);
+      if (client !== null) this.limiter.forgive(client);
       this.logger.error(
         `API keys cannot be looked up, answering 503: ${error instanceof Error ? error.message : error}`,
       );
       return { outcome: 'unavailable' };
     }
     if (!key) return { outcome: 'refused' };
-    this.limiter.forgive(client);
+    if (client !== null) this.limiter.forgive(client);
+    this.usage.noteUse(key.keyId);
     return { outcome: 'authenticated', key };
   }
 }

@@ -35,12 +35,34 @@ export const MAX_ACCOUNT_NAME_LENGTH = 64;
 /** What an API key may be (ours are 47 characters; API_KEYS may bring others), in characters. */
 export const MIN_API_KEY_LENGTH = 16;
 export const MAX_API_KEY_LENGTH = 256;
+/** A secret given in API_KEYS, in characters (contract §1/§12): the start is refused below. */
+export const MIN_BOOTSTRAP_KEY_LENGTH = 24;
 
 /** POST /v1/events/batch (contract §9): at most this many events per request … */
 export const MAX_BATCH_EVENTS = 1000;
 /** … and a body of at most this many bytes (413 beyond). */
 export const MAX_BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
+/** A key's `name` (contract §12), in characters. */
+export const MAX_KEY_NAME_LENGTH = 100;
+/** POST …/keys/:keyId/rotate: the old key keeps working this long at most, and by default. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 86_400;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 3_600;
+/**
+ * What parsing, validating, hashing and storing a body costs grows with its values (object members
+ * and array items, at any depth), not only its bytes (issue 18 item 10: 1,000 items of 600 small
+ * members each, 6–8 MB, cost seconds of CPU). Any body holds at most this many, counted before it
+ * is parsed (400 on `body` beyond): 100 per event of a full batch, and more than a 64 KiB body can hold.
+ */
+export const MAX_BODY_VALUES = 100_000;
+/** An event's `context` holds at most this many values (members and items at any depth; 400 on `context` beyond). */
+export const MAX_CONTEXT_VALUES = 1_000;
+/**
+ * A compressed body (`Content-Encoding` gzip, deflate or br) may inflate to at most this many times
+ * its size on the wire, or to MAX_BODY_BYTES whatever its size (413 beyond); inflated, it is held
+ * to the endpoint's limit in bytes like any other.
+ */
+export const MAX_INFLATION_RATIO = 100;
 /** Retention (contract §14): days an account or a chain keeps its events, at most … */
 export const MAX_RETENTION_DAYS = 36_500;
 /** … and a legal hold's reason, in characters. */

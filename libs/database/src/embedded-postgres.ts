@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, unlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { InstanceLock } from './instance-lock';
 import { restrictToOwner } from './owner-only';
 
 /** `pg` finds a server's Unix socket as `<host directory>/.s.PGSQL.<port>`. */
@@ -36,6 +36,7 @@ export class EmbeddedPostgres {
     readonly socketDir: string,
     /** A directory of our own under the system's temporary one, removed at stop (DATA_DIR too long). */
     private readonly temporarySocketDir: boolean,
+    private readonly lock: InstanceLock,
   ) {}
 
   /** What `pg` connects to: the socket directory as the host (`?host=` wins over the URL's host). */
@@ -45,8 +46,8 @@ export class EmbeddedPostgres {
 
   /**
    * Creates DATA_DIR (mode 0700) or tightens an existing one (with a warning naming what it
-   * changed), refuses a DATA_DIR whose database another running instance serves, then opens
-   * PGlite and listens on the socket.
+   * changed), refuses a DATA_DIR whose database another running instance serves (InstanceLock,
+   * whatever the path's length), then opens PGlite and listens on the socket.
    */
   static async start(dataDir: string, warn: EmbeddedWarning): Promise<EmbeddedPostgres> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -56,6 +57,16 @@ export class EmbeddedPostgres {
         `${dataDir} had ${loosened.length} entr${loosened.length === 1 ? 'y' : 'ies'} open to other users ` +
           `(${loosened.slice(0, 3).join(', ')}${loosened.length > 3 ? ', …' : ''}): removed their group and other permissions`,
       );
+    const lock = InstanceLock.acquire(dataDir);
+    try {
+      return await EmbeddedPostgres.serve(dataDir, lock, warn);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static async serve(dataDir: string, lock: InstanceLock, warn: EmbeddedWarning): Promise<EmbeddedPostgres> {
     let socketDir = join(dataDir, 'socket');
     let temporarySocketDir = false;
     if (Buffer.byteLength(join(socketDir, SOCKET_FILE)) > MAX_SOCKET_PATH_BYTES) {
@@ -65,7 +76,8 @@ export class EmbeddedPostgres {
       warn(`${dataDir} is too long a path for a Unix socket: the embedded database listens in ${socketDir}`);
     } else {
       mkdirSync(socketDir, { mode: 0o700, recursive: true });
-      await removeStaleSocket(join(socketDir, SOCKET_FILE));
+      // The lock is ours, so a socket file here is one a killed instance left.
+      rmSync(join(socketDir, SOCKET_FILE), { force: true });
     }
     const db = await PGlite.create({ dataDir: join(dataDir, 'pglite') });
     const server = new PGLiteSocketServer({ db, path: join(socketDir, SOCKET_FILE), maxConnections: 1 });
@@ -73,6 +85,7 @@ export class EmbeddedPostgres {
       await server.start();
     } catch (error) {
       await db.close();
+      if (temporarySocketDir) rmSync(socketDir, { recursive: true, force: true });
       throw error;
     }
     // Whatever the umask, PGlite writes a new database's files 0666, and rewrites its relation cache
@@ -80,30 +93,13 @@ export class EmbeddedPostgres {
     // are 0600. So tighten once more at every start, now that it has started.
     restrictToOwner(dataDir);
     if (temporarySocketDir) restrictToOwner(socketDir);
-    return new EmbeddedPostgres(db, server, socketDir, temporarySocketDir);
+    return new EmbeddedPostgres(db, server, socketDir, temporarySocketDir, lock);
   }
 
   async stop(): Promise<void> {
     await this.server.stop();
     await this.db.close();
     if (this.temporarySocketDir) rmSync(this.socketDir, { recursive: true, force: true });
+    this.lock.release();
   }
-}
-
-/**
- * A socket file left by an instance that was killed is removed; one that still answers belongs to
- * a running instance, and two PGlite on one data directory would corrupt it.
- */
-async function removeStaleSocket(path: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const answers = await new Promise<boolean>((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-  if (answers) throw new Error(`Another running instance serves the embedded database at ${path}; stop it first`);
-  unlinkSync(path);
 }

@@ -49,6 +49,14 @@ export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
   }
 }
 
+/**
+ * Indexes an entity declares with `synchronize: false` because TypeORM cannot say what they are (an
+ * access method or operator class): their definition as PostgreSQL prints it, so drift is still caught.
+ */
+const UNSYNCHRONIZED_INDEXES: Record<string, string> = {
+  ix_events_context: 'INDEX USING gin (context jsonb_path_ops)',
+};
+
 /** An entity's named constraints and indexes, each printed the way `databaseConstraints` prints the real ones. */
 async function declaredConstraints(runner: QueryRunner, metadata: EntityMetadata): Promise<Map<string, string>> {
   // Quoted as PostgreSQL quotes them (keywords such as "position" too).
@@ -76,7 +84,8 @@ async function declaredConstraints(runner: QueryRunner, metadata: EntityMetadata
   for (const index of metadata.indices) {
     declared.set(
       index.name,
-      `${index.isUnique ? 'UNIQUE ' : ''}INDEX (${list(index.columns.map((c) => c.databaseName))})`,
+      UNSYNCHRONIZED_INDEXES[index.name] ??
+        `${index.isUnique ? 'UNIQUE ' : ''}INDEX (${list(index.columns.map((c) => c.databaseName))})`,
     );
   }
   for (const key of metadata.foreignKeys) {
@@ -112,7 +121,7 @@ async function parsedCheck(runner: QueryRunner, table: string, expression: strin
 
 /**
  * The table's primary key, uniques, foreign keys and checks (pg_get_constraintdef) and the indexes
- * that back none of them. Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
+ * that back none of them (an index of another access method than btree as pg_get_indexdef prints it). Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
  */
 async function databaseConstraints(runner: QueryRunner, table: string): Promise<Map<string, string>> {
   const rows = (await runner.query(
@@ -120,10 +129,11 @@ async function databaseConstraints(runner: QueryRunner, table: string): Promise<
        FROM pg_constraint c WHERE c.conrelid = $1::regclass AND c.contype IN ('p', 'u', 'f', 'c')
      UNION ALL
      SELECT i.relname,
-            CASE WHEN x.indisunique THEN 'UNIQUE ' ELSE '' END || 'INDEX (' ||
-            (SELECT string_agg(pg_get_indexdef(x.indexrelid, k, true), ', ' ORDER BY k)
-               FROM generate_series(1, x.indnkeyatts) k) || ')'
-       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+            CASE WHEN am.amname <> 'btree' THEN regexp_replace(pg_get_indexdef(x.indexrelid), '^.* USING ', 'INDEX USING ')
+                 ELSE CASE WHEN x.indisunique THEN 'UNIQUE ' ELSE '' END || 'INDEX (' ||
+                      (SELECT string_agg(pg_get_indexdef(x.indexrelid, k, true), ', ' ORDER BY k)
+                         FROM generate_series(1, x.indnkeyatts) k) || ')' END
+       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
       WHERE x.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
     [table],
   )) as { name: string; definition: string }[];

@@ -278,6 +278,19 @@ export class ChainAudit {
     );
   }
 
+  /**
+   * Stored Merkle nodes of subtrees that end beyond the head: the service writes a node once it is
+   * complete, so the events it covers were removed (with the head moved back), or the row was forged.
+   */
+  nodesBeyondHead(count: number, headPosition: number): void {
+    if (count > 0)
+      this.fail(
+        headPosition + 1,
+        null,
+        `${count} Merkle tree node(s) are stored for positions beyond the chain head at position ${headPosition}: events were removed, or the nodes were not written by this service`,
+      );
+  }
+
   eventsBeyondHead(count: number, firstPosition: number, headPosition: number): void {
     if (count > 0)
       this.fail(firstPosition, null, `${count} event(s) lie beyond the chain head at position ${headPosition}`);

@@ -9,6 +9,7 @@ import {
   nodePlan,
   resolvePlans,
   rootPlan,
+  verifyChainCheckpoint,
   verifyConsistency,
 } from '@app/hashing';
 import {
@@ -61,7 +62,7 @@ export class CheckpointsService {
     return this.transactions.run(async (tx) => {
       const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
       if (!locked) throw AppError.notFound(`Chain ${chainId}`);
-      const latest = await this.checkpoints.findLatest(chainId, tx);
+      const latest = await this.latestSigned(chainId, tx);
       const tree = await this.readTree(chainId, locked, latest === null ? null : Number(latest.size), tx);
       const head: Head = { size: locked.size, hash: tree.root };
       if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
@@ -70,12 +71,39 @@ export class CheckpointsService {
       const note = this.signer.sign({ chainId, size: head.size, hash: head.hash });
       const stored = { chainId, size: head.size, hash: head.hash, keyId: this.signer.keyId, note };
       if (await this.checkpoints.insertIfAbsent(stored, tx)) return note;
-      // A concurrent request stored this size first (it saw the same head: we both hold the lock).
-      const first = await this.checkpoints.findLatest(chainId, tx);
+      // A concurrent request stored this size first (it saw the same head: we both hold the lock),
+      // or a row not signed by us holds it, which is passed over: this note is not stored, the next is.
+      const first = await this.checkpoints.findLatest(chainId, head.size, tx);
+      if (first && !this.signedByUs(chainId, first)) return note;
       if (!first || Number(first.size) !== head.size || first.hash !== head.hash)
         throw this.refuse(chainId, head, first);
       return this.asCurrent(chainId, first);
     }, 'READ COMMITTED');
+  }
+
+  /**
+   * The latest stored checkpoint the service signed: what a new one must extend. Only a signature
+   * confirms (the key or a retired one, the row matching its note): a row whose signature does not
+   * verify was forged and is passed over, neither trusted nor fatal (whole-chain verification
+   * reports it). A genuine one above the head still stops signing: events were removed.
+   */
+  private async latestSigned(chainId: string, tx: Db): Promise<CheckpointRow | null> {
+    for (let atMost = Number.MAX_SAFE_INTEGER; atMost >= 0;) {
+      const row = await this.checkpoints.findLatest(chainId, atMost, tx);
+      if (!row || this.signedByUs(chainId, row)) return row;
+      atMost = Number(row.size) - 1;
+    }
+    return null;
+  }
+
+  private signedByUs(chainId: string, row: CheckpointRow): boolean {
+    const opened = verifyChainCheckpoint(row.note, this.signer.verifiers);
+    return (
+      opened.ok &&
+      opened.checkpoint.chainId === chainId &&
+      opened.checkpoint.size === Number(row.size) &&
+      opened.checkpoint.hash === row.hash
+    );
   }
 
   /**

@@ -1,8 +1,25 @@
-import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, SetMetadata, Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { NextFunction, raw, Request, Response } from 'express';
-import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/common';
+import {
+  AppError,
+  MAX_BODY_BYTES,
+  MAX_BODY_DEPTH,
+  MAX_BODY_VALUES,
+  MAX_INFLATION_RATIO,
+  parseIJson,
+} from '@app/common';
+
+/**
+ * What must admit a request before its body is read (`@AdmitBody`): throws (an AppError, e.g. 503
+ * with Retry-After) when the request could not be served now, so a body that would be refused
+ * anyway costs nothing to read or parse.
+ */
+export interface BodyAdmission {
+  admitBody(): void;
+}
 
 /**
  * Reads a request's body after authentication (contract §8): the last step of RequestGuards, after
@@ -16,6 +33,10 @@ import { AppError, MAX_BODY_BYTES, MAX_BODY_DEPTH, parseIJson } from '@app/commo
 export class JsonBodyGuard implements CanActivate {
   /** Per handler: the most bytes its body may have, or null when it takes no body. */
   private readonly limits = new WeakMap<object, number | null>();
+  /** Per handler: what admits its requests before their body is read (`@AdmitBody`), or null. */
+  private readonly admissions = new WeakMap<object, BodyAdmission | null>();
+
+  constructor(private readonly moduleRef: ModuleRef) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const limit = context.getType() === 'http' ? this.bodyLimit(context) : null;
@@ -23,6 +44,7 @@ export class JsonBodyGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<Request & { user?: unknown }>();
     if (req.user === undefined) return true;
+    this.admission(context)?.admitBody();
     requireJsonBody(req);
     await new Promise<void>((resolve, reject) =>
       parseJsonBody(
@@ -46,9 +68,24 @@ export class JsonBodyGuard implements CanActivate {
     }
     return limit;
   }
+
+  private admission(context: ExecutionContext): BodyAdmission | null {
+    const handler = context.getHandler();
+    let admission = this.admissions.get(handler);
+    if (admission === undefined) {
+      const token = Reflect.getMetadata(BODY_ADMISSION, handler) as Type<BodyAdmission> | undefined;
+      admission = token ? (this.moduleRef.get(token, { strict: false }) ?? null) : null;
+      this.admissions.set(handler, admission);
+    }
+    return admission;
+  }
 }
 
 const BODY_LIMIT = 'audit:body-limit';
+const BODY_ADMISSION = 'audit:body-admission';
+
+/** A handler whose requests `provider` (a BodyAdmission) admits before their body is read. */
+export const AdmitBody = (provider: Type<BodyAdmission>) => SetMetadata(BODY_ADMISSION, provider);
 
 /** A handler whose body may be larger than MAX_BODY_BYTES (e.g. the batch append's 8 MiB). */
 export const BodyLimit = (bytes: number) => SetMetadata(BODY_LIMIT, bytes);
@@ -76,8 +113,9 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /**
  * The JSON body parser, the one place a body is read and parsed: body-parser reads it (limit,
- * inflation), then it is parsed as I-JSON (contract §8): UTF-8 only, decoded without replacing
- * anything, then `parseIJson` (duplicates, `__proto__`, depth).
+ * inflation; a compressed body may inflate MAX_INFLATION_RATIO times at most), then it is parsed
+ * as I-JSON (contract §8): UTF-8 only, decoded without replacing anything, then `parseIJson`
+ * (at most MAX_BODY_VALUES values, counted first; duplicates, `__proto__`, depth).
  */
 function parseJsonBody(req: Request, res: Response, next: NextFunction, limit: number): void {
   const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
@@ -85,16 +123,38 @@ function parseJsonBody(req: Request, res: Response, next: NextFunction, limit: n
     next(bodyError({ type: 'charset.unsupported' }, limit));
     return;
   }
+  const wire = countWireBytes(req);
   readerFor(limit)(req, res, (error?: unknown) => {
     if (error !== undefined) return next(bodyError(error, limit));
     if (!Buffer.isBuffer(req.body)) return next();
     try {
-      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH);
+      if (wire !== null) refuseInflation(req.body.length, wire.bytes);
+      req.body = req.body.length === 0 ? undefined : parseIJson(decodeUtf8(req.body), MAX_BODY_DEPTH, MAX_BODY_VALUES);
     } catch (e) {
       return next(e);
     }
     next();
   });
+}
+
+/** For a compressed body, a count of the bytes received (what body-parser inflates); null otherwise. */
+function countWireBytes(req: Request): { bytes: number } | null {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding === 'identity') return null;
+  const wire = { bytes: 0 };
+  req.on('data', (chunk: Buffer) => (wire.bytes += chunk.length));
+  return wire;
+}
+
+/** A body that inflated beyond MAX_INFLATION_RATIO times its size on the wire (and beyond MAX_BODY_BYTES) is refused before it is parsed. */
+function refuseInflation(inflated: number, wire: number): void {
+  if (inflated > MAX_BODY_BYTES && inflated > MAX_INFLATION_RATIO * wire) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The request body inflates to more than ${MAX_INFLATION_RATIO} times its compressed size.`,
+      { maxInflationRatio: MAX_INFLATION_RATIO },
+    );
+  }
 }
 
 function decodeUtf8(bytes: Buffer): string {

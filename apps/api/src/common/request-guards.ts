@@ -2,19 +2,21 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { ApiKeyGuard, RateLimitGuard } from '@app/auth';
 import { JsonBodyGuard } from './json-body';
+import { PathParamRequest, refuseMalformedPathParam } from './path-params';
 
 /**
  * The one global guard (APP_GUARD in AppModule): the steps every request takes before its handler,
  * in an order written here and nowhere else, not left to the order Nest finds guards in modules.
  * Deny by default: ApiKeyGuard (a key with the route's scope, unless @Public()), then the per-key
- * rate limit, then the body, read only now (contract §8: authentication comes first).
+ * rate limit, then the path parameters (a malformed one is a 400) and the body, read only now
+ * (contract §8: authentication comes first).
  */
 @Injectable()
 export class RequestGuards implements CanActivate {
   private readonly steps: readonly CanActivate[];
 
   constructor(apiKey: ApiKeyGuard, rateLimit: RateLimitGuard, body: JsonBodyGuard) {
-    this.steps = [apiKey, rateLimit, body];
+    this.steps = [apiKey, rateLimit, PATH_PARAMS, body];
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -25,3 +27,11 @@ export class RequestGuards implements CanActivate {
     return true;
   }
 }
+
+/** The step that refuses a path parameter routing could not decode (marked by app.setup.ts). */
+const PATH_PARAMS: CanActivate = {
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() === 'http') refuseMalformedPathParam(context.switchToHttp().getRequest<PathParamRequest>());
+    return true;
+  },
+};

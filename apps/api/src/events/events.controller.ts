@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Account, AuthenticatedKey, CurrentKey, RequireScope } from '@app/auth';
+import { Account, AuthenticatedKey, CallerKey } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
-import { BodyLimit } from '../common/json-body';
+import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
@@ -11,6 +11,7 @@ import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
 import { ListEventsQuery } from './dto/list-events.query';
 import { StreamEventsQuery } from './dto/stream-events.query';
+import { AppendQueue } from './append/append-queue';
 import { AppendOutcome, EventsService } from './events.service';
 import { EventStreamService } from './stream/event-stream.service';
 
@@ -29,7 +30,6 @@ export class EventsController {
 
   @Post()
   @HttpCode(201)
-  @RequireScope('ingest')
   @ApiOperation({
     summary: 'Append an event to its chain',
     description: 'Scope ingest. A 201 means the event is committed.',
@@ -44,6 +44,7 @@ export class EventsController {
     'Idempotent-Replayed': REPLAYED,
   })
   @ApiErrors(409, 413, 415, 422)
+  @AdmitBody(AppendQueue)
   async append(
     @Account() account: string,
     @Body() dto: CreateEventDto,
@@ -56,7 +57,6 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(201)
-  @RequireScope('ingest')
   @ApiOperation({
     summary: 'Append 1–1,000 events, all or nothing',
     description:
@@ -75,6 +75,7 @@ export class EventsController {
   @ApiErrors(409, 415, 422)
   @ApiResponse({ status: 413, ...errorResponse(413, 'PAYLOAD_TOO_LARGE: body over 8 MiB') })
   @BodyLimit(MAX_BATCH_BODY_BYTES)
+  @AdmitBody(AppendQueue)
   async appendBatch(
     @Account() account: string,
     @Body() dto: CreateEventBatchDto,
@@ -107,7 +108,7 @@ export class EventsController {
   })
   @ApiErrors()
   stream(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Query() query: StreamEventsQuery,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,

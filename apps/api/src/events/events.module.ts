@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LifecycleModule } from '../lifecycle/lifecycle.module';
 import { AppendQueue } from './append/append-queue';
 import { ChainLedger } from './append/chain-ledger';
 import { ChainTrees } from './append/chain-trees';
@@ -9,6 +10,7 @@ import { IdempotencyService } from './idempotency.service';
 import { EventStreamService } from './stream/event-stream.service';
 
 @Module({
+  imports: [LifecycleModule],
   controllers: [EventsController],
   providers: [
     EventsService,
@@ -19,5 +21,6 @@ import { EventStreamService } from './stream/event-stream.service';
     IdempotencySweeper,
     EventStreamService,
   ],
+  exports: [ChainLedger],
 })
 export class EventsModule {}

@@ -6,6 +6,7 @@ import { AppendRequest } from './append/append-request';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
+import { instantMillis } from './dto/instant';
 import { ListEventsQuery } from './dto/list-events.query';
 import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
@@ -85,8 +86,8 @@ export class EventsService {
         action: query.action,
         resource: query.resource,
         chainId: query.chain_id,
-        after: query.after === undefined ? undefined : new Date(query.after),
-        before: query.before === undefined ? undefined : new Date(query.before),
+        after: query.after === undefined ? undefined : new Date(instantMillis(query.after)!),
+        before: query.before === undefined ? undefined : new Date(instantMillis(query.before)!),
         search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
       },
       query.limit + 1,

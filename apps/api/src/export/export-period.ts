@@ -1,3 +1,5 @@
+import { instantMillis } from '../events/dto/instant';
+
 /** The export's inclusive period, normalized to the millisecond precision of stored timestamps. */
 export interface ExportPeriod {
   after: Date;
@@ -6,19 +8,19 @@ export interface ExportPeriod {
 
 /**
  * Stored timestamps have milliseconds, so an inclusive bound with finer digits rounds inward:
- * `after` up and `before` down (Date.parse truncates, which is already down).
+ * `after` up and `before` down (instantMillis truncates, which is already down).
  */
 export function exportPeriod(after: string, before: string): ExportPeriod {
-  const start = Date.parse(after);
+  const start = instantMillis(after)!;
   return {
     after: new Date(/[1-9]/.test(subMillisecondDigits(after)) ? start + 1 : start),
-    before: new Date(Date.parse(before)),
+    before: new Date(instantMillis(before)!),
   };
 }
 
 /** Compares two valid ISO 8601 instants exactly, digits below the millisecond included. */
 export function compareInstants(a: string, b: string): number {
-  const [ma, mb] = [Date.parse(a), Date.parse(b)];
+  const [ma, mb] = [instantMillis(a)!, instantMillis(b)!];
   if (ma !== mb) return ma < mb ? -1 : 1;
   const [fa, fb] = [subMillisecondDigits(a), subMillisecondDigits(b)];
   return fa === fb ? 0 : fa < fb ? -1 : 1;

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { EXPORT_LIMIT } from '@app/common';
-import { ApiErrors } from '../openapi/openapi-responses';
+import { ApiErrors, errorResponse } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
@@ -16,7 +16,10 @@ export class ExportController {
   @Get()
   @ApiOperation({
     summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
-    description: `At most ${EXPORT_LIMIT.toLocaleString('en-US')} events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise).`,
+    description:
+      `At most ${EXPORT_LIMIT.toLocaleString('en-US')} events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). ` +
+      'An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond). ' +
+      'A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.',
   })
   @ApiExtraModels(ExportDocumentView)
   @ApiResponse({
@@ -45,7 +48,15 @@ export class ExportController {
     },
   })
   @ApiErrors(422)
-  export(@Account() account: string, @Query() query: ExportQueryDto) {
-    return this.exports.export(account, query);
+  @ApiResponse({
+    status: 429,
+    ...errorResponse(
+      429,
+      'RATE_LIMITED: over the rate per key, or the account (EXPORTS_PER_ACCOUNT) or the service ' +
+        '(EXPORTS_PER_INSTANCE) already has as many exports in flight as allowed; retry after Retry-After seconds',
+    ),
+  })
+  export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto) {
+    return this.exports.export(key.accountId, query, key.keyId);
   }
 }

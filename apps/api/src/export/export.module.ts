@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
 import { ExportController } from './export.controller';
 import { ExportService } from './export.service';
+import { ExportSlots } from './export-slots';
 
 @Module({
+  imports: [AuditModule],
   controllers: [ExportController],
-  providers: [ExportService],
+  providers: [ExportService, ExportSlots],
+  exports: [ExportSlots],
 })
 export class ExportModule {}

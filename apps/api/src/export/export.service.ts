@@ -1,12 +1,14 @@
-import { Injectable, Logger, StreamableFile } from '@nestjs/common';
-import { pipeline, Readable, Writable } from 'node:stream';
-import { pipeline as pipelineAsync } from 'node:stream/promises';
+import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common';
+import { pipeline, Readable } from 'node:stream';
+import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT, parseSearchQuery } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
+import { ExportSlot, ExportSlots } from './export-slots';
+import { ExportSpool } from './export-spool';
 import { csvExport } from './formats/csv-export.format';
 import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
@@ -16,20 +18,41 @@ import { ExportStalledError, StallGuard } from './stall-guard';
 const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport, json: jsonExport };
 
 @Injectable()
-export class ExportService {
+export class ExportService implements OnModuleInit {
   private readonly logger = new Logger('Export');
+  private readonly spool: ExportSpool;
 
   constructor(
     private readonly events: EventsRepository,
     private readonly config: AppConfig,
     private readonly database: DatabaseLocator,
-  ) {}
+    private readonly slots: ExportSlots,
+    private readonly audit: AuditTrail,
+  ) {
+    this.spool = new ExportSpool(config.dataDir);
+  }
+
+  onModuleInit(): void {
+    if (this.oneConnection) this.spool.clear();
+  }
 
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
-   * rows sent. Over the limit, the 422 leaves before any byte of the file.
+   * rows sent. Over the limit, the 422 leaves before any byte of the file. The export holds one
+   * of ExportSlots' slots (429 when none is left) until its stream closes, however it ends.
    */
-  async export(accountId: string, query: ExportQueryDto): Promise<StreamableFile> {
+  async export(accountId: string, query: ExportQueryDto, keyId: string): Promise<StreamableFile> {
+    const slot = this.slots.take(accountId);
+    try {
+      return this.file(query, await this.body(accountId, query, keyId), slot);
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+  }
+
+  /** The file's bytes: from the snapshot as the client takes them, or from the spool (one connection). */
+  private async body(accountId: string, query: ExportQueryDto, keyId: string): Promise<Readable> {
     const period = exportPeriod(query.after, query.before);
     const { actor, action, resource, chain_id } = query;
     const snapshot = await this.events.openSnapshot(accountId, {
@@ -58,20 +81,57 @@ export class ExportService {
       await snapshot.close();
       throw error;
     }
+    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count, pruned));
+    const body = this.oneConnection ? await this.spool.spool(text) : text;
+    await this.recordExport(accountId, keyId, query, period, body);
+    return body;
+  }
+
+  /**
+   * `export.created` in the account's `_audit` chain (contract §12), once the export is sure to be
+   * sent and its snapshot taken, so the file does not hold its own record: on PostgreSQL in a
+   * transaction of its own beside the open snapshot; on the embedded database (one connection)
+   * after the snapshot was spooled and closed. If it cannot be recorded, nothing is sent.
+   */
+  private async recordExport(
+    accountId: string,
+    keyId: string,
+    query: ExportQueryDto,
+    period: ExportPeriod,
+    body: Readable,
+  ): Promise<void> {
+    const { format, period: asked, filters } = this.header(query, period, 0, []);
+    const context = { format, ...asked, filters };
+    try {
+      await this.audit.recordAlone(accountId, [
+        { actor: keyActor(keyId), action: 'export.created', resource: null, context },
+      ]);
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
+  }
+
+  /** The last stage cuts a stalled client (contract §8); the slot is given back when it closes. */
+  private file(query: ExportQueryDto, body: Readable, slot: ExportSlot): StreamableFile {
     const format = FORMATS[query.format];
-    const header = this.header(query, period, count, pruned);
-    const text = this.text(snapshot, format, header);
-    const body =
-      this.database.settings.poolSize === 1 ? Readable.from(await this.readAll(text), { objectMode: false }) : text;
-    return new StreamableFile(
-      pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
-        if (error instanceof ExportStalledError) this.logger.warn(error.message);
-      }),
-      {
-        type: format.contentType,
-        disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
-      },
-    ).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
+    const period = exportPeriod(query.after, query.before);
+    const guarded = pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
+      if (error instanceof ExportStalledError) this.logger.warn(error.message);
+    });
+    guarded.once('close', () => slot.release());
+    return new StreamableFile(guarded, {
+      type: format.contentType,
+      disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
+    }).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
+  }
+
+  /**
+   * With a pool of one connection (the embedded database), a snapshot held while a client reads
+   * would stop every append: the file is spooled to DATA_DIR at database speed first (ExportSpool).
+   */
+  private get oneConnection(): boolean {
+    return this.database.settings.poolSize === 1;
   }
 
   private header(
@@ -100,23 +160,6 @@ export class ExportService {
   private text(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader): Readable {
     const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventView(event)));
     return pipeline(rows, format.encoder(header), (error) => this.streamFailed(error));
-  }
-
-  /**
-   * With a pool of one connection (the embedded database), a snapshot held while a client reads
-   * would stop every append: the whole file (at most EXPORT_LIMIT events) is read at database
-   * speed into memory first, and the snapshot closed before the first byte is sent.
-   */
-  private async readAll(text: Readable): Promise<Buffer[]> {
-    const chunks: Buffer[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk);
-        callback();
-      },
-    });
-    await pipelineAsync(text, sink);
-    return chunks;
   }
 
   /** Logged once, here; a stall (logged where it is detected) or a client gone is no failure. */

@@ -6,12 +6,16 @@ import { TransactionRunner } from '@app/database';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
 import { HealthView } from './dto/health.view';
 import { NoQueryDto } from '../common/no-query.dto';
+import { ShutdownService } from '../lifecycle/shutdown.service';
 
 @ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
-  constructor(private readonly database: TransactionRunner) {}
+  constructor(
+    private readonly database: TransactionRunner,
+    private readonly shutdown: ShutdownService,
+  ) {}
 
   @Get('live')
   @ApiOperation({ summary: 'The process answers' })
@@ -21,7 +25,7 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'The database answers (503 SERVICE_UNAVAILABLE otherwise)' })
+  @ApiOperation({ summary: 'The database answers and the service is not stopping (503 SERVICE_UNAVAILABLE otherwise)' })
   @ApiData(HealthView)
   @ApiErrors(503)
   async ready(@Query() _query: NoQueryDto) {
@@ -30,6 +34,8 @@ export class HealthController {
     } catch {
       throw AppError.unavailable('The database is not answering.', 5);
     }
+    // After the ping: a check in progress when a stop begins answers 503 too.
+    if (this.shutdown.stopping) throw AppError.unavailable('The service is stopping.', 5);
     return { data: { status: 'ok' } };
   }
 }

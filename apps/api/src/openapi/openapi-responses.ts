@@ -22,6 +22,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   FORBIDDEN: true,
   NOT_FOUND: true,
   IDEMPOTENCY_IN_PROGRESS: true,
+  CONFLICT: true,
   PRUNED: true,
   PAYLOAD_TOO_LARGE: true,
   UNSUPPORTED_MEDIA_TYPE: true,
@@ -124,6 +125,14 @@ export function errorResponse(status: ErrorStatus, description = WHEN[status]): 
     headers: { ...ERROR_HEADERS[status] },
     content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelope) } } },
   };
+}
+
+/** 409 CONFLICT of the account and key routes (contract §12): no Retry-After, waiting does not help. */
+export function ApiConflict(description: string) {
+  return applyDecorators(
+    ApiExtraModels(ErrorEnvelope),
+    ApiResponse({ status: 409, ...errorResponse(409, `CONFLICT: ${description}`), headers: {} }),
+  );
 }
 
 /**

@@ -13,6 +13,8 @@ const TAGS: Record<string, string> = {
   checkpoints:
     'Signed checkpoints of a chain’s Merkle root (C2SP signed notes), their verifier key, whole-chain verification',
   health: 'Liveness and readiness probes',
+  accounts: 'Who a key is (GET /v1/me); accounts and their counts (admin: its own, operator: every one)',
+  keys: 'An account’s keys: list, create (secret shown once), revoke, rotate with overlap',
   proofs: 'RFC 9162 Merkle proofs of a chain: an event’s inclusion, a smaller tree’s consistency with a larger one',
   stats: 'Counts of the account’s events by action, actor, resource, chain, hour or day, for charts',
   retention:
@@ -31,7 +33,9 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       'Who-did-what events appended to per-account SHA-256 hash chains, listed, exported and verified. ' +
         'Responses are JSON in an envelope, { data } on success and { error: { code, message, details } } on failure, ' +
         'except the export file and the text of checkpoints; every response has an X-Request-Id header. ' +
-        'Keys have the scopes ingest (POST /v1/events) and read (everything else).',
+        'Keys have the scopes ingest (append events), read (every other read), admin (its own account’s keys) ' +
+        'and operator (every account; keys of the account system only). Every change through the accounts and keys ' +
+        'routes, and every export, is appended to the _audit chain of the account concerned.',
     )
     .setVersion('1')
     .addServer('/', 'This service (paths are relative to where this document is served)')

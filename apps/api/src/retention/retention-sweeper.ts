@@ -68,6 +68,11 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     await this.running?.catch(() => undefined);
   }
 
+  /** POST /v1/retention/sweep: one sweep of every account, now. */
+  async sweepAll(): Promise<{ data: SweepResult }> {
+    return { data: await this.sweep(null) };
+  }
+
   /** One sweep of every account's chains (null) or of one account's; a sweep already running is joined, then run again. */
   async sweep(accountId: string | null): Promise<SweepResult> {
     while (this.running) await this.running.catch(() => undefined);
@@ -98,7 +103,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   /** Signs the head first, then deletes batch after batch until the prefix older than the retention is gone. */
   private async pruneChain(chain: PrunableChain, offset: number): Promise<number> {
     await this.checkpoints.latest(chain.accountId, chain.id);
-    const signed = await this.checkpointRows.findLatest(chain.id);
+    const signed = await this.checkpointRows.findLatest(chain.id, Number.MAX_SAFE_INTEGER);
     if (!signed) return 0;
     const upTo = Number(signed.size);
     const reason = `older than the retention of ${chain.retentionDays} day(s)`;

@@ -1,22 +1,18 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedKey, CurrentKey, RequireScope } from '@app/auth';
+import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ChainView } from '../chains/dto/chain.view';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
-import { AccountSettingsView } from './dto/account-settings.view';
+import { AccountView } from '../accounts/dto/account.view';
 import { LegalHoldDto, RetentionDto } from './dto/retention-settings.dto';
 import { SweepResultView } from './dto/sweep-result.view';
 import { RetentionService } from './retention.service';
 import { RetentionSweeper } from './retention-sweeper';
 
 /**
- * Retention and legal hold (contract §14). MERGE with branch `accounts`: its ROUTE_SCOPES table
- * gets `PUT /v1/chain/:chainId/retention`, `PUT /v1/chain/:chainId/legal-hold`,
- * `PUT /v1/accounts/:accountId/retention`, `PUT /v1/accounts/:accountId/legal-hold` as MANAGE
- * (admin, operator) and `POST /v1/retention/sweep` as OPERATOR, replacing the `@RequireScope`s
- * below. Until then (main has `ingest` and `read` only) they ask `ingest`, the scope that writes to
- * the account, and act on the key's own account only (RetentionService.accountOf; the sweep too).
+ * Retention and legal hold (contract §14). Scopes (ROUTE_SCOPES): the settings `admin` or
+ * `operator`, the sweep `operator` (it sweeps every account).
  */
 @ApiTags('retention')
 @Controller('v1')
@@ -27,12 +23,11 @@ export class RetentionController {
   ) {}
 
   @Put('chain/:chainId/retention')
-  @RequireScope('ingest')
   @ApiOperation({ summary: 'Set a chain’s retention in days (null: follow the account)' })
   @ApiData(ChainView, 200, 'The chain’s status with the new setting')
   @ApiErrors(404, 415)
   setChainRetention(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Param('chainId') chainId: string,
     @Body() dto: RetentionDto,
     @Query() _q: NoQueryDto,
@@ -41,12 +36,11 @@ export class RetentionController {
   }
 
   @Put('chain/:chainId/legal-hold')
-  @RequireScope('ingest')
   @ApiOperation({ summary: 'Put a chain on legal hold, or lift its hold' })
   @ApiData(ChainView, 200, 'The chain’s status with the new setting')
   @ApiErrors(404, 415)
   setChainLegalHold(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Param('chainId') chainId: string,
     @Body() dto: LegalHoldDto,
     @Query() _q: NoQueryDto,
@@ -55,12 +49,11 @@ export class RetentionController {
   }
 
   @Put('accounts/:accountId/retention')
-  @RequireScope('ingest')
   @ApiOperation({ summary: 'Set the account’s default retention in days (null: forever)' })
-  @ApiData(AccountSettingsView, 200, 'The account with the new setting')
+  @ApiData(AccountView, 200, 'The account with the new setting')
   @ApiErrors(404, 415)
   setAccountRetention(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Param('accountId') accountId: string,
     @Body() dto: RetentionDto,
     @Query() _q: NoQueryDto,
@@ -69,12 +62,11 @@ export class RetentionController {
   }
 
   @Put('accounts/:accountId/legal-hold')
-  @RequireScope('ingest')
   @ApiOperation({ summary: 'Put the account on legal hold, or lift its hold' })
-  @ApiData(AccountSettingsView, 200, 'The account with the new setting')
+  @ApiData(AccountView, 200, 'The account with the new setting')
   @ApiErrors(404, 415)
   setAccountLegalHold(
-    @CurrentKey() key: AuthenticatedKey,
+    @CallerKey() key: AuthenticatedKey,
     @Param('accountId') accountId: string,
     @Body() dto: LegalHoldDto,
     @Query() _q: NoQueryDto,
@@ -84,14 +76,13 @@ export class RetentionController {
 
   @Post('retention/sweep')
   @HttpCode(200)
-  @RequireScope('ingest')
   @ApiOperation({
     summary: 'Run a retention sweep now',
     description:
       'Prunes every chain not on hold whose oldest events are older than its retention, as the periodic sweep does; answers the numbers pruned.',
   })
   @ApiData(SweepResultView)
-  sweep(@CurrentKey() key: AuthenticatedKey, @Query() _q: NoQueryDto) {
-    return this.sweeper.sweep(key.accountId).then((data) => ({ data }));
+  sweep(@Query() _q: NoQueryDto) {
+    return this.sweeper.sweepAll();
   }
 }

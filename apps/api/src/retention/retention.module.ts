@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AuditModule } from '../audit/audit.module';
 import { CheckpointsModule } from '../checkpoints/checkpoints.module';
 import { RetentionAudit } from './retention-audit';
 import { RetentionController } from './retention.controller';
@@ -7,7 +9,7 @@ import { RetentionSweeper } from './retention-sweeper';
 
 /** Retention settings, legal hold and the sweep that prunes (contract §14). */
 @Module({
-  imports: [CheckpointsModule],
+  imports: [CheckpointsModule, AuditModule, AccountsModule],
   controllers: [RetentionController],
   providers: [RetentionService, RetentionSweeper, RetentionAudit],
 })

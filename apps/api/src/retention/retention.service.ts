@@ -1,21 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { AuthenticatedKey, mayManage } from '@app/auth';
 import { ACCOUNT_ID, AppError, CHAIN_ID } from '@app/common';
-import { AccountSettingsRecord, AccountsRepository, ChainsRepository, TransactionRunner } from '@app/database';
-import { AuthenticatedKey } from '@app/auth';
+import { AccountsRepository, ChainsRepository, Db, TransactionRunner } from '@app/database';
+import { AccountsService } from '../accounts/accounts.service';
+import { AccountView } from '../accounts/dto/account.view';
 import { toChainView } from '../chains/chain.mapper';
 import { ChainView } from '../chains/dto/chain.view';
-import { AccountSettingsView } from './dto/account-settings.view';
 import { LegalHoldDto, RetentionDto } from './dto/retention-settings.dto';
 import { RetentionAudit } from './retention-audit';
 
 /**
  * Retention and legal hold settings (contract §14): each change and its `_audit` entry in one
- * transaction. The answer is the updated chain status or account.
- *
- * Who may: contract §12 gives these routes to `admin` (its own account) and `operator` (any).
- * Until those scopes are merged (branch `accounts`), the route asks the `ingest` scope (the one
- * that writes to the account) and `accountOf` allows the key's own account only: another account
- * is a 404, like an unknown one. At the merge `accountOf` is where an operator gets every account.
+ * transaction; the answer is the updated chain status or Account. Who may (ROUTE_SCOPES: admin or
+ * operator): a chain is the key's account's (tenancy, as everywhere); an account is one the key may
+ * manage (`mayManage`: an operator any, an admin its own); anything else is a 404.
  */
 @Injectable()
 export class RetentionService {
@@ -23,6 +21,7 @@ export class RetentionService {
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainsRepository,
     private readonly accounts: AccountsRepository,
+    private readonly accountViews: AccountsService,
     private readonly audit: RetentionAudit,
   ) {}
 
@@ -51,35 +50,31 @@ export class RetentionService {
     key: AuthenticatedKey,
     accountId: string,
     { days }: RetentionDto,
-  ): Promise<{ data: AccountSettingsView }> {
-    const account = this.accountOf(key, accountId);
-    const updated = await this.transactions.run(async (tx) => {
-      const row = await this.accounts.setRetention(account, days, tx);
-      if (row) await this.audit.retentionChanged(account, key.keyId, account, days, tx);
-      return row;
+  ): Promise<{ data: AccountView }> {
+    return this.changeAccount(key, accountId, async (tx) => {
+      const found = await this.accounts.setRetention(accountId, days, tx);
+      if (found) await this.audit.retentionChanged(accountId, key.keyId, accountId, days, tx);
+      return found;
     });
-    return { data: toAccountSettingsView(updated ?? notFound(`Account ${accountId}`)) };
   }
 
   async setAccountLegalHold(
     key: AuthenticatedKey,
     accountId: string,
     dto: LegalHoldDto,
-  ): Promise<{ data: AccountSettingsView }> {
-    const account = this.accountOf(key, accountId);
+  ): Promise<{ data: AccountView }> {
     const change = holdOf(dto);
-    const updated = await this.transactions.run(async (tx) => {
-      const row = await this.accounts.setLegalHold(account, change.hold, change.reason, tx);
-      if (row) await this.audit.legalHoldChanged(account, key.keyId, account, change, tx);
-      return row;
+    return this.changeAccount(key, accountId, async (tx) => {
+      const found = await this.accounts.setLegalHold(accountId, change.hold, change.reason, tx);
+      if (found) await this.audit.legalHoldChanged(accountId, key.keyId, accountId, change, tx);
+      return found;
     });
-    return { data: toAccountSettingsView(updated ?? notFound(`Account ${accountId}`)) };
   }
 
   private async changeChain(
     key: AuthenticatedKey,
     chainId: string,
-    change: (tx: Parameters<Parameters<TransactionRunner['run']>[0]>[0]) => Promise<boolean>,
+    change: (tx: Db) => Promise<boolean>,
   ): Promise<{ data: ChainView }> {
     if (!CHAIN_ID.test(chainId)) notFound(`Chain ${chainId}`);
     const chain = await this.transactions.run(async (tx) =>
@@ -88,10 +83,14 @@ export class RetentionService {
     return { data: toChainView(chain ?? notFound(`Chain ${chainId}`)) };
   }
 
-  /** The account a key may change: its own (until the operator scope lands); anything else is a 404. */
-  private accountOf(key: AuthenticatedKey, accountId: string): string {
-    if (!ACCOUNT_ID.test(accountId) || accountId !== key.accountId) notFound(`Account ${accountId}`);
-    return accountId;
+  private async changeAccount(
+    key: AuthenticatedKey,
+    accountId: string,
+    change: (tx: Db) => Promise<boolean>,
+  ): Promise<{ data: AccountView }> {
+    if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId)) notFound(`Account ${accountId}`);
+    if (!(await this.transactions.run(change))) notFound(`Account ${accountId}`);
+    return this.accountViews.get(key, accountId);
   }
 }
 
@@ -101,14 +100,4 @@ function holdOf(dto: LegalHoldDto): { hold: boolean; reason: string | null } {
 
 function notFound(what: string): never {
   throw AppError.notFound(what);
-}
-
-export function toAccountSettingsView(account: AccountSettingsRecord): AccountSettingsView {
-  return {
-    id: account.id,
-    name: account.name,
-    createdAt: account.createdAt.toISOString(),
-    retentionDays: account.retentionDays,
-    legalHold: account.legalHold,
-  };
 }

@@ -42,6 +42,7 @@ function setup(verifyConcurrency = 2) {
         smallestAbove: 0,
         eventsBeyond: 0,
         firstBeyond: 0,
+        nodesBeyond: 0,
       }),
   } as unknown as ChainsRepository;
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;

@@ -75,6 +75,7 @@ export class ChainVerificationService {
     const now = await this.chains.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
     audit.eventsBeyondHead(now.eventsBeyond, now.firstBeyond, now.position);
+    audit.nodesBeyondHead(now.nodesBeyond, now.position);
     const result = audit.result(new Date());
     this.metrics.chainVerified(result.valid, result.checkedEvents);
     return { data: result };

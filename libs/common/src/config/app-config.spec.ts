@@ -14,7 +14,16 @@ describe('loadAppConfig', () => {
       verifyPageSize: 2000,
       idempotencyRetentionHours: 24,
       exportStallTimeoutSeconds: 30,
+      exportsPerAccount: 2,
+      exportsPerInstance: 5,
     });
+    expect(loadAppConfig({ DATABASE_POOL_SIZE: '3' }).exportsPerInstance).toBe(1);
+    expect(loadAppConfig({ DATABASE_POOL_SIZE: '40', EXPORTS_PER_ACCOUNT: '3' })).toMatchObject({
+      exportsPerAccount: 3,
+      exportsPerInstance: 20,
+    });
+    expect(loadAppConfig({ EXPORTS_PER_INSTANCE: '7' }).exportsPerInstance).toBe(7);
+    expect(() => loadAppConfig({ EXPORTS_PER_ACCOUNT: '0' })).toThrow(/EXPORTS_PER_ACCOUNT/);
     expect(loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '2' }).exportStallTimeoutSeconds).toBe(2);
     expect(() => loadAppConfig({ EXPORT_STALL_TIMEOUT_SECONDS: '0' })).toThrow(/EXPORT_STALL_TIMEOUT_SECONDS/);
     expect(loadAppConfig({ VERIFY_PAGE_SIZE: '7' }).verifyPageSize).toBe(7);
@@ -74,6 +83,15 @@ describe('loadAppConfig', () => {
     }
   });
 
+  it('reads SHUTDOWN_TIMEOUT_SECONDS: 25 by default, 2 to 3600', () => {
+    expect(loadAppConfig({}).shutdownTimeoutSeconds).toBe(25);
+    expect(loadAppConfig({ SHUTDOWN_TIMEOUT_SECONDS: '8' }).shutdownTimeoutSeconds).toBe(8);
+    for (const bad of ['1', '3601', '2.5', 'soon'])
+      expect(() => loadAppConfig({ SHUTDOWN_TIMEOUT_SECONDS: bad })).toThrow(
+        /SHUTDOWN_TIMEOUT_SECONDS must be an integer from 2 to 3600/,
+      );
+  });
+
   it('reads SIGNING_KEY_FILE as an absolute path, unset by default', () => {
     expect(loadAppConfig({}).signingKeyFile).toBeNull();
     expect(loadAppConfig({ SIGNING_KEY_FILE: '/etc/audit-trail/signing.pem' }).signingKeyFile).toBe(
@@ -86,13 +104,21 @@ describe('loadAppConfig', () => {
 
   it('parses API_KEYS with default and explicit scopes', () => {
     const sut = loadAppConfig({
-      API_KEYS: 'acme:acme-key-0123456789ab, globex:globex-key-0123456789:read,ops:ops-key-0123456789abc:ingest+read',
+      API_KEYS:
+        'acme:acme-key-0123456789abcdef, globex:globex-key-0123456789abc:read,ops:ops-key-0123456789abcdefg:ingest+read',
     });
     expect(sut.bootstrapKeys).toEqual([
-      { account: 'acme', key: 'acme-key-0123456789ab', scopes: ['ingest', 'read'] },
-      { account: 'globex', key: 'globex-key-0123456789', scopes: ['read'] },
-      { account: 'ops', key: 'ops-key-0123456789abc', scopes: ['ingest', 'read'] },
+      { account: 'acme', key: 'acme-key-0123456789abcdef', scopes: ['ingest', 'read'] },
+      { account: 'globex', key: 'globex-key-0123456789abc', scopes: ['read'] },
+      { account: 'ops', key: 'ops-key-0123456789abcdefg', scopes: ['ingest', 'read'] },
     ]);
+  });
+
+  it('accepts the scopes admin and operator (operator for the account system)', () => {
+    const sut = loadAppConfig({
+      API_KEYS: 'acme:acme-admin-0123456789abcdef:admin+read,system:ops-key-0123456789abcdef:operator',
+    });
+    expect(sut.bootstrapKeys.map((k) => k.scopes)).toEqual([['admin', 'read'], ['operator']]);
   });
 
   it.each([
@@ -105,9 +131,27 @@ describe('loadAppConfig', () => {
     [{ IDEMPOTENCY_RETENTION_HOURS: '23' }, /IDEMPOTENCY_RETENTION_HOURS/],
     [{ SIGNING_KEY_FILE: '/etc/audit-trail/' }, /SIGNING_KEY_FILE must be the path of a file/],
     [{ API_KEYS: 'acme:short' }, /API_KEYS entry 1/],
-    [{ API_KEYS: 'acme:acme-key-0123456789ab:admin' }, /API_KEYS entry 1/],
-    [{ API_KEYS: 'a b:acme-key-0123456789ab' }, /API_KEYS entry 1/],
+    [{ API_KEYS: 'acme:acme-key-0123456789abcdef:root' }, /API_KEYS entry 1/],
+    [
+      { API_KEYS: 'acme:acme-key-0123456789abcdef:operator' },
+      /API_KEYS entry 1: the operator scope is only for .*'system'/,
+    ],
+    [{ API_KEYS: 'a b:acme-key-0123456789abcdef' }, /API_KEYS entry 1/],
   ])('fails fast with a readable message for %j', (env, message) => {
     expect(() => loadAppConfig(env)).toThrow(message);
+  });
+
+  it('refuses an API_KEYS secret shorter than 24 characters, naming the entry but never the secret', () => {
+    const secret = 'acme-key-0123456789abcd'; // 23 characters
+    let message = '';
+    try {
+      loadAppConfig({ API_KEYS: `globex:globex-key-0123456789abc,acme:${secret}:read` });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/API_KEYS entry 2 \(account acme\): the key must be at least 24 characters/);
+    expect(message).not.toContain(secret);
+    expect(message).not.toContain(secret.slice(0, 8));
+    expect(loadAppConfig({ API_KEYS: `acme:${secret}x` }).bootstrapKeys).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { isIP, isIPv4 } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../limits';
+import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH, MIN_BOOTSTRAP_KEY_LENGTH } from '../limits';
 
 /** The validated environment (contract §1). Loading it fails fast with a readable message. */
 export class AppConfig {
@@ -41,6 +41,12 @@ export class AppConfig {
   streamPollMilliseconds = 250;
   /** A stream with nothing to send writes a comment this often, in seconds. */
   streamHeartbeatSeconds = 15;
+  /** A stop (SIGTERM, SIGINT) ends within this: requests still open near it (exports) are cut, the pools closed. */
+  shutdownTimeoutSeconds = 25;
+  /** Exports one account may have in flight at once on an instance (more: 429). */
+  exportsPerAccount = 2;
+  /** Exports in flight at once on an instance, all accounts together (more: 429): half the pool by default. */
+  exportsPerInstance = 5;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -71,16 +77,30 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** true: every hop; a number: that many hops; a list: these proxies' addresses or CIDRs (or loopback, linklocal, uniquelocal). */
 export type TrustProxy = boolean | number | string[];
 
-/** `ingest` appends events; `read` is everything else (contract §1). */
-export type Scope = 'ingest' | 'read';
-const SCOPES: readonly Scope[] = ['ingest', 'read'];
+/**
+ * `ingest` appends events; `read` is every other read; `admin` manages the key's own account,
+ * `operator` every account (contract §1, §12). Which route needs which: libs/auth route-scopes.ts.
+ */
+export type Scope = 'ingest' | 'read' | 'admin' | 'operator';
+export const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin', 'operator'];
+/** The reserved account operator keys belong to (and whose `_audit` chain records account changes). */
+export const SYSTEM_ACCOUNT = 'system';
+/** Where a key came from: API_KEYS (followed at every start), the key CLI or the HTTP API. */
+export type KeyOrigin = 'config' | 'cli' | 'api';
+
+/** Why `scopes` cannot be given to a key of `account`, or null when they can (`operator` is for `system` only). */
+export function scopesProblem(account: string, scopes: readonly Scope[]): string | null {
+  return scopes.includes('operator') && account !== SYSTEM_ACCOUNT
+    ? `the operator scope is only for keys of the account '${SYSTEM_ACCOUNT}'`
+    : null;
+}
 
 /** Account names of API_KEYS and of `cli keys`. */
 export const ACCOUNT_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${MAX_ACCOUNT_NAME_LENGTH}}$`);
 /** ACCOUNT_NAME in words, for error messages. */
 export const ACCOUNT_NAME_TEXT = `1-${MAX_ACCOUNT_NAME_LENGTH} characters of [A-Za-z0-9._-]`;
 
-/** `ingest`, `read` or `ingest+read`, or null for anything else. */
+/** Scopes joined by `+` (`ingest`, `read`, `admin`, `operator`), e.g. `ingest+read`, or null for anything else. */
 export function parseScopes(text: string): Scope[] | null {
   const scopes = [...new Set(text.split('+'))];
   return scopes.every((s): s is Scope => (SCOPES as readonly string[]).includes(s)) ? scopes : null;
@@ -128,6 +148,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
   config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
   config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);
+  config.shutdownTimeoutSeconds = int('SHUTDOWN_TIMEOUT_SECONDS', config.shutdownTimeoutSeconds, 2, 3600);
+  config.exportsPerAccount = int('EXPORTS_PER_ACCOUNT', config.exportsPerAccount, 1, 1000);
+  config.exportsPerInstance = int(
+    'EXPORTS_PER_INSTANCE',
+    Math.max(1, Math.floor(config.databasePoolSize / 2)),
+    1,
+    1000,
+  );
   config.retentionSweepSeconds = int('RETENTION_SWEEP_SECONDS', config.retentionSweepSeconds, 0, 366 * 86400);
   config.retentionClockOffsetSeconds = int(
     'RETENTION_CLOCK_OFFSET_SECONDS',
@@ -179,9 +207,19 @@ export function parseApiKeys(raw: string, problems: string[]): BootstrapKey[] {
     .flatMap((entry, index) => {
       const [account = '', key = '', scopes = 'ingest+read', ...rest] = entry.split(':');
       const parsedScopes = parseScopes(scopes);
+      if (parsedScopes !== null && scopesProblem(account, parsedScopes) !== null) {
+        problems.push(`API_KEYS entry ${index + 1}: ${scopesProblem(account, parsedScopes)}`);
+        return [];
+      }
       if (rest.length > 0 || !ACCOUNT_NAME.test(account) || !API_KEY_TEXT.test(key) || parsedScopes === null) {
         problems.push(
-          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes ingest, read or ingest+read)`,
+          `API_KEYS entry ${index + 1} must be account:key[:scopes] (account ${ACCOUNT_NAME_TEXT}, key ${MIN_API_KEY_LENGTH}-${MAX_API_KEY_LENGTH} printable characters without ':' or ',', scopes among ingest, read, admin, operator joined by +)`,
+        );
+        return [];
+      }
+      if (key.length < MIN_BOOTSTRAP_KEY_LENGTH) {
+        problems.push(
+          `API_KEYS entry ${index + 1} (account ${account}): the key must be at least ${MIN_BOOTSTRAP_KEY_LENGTH} characters`,
         );
         return [];
       }

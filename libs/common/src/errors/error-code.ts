@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'IDEMPOTENCY_IN_PROGRESS'
+  | 'CONFLICT'
   | 'PRUNED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -25,6 +26,7 @@ export function statusOf(code: ErrorCode): number {
     case 'NOT_FOUND':
       return 404;
     case 'IDEMPOTENCY_IN_PROGRESS':
+    case 'CONFLICT':
       return 409;
     case 'PRUNED':
       return 410;

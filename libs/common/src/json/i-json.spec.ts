@@ -1,9 +1,9 @@
 import { AppError } from '../errors';
 import { parseIJson } from './i-json';
 
-const fieldsOf = (text: string, maxDepth = 64): unknown => {
+const fieldsOf = (text: string, maxDepth = 64, maxValues = Infinity): unknown => {
   try {
-    parseIJson(text, maxDepth);
+    parseIJson(text, maxDepth, maxValues);
   } catch (e) {
     expect(e).toBeInstanceOf(AppError);
     return (e as AppError).details.fields;
@@ -34,14 +34,43 @@ describe('parseIJson', () => {
 
   it('counts depth in levels: maxDepth accepted, one more refused, 100,000 refused without recursing', () => {
     expect(parseIJson('[[[]]]', 3)).toEqual([[[]]]);
-    expect(fieldsOf('[[[[]]]]', 3)).toEqual([{ field: 'body', message: 'body is nested deeper than 3 levels' }]);
+    expect(fieldsOf('[[[[]]]]', 3)).toEqual([
+      { field: 'body', message: 'body is nested too deeply (a body may nest at most 3 levels)' },
+    ]);
     expect(fieldsOf(`${'{"d":'.repeat(100000)}1${'}'.repeat(100000)}`)).toEqual([
-      { field: 'body', message: 'body is nested deeper than 64 levels' },
+      { field: 'd', message: 'd is nested too deeply (a body may nest at most 64 levels)' },
+    ]);
+  });
+
+  it.each([
+    ['an array in a member', `{"actor":${'['.repeat(1000)}${']'.repeat(1000)},"action":"b"}`, 'actor'],
+    ['objects in a member', `{"context":${'{"d":'.repeat(100)}1${'}'.repeat(100)}}`, 'context'],
+    [
+      'a member of a list item',
+      `{"events":[{"actor":"a"},{"actor":${'['.repeat(70)}${']'.repeat(70)}}]}`,
+      'events[1].actor',
+    ],
+    ['a list of lists', `{"events":${'['.repeat(70)}${']'.repeat(70)}}`, 'events'],
+  ])('names the member nested too deeply: %s', (_name, text, field) => {
+    expect(fieldsOf(text)).toEqual([
+      { field, message: `${field} is nested too deeply (a body may nest at most 64 levels)` },
     ]);
   });
 
   it.each(['{"a":', '{"a":1,}', '{a:1}', '// x\n{}', "{'a':1}", ''])('refuses invalid JSON %p', (text) => {
     expect(fieldsOf(text)).toEqual([{ field: 'body', message: 'body is not valid JSON' }]);
+  });
+
+  it('counts values (members and array items at any depth) before parsing: maxValues accepted, one more refused', () => {
+    const text = '{"a":[1, 2, { } ,[ ]],"b":{"c":"x,y:[{"},"d":[ \n]}';
+    expect(parseIJson(text, 64, 8)).toEqual(JSON.parse(text));
+    expect(fieldsOf(text, 64, 7)).toEqual([
+      { field: 'body', message: 'body holds more than 7 values (object members and array items)' },
+    ]);
+    expect(fieldsOf('[1,2,3', 64, 2)).toEqual([
+      { field: 'body', message: 'body holds more than 2 values (object members and array items)' },
+    ]);
+    expect(fieldsOf('{"a":"unterminated', 64, 2)).toEqual([{ field: 'body', message: 'body is not valid JSON' }]);
   });
 
   it('accepts scalars (the pipe says a body must be an object)', () => {

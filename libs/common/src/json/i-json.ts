@@ -12,11 +12,19 @@ import { AppError } from '../errors';
  * duplicate exactly when the parsed objects hold fewer members than the text has name separators
  * (every `:` outside a string of valid JSON is one). That count, and a walk of the parsed value
  * for depth and `__proto__` (which JSON.parse keeps as an own member), are the whole check of a
- * good body. Only a body that fails them is gone over by `checkMembers`, which walks the tokens
+ * good body. (Before any of it, a body with more than `maxValues` values is refused on `body`:
+ * what every later step costs grows with them.) Only a body that fails them is gone over by `checkMembers`, which walks the tokens
  * of jsonc-parser's scanner (it decodes escapes the way JSON.parse does: "k" and "\u006b" are
  * one name) to name the offending member. Both use explicit stacks: no recursion, whatever the depth.
  */
-export function parseIJson(text: string, maxDepth: number): unknown {
+export function parseIJson(text: string, maxDepth: number, maxValues = Infinity): unknown {
+  const counted = count(text);
+  if (counted.values > maxValues) {
+    throw AppError.validation(
+      [{ field: 'body', message: `body holds more than ${maxValues} values (object members and array items)` }],
+      `The request body holds more than ${maxValues} values.`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -26,7 +34,7 @@ export function parseIJson(text: string, maxDepth: number): unknown {
       'The request body is not valid JSON.',
     );
   }
-  if (parsedMembers(value, maxDepth) !== nameSeparators(text)) checkMembers(text, maxDepth);
+  if (parsedMembers(value, maxDepth) !== counted.separators) checkMembers(text, maxDepth);
   return value;
 }
 
@@ -53,23 +61,41 @@ function parsedMembers(value: unknown, maxDepth: number): number {
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-/** The `:` of a valid JSON text that are outside strings: one per member. */
-function nameSeparators(text: string): number {
-  let count = 0;
+/**
+ * One pass over the text before it is parsed: the `:` outside strings (one per member, when the
+ * text is valid JSON) and its values (members and array items at any depth: one per `,` and one
+ * more per non-empty object or array). Safe on any text: it only counts.
+ */
+function count(text: string): { separators: number; values: number } {
+  let separators = 0;
+  let values = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === COLON) count++;
-    else if (c === QUOTE) {
-      for (i++; text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+    if (c === COLON) separators++;
+    else if (c === COMMA) values++;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      let next = i + 1;
+      while (next < text.length && isSpace(text.charCodeAt(next))) next++;
+      const after = text.charCodeAt(next);
+      if (after !== CLOSE_BRACE && after !== CLOSE_BRACKET) values++;
+    } else if (c === QUOTE) {
+      for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
     }
   }
-  return count;
+  return { separators, values };
 }
 
 interface Container {
   /** Member names seen so far; null for an array. */
   names: Set<string> | null;
+  /** Its path in the body ('' for the body itself). */
   path: string;
   /** The current member's name, or the current item's index. */
   at: string | number;
@@ -89,7 +115,10 @@ function checkMembers(text: string, maxDepth: number): void {
     const container = stack[stack.length - 1];
     if (token === SyntaxKind.OpenBraceToken || token === SyntaxKind.OpenBracketToken) {
       if (stack.length >= maxDepth) {
-        throw AppError.validation([{ field: 'body', message: `body is nested deeper than ${maxDepth} levels` }]);
+        const field = tooDeep(stack);
+        throw AppError.validation([
+          { field, message: `${field} is nested too deeply (a body may nest at most ${maxDepth} levels)` },
+        ]);
       }
       const isObject = token === SyntaxKind.OpenBraceToken;
       stack.push({ names: isObject ? new Set() : null, path: pathOfChild(), at: isObject ? '' : 0 });
@@ -113,4 +142,19 @@ function checkMembers(text: string, maxDepth: number): void {
       expectName = false;
     }
   }
+}
+
+/**
+ * The member to name for nesting that goes too deep: the first member, going down the open
+ * containers, whose value is not a list of objects (a batch's `events` is, its items' members are
+ * not). So `events[3].actor` or `context` is named, not the body nor a path 64 levels long; `body`
+ * when no member qualifies (a body that is itself nested arrays).
+ */
+function tooDeep(stack: readonly Container[]): string {
+  for (let i = 1; i < stack.length; i++) {
+    const inObject = stack[i - 1]!.names !== null;
+    const listOfObjects = stack[i]!.names === null && stack[i + 1]?.names != null;
+    if (inObject && !listOfObjects) return stack[i]!.path;
+  }
+  return 'body';
 }

@@ -1,8 +1,12 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 
-/** Migration 1763798400000; retention and legal hold: 1764800000000. */
+/**
+ * Migration 1763798400000; ix_accounts_created (GET /v1/accounts, oldest first): 1764520000000;
+ * retention and legal hold: 1764800000000.
+ */
 @Entity({ name: 'accounts' })
 @Unique('uq_accounts_name', ['name'])
+@Index('ix_accounts_created', ['createdAt', 'id'])
 @Check('ck_accounts_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
 @Check('ck_accounts_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
 export class AccountEntity {

@@ -17,6 +17,9 @@ import { ChainEntity } from './chain.entity';
 @Index('ix_events_account_resource', ['accountId', 'resource', 'timestamp', 'id'])
 @Index('ix_events_chain_time', ['chainId', 'timestamp', 'id'])
 @Index('ix_events_account_txid', ['accountId', 'txid'])
+// GIN (context jsonb_path_ops), migration 1764700000000: TypeORM cannot declare an operator class, so
+// the schema builder leaves it alone and migration:check compares its definition (schema-drift.ts).
+@Index('ix_events_context', { synchronize: false })
 export class EventEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_events' })
   id!: string;

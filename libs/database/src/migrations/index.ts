@@ -7,6 +7,8 @@ import { MerkleNodesWithoutFk1764200000000 } from './1764200000000-merkle-nodes-
 import { MerkleLeavesFromEvents1764300000000 } from './1764300000000-merkle-leaves-from-events';
 import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs-from-events';
 import { EventTransactionIds1764600000000 } from './1764600000000-event-transaction-ids';
+import { EventContextIndex1764700000000 } from './1764700000000-event-context-index';
+import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 import { Retention1764800000000 } from './1764800000000-retention';
 
 /** Every migration, in order. New ones are appended here after review. */
@@ -19,6 +21,8 @@ export const MIGRATIONS = [
   MerkleNodesWithoutFk1764200000000,
   MerkleLeavesFromEvents1764300000000,
   MerklePairsFromEvents1764400000000,
+  KeysOverHttp1764520000000,
   EventTransactionIds1764600000000,
+  EventContextIndex1764700000000,
   Retention1764800000000,
 ];

@@ -3,31 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
 
-/** An account's retention settings (contract §14). */
-export interface AccountSettingsRecord {
+export interface AccountRow {
   id: string;
   name: string;
   createdAt: Date;
+  /** Retention and legal hold (contract §14). */
   retentionDays: number | null;
   legalHold: boolean;
 }
 
-interface AccountSettingsRow {
-  id: string;
-  name: string;
-  created_at: Date;
-  retention_days: number | null;
-  legal_hold: boolean;
-}
-
-const SETTINGS = 'id, name, created_at, retention_days, legal_hold';
-const toSettings = (row: AccountSettingsRow): AccountSettingsRecord => ({
-  id: row.id,
-  name: row.name,
-  createdAt: row.created_at,
-  retentionDays: row.retention_days,
-  legalHold: row.legal_hold,
-});
+const COLUMNS = `a.id, a.name, a.created_at AS "createdAt", a.retention_days AS "retentionDays", a.legal_hold AS "legalHold"`;
 
 /** Every query of the `accounts` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -46,27 +31,62 @@ export class AccountsRepository {
     return row.id;
   }
 
-  /** Sets the account's default retention (null: forever); null for an unknown account. */
-  async setRetention(id: string, days: number | null, db: Db = this.pool): Promise<AccountSettingsRecord | null> {
+  /** Creates the account; null when the name is taken. */
+  async create(id: string, name: string, db: Db = this.pool): Promise<AccountRow | null> {
     const [row] = (await db.query(
-      `WITH u AS (UPDATE accounts SET retention_days = $2 WHERE id = $1 RETURNING ${SETTINGS}) SELECT * FROM u`,
-      [id, days],
-    )) as AccountSettingsRow[];
-    return row ? toSettings(row) : null;
+      `INSERT INTO accounts AS a (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
+      [id, name],
+    )) as AccountRow[];
+    return row ?? null;
   }
 
-  /** Puts the account on legal hold (with its reason) or lifts it; null for an unknown account. */
-  async setLegalHold(
-    id: string,
-    hold: boolean,
-    reason: string | null,
-    db: Db = this.pool,
-  ): Promise<AccountSettingsRecord | null> {
-    const [row] = (await db.query(
-      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3 WHERE id = $1 RETURNING ${SETTINGS})
-       SELECT * FROM u`,
+  async findByName(name: string, db: Db = this.pool): Promise<AccountRow | null> {
+    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.name = $1`, [name])) as AccountRow[];
+    return row ?? null;
+  }
+
+  async findById(id: string, db: Db = this.pool): Promise<AccountRow | null> {
+    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1`, [id])) as AccountRow[];
+    return row ?? null;
+  }
+
+  /**
+   * Locks the account's row for the rest of the transaction: changes to one account's keys are
+   * serialized, so "the last admin key" is decided on what is committed. FOR NO KEY UPDATE, not FOR
+   * UPDATE: the foreign-key checks of the account's appends (KEY SHARE) do not wait for it. Null: no account.
+   */
+  async lockById(id: string, db: Db): Promise<AccountRow | null> {
+    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR NO KEY UPDATE`, [
+      id,
+    ])) as AccountRow[];
+    return row ?? null;
+  }
+
+  /** Oldest first by (createdAt, id), after the cursor's key: an index range scan on ix_accounts_created. */
+  async list(limit: number, cursor?: { time: string; id: string }, db: Db = this.pool): Promise<AccountRow[]> {
+    return (await db.query(
+      `SELECT ${COLUMNS} FROM accounts a
+        WHERE ($1::timestamptz IS NULL OR (a.created_at, a.id) > ($1::timestamptz, $2::varchar))
+        ORDER BY a.created_at, a.id LIMIT $3`,
+      [cursor?.time ?? null, cursor?.id ?? null, limit],
+    )) as AccountRow[];
+  }
+
+  /** Sets the account's default retention (null: forever); false for an unknown account. */
+  async setRetention(id: string, days: number | null, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE accounts SET retention_days = $2 WHERE id = $1 RETURNING id) SELECT id FROM u`,
+      [id, days],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  /** Puts the account on legal hold (with its reason) or lifts it; false for an unknown account. */
+  async setLegalHold(id: string, hold: boolean, reason: string | null, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3 WHERE id = $1 RETURNING id) SELECT id FROM u`,
       [id, hold, reason],
-    )) as AccountSettingsRow[];
-    return row ? toSettings(row) : null;
+    )) as unknown[];
+    return rows.length === 1;
   }
 }

@@ -11,6 +11,8 @@ export interface HeadFacts {
   smallestAbove: number;
   eventsBeyond: number;
   firstBeyond: number;
+  /** merkle_nodes rows of subtrees that end beyond the head: never written by the service (it stores a node once complete). */
+  nodesBeyond: number;
 }
 
 /** A chain row: also the chain's head, moved forward in the same transaction as its events. */
@@ -142,7 +144,11 @@ export class ChainsRepository {
               (SELECT count(*) FROM checkpoints k WHERE k.chain_id = c.id AND k.size > c.last_position)::int AS checkpoints_above,
               (SELECT min(k.size) FROM checkpoints k WHERE k.chain_id = c.id AND k.size > c.last_position)::text AS smallest_above,
               (SELECT count(*) FROM events e WHERE e.chain_id = c.id AND e.position > c.last_position)::int AS events_beyond,
-              (SELECT min(e.position) FROM events e WHERE e.chain_id = c.id AND e.position > c.last_position)::text AS first_beyond
+              (SELECT min(e.position) FROM events e WHERE e.chain_id = c.id AND e.position > c.last_position)::text AS first_beyond,
+              -- Node (level, index) ends beyond the head when index >= head >> level: one index range per level.
+              (SELECT count(*) FROM generate_series(0, 62) AS l(level)
+                 JOIN merkle_nodes n ON n.chain_id = c.id AND n.level = l.level AND n."index" >= (c.last_position >> l.level)
+              )::int AS nodes_beyond
          FROM chains c WHERE c.id = $1`,
       [chainId],
     )) as {
@@ -151,6 +157,7 @@ export class ChainsRepository {
       smallest_above: string | null;
       events_beyond: number;
       first_beyond: string | null;
+      nodes_beyond: number;
     }[];
     return {
       position: Number(row?.position ?? 0),
@@ -158,6 +165,7 @@ export class ChainsRepository {
       smallestAbove: Number(row?.smallest_above ?? 0),
       eventsBeyond: row?.events_beyond ?? 0,
       firstBeyond: Number(row?.first_beyond ?? 0),
+      nodesBeyond: row?.nodes_beyond ?? 0,
     };
   }
 
@@ -286,6 +294,28 @@ export class ChainsRepository {
     const deleted = pruned?.deleted ?? 0;
     const to = (chain?.first ?? 1) - 1;
     return { deleted, from: to - deleted + 1, to };
+  }
+
+  /**
+   * What each of these accounts' chains add up to, from the heads alone (no count over events:
+   * positions are contiguous from 1, so a chain's size is its last position). Missing: no chains.
+   */
+  async totalsByAccount(
+    accountIds: readonly string[],
+    db: Db = this.pool,
+  ): Promise<Map<string, { eventCount: number; chainCount: number; lastEventAt: Date | null }>> {
+    const rows = (await db.query(
+      `SELECT c.account_id AS "accountId", sum(c.last_position - c.first_position + 1)::text AS events, count(*)::int AS chains,
+              max(c.last_timestamp) AS "lastEventAt"
+         FROM chains c WHERE c.account_id = ANY($1::varchar[]) GROUP BY c.account_id`,
+      [accountIds],
+    )) as { accountId: string; events: string; chains: number; lastEventAt: Date | null }[];
+    return new Map(
+      rows.map((r) => [
+        r.accountId,
+        { eventCount: Number(r.events), chainCount: r.chains, lastEventAt: r.lastEventAt },
+      ]),
+    );
   }
 
   /**

@@ -20,11 +20,12 @@ export class CheckpointsRepository {
     return this.dataSource.manager;
   }
 
-  /** The chain's checkpoint of the largest size, or null when none was signed. */
-  async findLatest(chainId: string, db: Db = this.pool): Promise<CheckpointRow | null> {
+  /** The chain's stored checkpoint of the largest size up to `atMost`, or null when there is none. */
+  async findLatest(chainId: string, atMost: number, db: Db = this.pool): Promise<CheckpointRow | null> {
     const [row] = (await db.query(
-      `SELECT size::text AS size, hash, key_id, note FROM checkpoints WHERE chain_id = $1 ORDER BY checkpoints.size DESC LIMIT 1`,
-      [chainId],
+      `SELECT size::text AS size, hash, key_id, note FROM checkpoints
+        WHERE chain_id = $1 AND size <= $2 ORDER BY checkpoints.size DESC LIMIT 1`,
+      [chainId, atMost],
     )) as CheckpointRow[];
     return row ?? null;
   }

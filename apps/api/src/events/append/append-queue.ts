@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
+import { BodyAdmission } from '../../common/json-body';
 import { Appended, AppendRequest } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
@@ -28,7 +29,7 @@ interface Waiting {
  * ledger's transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
-export class AppendQueue implements BeforeApplicationShutdown {
+export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
   private readonly logger = new Logger('AppendQueue');
   private waiting: Waiting[] = [];
   /** Events of everything waiting. */
@@ -51,6 +52,16 @@ export class AppendQueue implements BeforeApplicationShutdown {
     metrics.watchAppendQueue(() => ({ events: this.waitingEvents, bytes: this.waitingBytes }));
   }
 
+  /**
+   * Before an append's body is read (`@AdmitBody(AppendQueue)`): a full queue answers 503 at once,
+   * so a client retrying against a full queue costs no reading, parsing or validating of its body.
+   */
+  admitBody(): void {
+    if (this.waitingEvents >= this.config.appendQueueLimit || this.waitingBytes >= this.config.appendQueueLimitBytes) {
+      throw queueFull();
+    }
+  }
+
   /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
   appendAll(requests: AppendRequest[]): Promise<Appended[]> {
     let bytes = 0;
@@ -59,7 +70,7 @@ export class AppendQueue implements BeforeApplicationShutdown {
       this.waitingEvents + requests.length > this.config.appendQueueLimit ||
       this.waitingBytes + bytes > this.config.appendQueueLimitBytes
     ) {
-      return Promise.reject(AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1));
+      return Promise.reject(queueFull());
     }
     const chains = requests.length === 1 ? [chainOf(requests[0]!)] : [...new Set(requests.map(chainOf))];
     return new Promise<Appended[]>((resolve, reject) => {
@@ -142,7 +153,8 @@ export class AppendQueue implements BeforeApplicationShutdown {
       }
       const events = batch.reduce((n, w) => n + w.requests.length, 0);
       this.logger.warn(`A batch of ${events} event(s) was not written: ${errorSummary(error)}`);
-      batch.forEach((w) => w.reject(error));
+      const refusal = foreignTreeNode(error) ?? error;
+      batch.forEach((w) => w.reject(refusal));
     }
   }
 
@@ -166,6 +178,29 @@ export function appendRequestBytes(request: AppendRequest): number {
     (resource === null ? 0 : Buffer.byteLength(resource)) +
     (context === null ? 0 : Buffer.byteLength(JSON.stringify(context)))
   );
+}
+
+/**
+ * An append whose chain's tree already holds a node it completes: a row written beyond the head by
+ * someone else (the service stores a node once, when complete, and merkle_nodes refuses changes).
+ * It cannot be overwritten and must not be trusted, so the chain takes no events until an operator
+ * removes it (whole-chain verification reports it): a clear 500 naming the chain and the node,
+ * logged by the exception filter, instead of an anonymous one.
+ */
+function foreignTreeNode(error: unknown): AppError | null {
+  const { constraint, detail } = (error ?? {}) as { constraint?: unknown; detail?: unknown };
+  if (sqlState(error) !== '23505' || constraint !== 'pk_merkle_nodes') return null;
+  const [, chainId = '?', level = '?', index = '?'] =
+    /\(chain_id, level, "?index"?\)=\(([^,]+), (\d+), (\d+)\)/.exec(typeof detail === 'string' ? detail : '') ?? [];
+  return new AppError(
+    'INTERNAL_ERROR',
+    `Chain ${chainId} cannot grow: its stored Merkle tree already holds node (${level}, ${index}) beyond the chain head, which this service did not write. Nothing was appended; GET /v1/chain/${chainId}/verify reports it, and the row must be removed by an operator.`,
+    { chainId, level: Number(level), index: Number(index) },
+  );
+}
+
+function queueFull(): AppError {
+  return AppError.unavailable('Too many events are waiting to be written; retry shortly.', 1);
 }
 
 function chainOf(request: AppendRequest): string {

@@ -67,48 +67,69 @@ export class ChainLedger {
    * refused it alone (a lost Idempotency-Key claim). Throws if nothing was written.
    */
   async append(all: readonly AppendRequest[]): Promise<(Appended | AppError)[]> {
-    const claims = claimsOf(all);
-    const { results, heads } = await this.transactions.run(async (tx) => {
-      const held = await this.idempotencyKeys.lockClaims(
-        [...claims].map(([idempotency, accountId]) => ({ accountId, ...idempotency })),
-        tx,
-      );
-      const live = (r: AppendRequest) =>
-        !r.idempotency || held.has(claimId(r.accountId, r.idempotency.key, r.idempotency.token));
-      const requests = all.filter(live);
-      const heads = await this.lockHeads(requests, tx);
-      const events = requests.map((request) => this.nextEvent(request, heads));
-      // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
-      // is on the wire once the microtasks that send it have run, so grow starts a turn later.
-      const [, storeTrees] = await Promise.all([
-        this.events.insertMany(events, tx),
-        setImmediate().then(() => this.trees.grow(events, tx)),
-      ]);
-      await this.chains.moveHeads(
-        [...heads.values()].map((h) => ({ ...h, lastTimestamp: new Date(h.lastTimestamp) })),
-        tx,
-        storeTrees,
-      );
-      const responses = respondAll(requests, events);
-      const appended = requests.map((r, i): Appended => {
-        const event = events[i]!;
-        return r.idempotency ? { event, response: responses.get(r.idempotency) } : { event };
-      });
-      await this.idempotencyKeys.storeResponses(
-        [...responses].map(([idempotency, response]) => ({
-          accountId: claims.get(idempotency)!,
-          key: idempotency.key,
-          response,
-        })),
-        tx,
-      );
-      const written = appended.values();
-      const results = all.map((r) => (live(r) ? written.next().value! : IdempotencyService.inProgress()));
-      return { results, heads };
-    });
+    const { results, heads } = await this.transactions.run((tx) => this.write(all, tx));
     if (this.committedChains.size > COMMITTED_CHAINS_MAX) this.committedChains.clear();
     for (const key of heads.keys()) this.committedChains.add(key);
     return results;
+  }
+
+  /**
+   * Appends `requests` (without Idempotency-Keys) inside a transaction the caller opened and
+   * commits: the service's own `_audit` events, written with the change they describe (contract
+   * §12). The same steps as `append`, under the same chain locks; its chains are not remembered as
+   * committed, since the caller may still roll back.
+   */
+  async appendWithin(requests: readonly AppendRequest[], tx: Db): Promise<EventRecord[]> {
+    if (requests.some((r) => r.idempotency)) throw new Error('appendWithin takes no Idempotency-Key');
+    const { results } = await this.write(requests, tx);
+    return results.map((r) => {
+      if (r instanceof AppError) throw r;
+      return r.event;
+    });
+  }
+
+  /** The steps of one append transaction, in `tx`. */
+  private async write(
+    all: readonly AppendRequest[],
+    tx: Db,
+  ): Promise<{ results: (Appended | AppError)[]; heads: Map<string, ChainHead> }> {
+    const claims = claimsOf(all);
+    const held = await this.idempotencyKeys.lockClaims(
+      [...claims].map(([idempotency, accountId]) => ({ accountId, ...idempotency })),
+      tx,
+    );
+    const live = (r: AppendRequest) =>
+      !r.idempotency || held.has(claimId(r.accountId, r.idempotency.key, r.idempotency.token));
+    const requests = all.filter(live);
+    const heads = await this.lockHeads(requests, tx);
+    const events = requests.map((request) => this.nextEvent(request, heads));
+    // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
+    // is on the wire once the microtasks that send it have run, so grow starts a turn later.
+    const [, storeTrees] = await Promise.all([
+      this.events.insertMany(events, tx),
+      setImmediate().then(() => this.trees.grow(events, tx)),
+    ]);
+    await this.chains.moveHeads(
+      [...heads.values()].map((h) => ({ ...h, lastTimestamp: new Date(h.lastTimestamp) })),
+      tx,
+      storeTrees,
+    );
+    const responses = respondAll(requests, events);
+    const appended = requests.map((r, i): Appended => {
+      const event = events[i]!;
+      return r.idempotency ? { event, response: responses.get(r.idempotency) } : { event };
+    });
+    await this.idempotencyKeys.storeResponses(
+      [...responses].map(([idempotency, response]) => ({
+        accountId: claims.get(idempotency)!,
+        key: idempotency.key,
+        response,
+      })),
+      tx,
+    );
+    const written = appended.values();
+    const results = all.map((r) => (live(r) ? written.next().value! : IdempotencyService.inProgress()));
+    return { results, heads };
   }
 
   private async lockHeads(requests: readonly AppendRequest[], tx: Db): Promise<Map<string, ChainHead>> {

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, Matches } from 'class-validator';
+import { IsOptional, IsString, Matches, registerDecorator, ValidationArguments } from 'class-validator';
 import {
   CHAIN_ID,
   MAX_ACTION_LENGTH,
@@ -7,15 +7,27 @@ import {
   MAX_RESOURCE_LENGTH,
   MAX_SEARCH_QUERY_LENGTH,
 } from '@app/common';
+import { DATE_TIME_TEXT, isInstant } from './instant';
 import { IsSearchQuery } from './search-query.validator';
 import { IsEventText } from './storable.validator';
 
-/** ISO 8601: a date, or a date and time with an explicit offset (never ambiguous local time). */
-export const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-/** What ISO_DATETIME accepts beyond RFC 3339's date-time, for the OpenAPI description. */
-export const DATE_TIME_TEXT =
-  'An RFC 3339 date-time with an offset; a date alone (midnight UTC) or a time without seconds is also accepted.';
-const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z';
+export const ISO_MESSAGE = 'must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z';
+
+/** An instant as `instantMillis` reads it (instant.ts); `required` says so in the message. */
+export function IsInstant(required = false) {
+  return (target: object, propertyName: string): void => {
+    registerDecorator({
+      name: 'isInstant',
+      target: target.constructor,
+      propertyName,
+      validator: {
+        validate: isInstant,
+        defaultMessage: (args: ValidationArguments) =>
+          `${args.property} ${required ? 'is required and ' : ''}${ISO_MESSAGE}`,
+      },
+    });
+  };
+}
 
 /** The filters shared by GET /v1/events and GET /v1/events/export. */
 export class EventFiltersDto {
@@ -60,9 +72,7 @@ export class EventFiltersDto {
     example: '2026-11-01T00:00:00Z',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ISO_DATETIME, { message: `after ${ISO_MESSAGE}` })
-  @IsISO8601({ strict: true }, { message: `after ${ISO_MESSAGE}` })
+  @IsInstant()
   after?: string;
 
   @ApiPropertyOptional({
@@ -71,8 +81,6 @@ export class EventFiltersDto {
     example: '2026-12-01T00:00:00Z',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ISO_DATETIME, { message: `before ${ISO_MESSAGE}` })
-  @IsISO8601({ strict: true }, { message: `before ${ISO_MESSAGE}` })
+  @IsInstant()
   before?: string;
 }

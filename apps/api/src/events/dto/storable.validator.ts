@@ -8,8 +8,15 @@ import {
 } from 'class-validator';
 import { unstorableReason } from '@app/hashing';
 
-/** Rejects what PostgreSQL cannot store byte-faithfully (NUL, lone surrogates, unsafe integers). */
-export function IsStorable(options: { maxDepth?: number; maxBytes?: number } = {}, validation?: ValidationOptions) {
+interface StorableLimits {
+  maxDepth?: number;
+  maxBytes?: number;
+  /** Values (object members and array items, at any depth). */
+  maxValues?: number;
+}
+
+/** Rejects what PostgreSQL cannot store byte-faithfully (NUL, lone surrogates, unsafe integers), and what is over its limits. */
+export function IsStorable(options: StorableLimits = {}, validation?: ValidationOptions) {
   return (target: object, propertyName: string): void => {
     registerDecorator({
       name: 'isStorable',
@@ -37,14 +44,30 @@ export function IsEventText(maxLength: number) {
 
 function problemWith(
   value: unknown,
-  { maxDepth, maxBytes }: { maxDepth?: number; maxBytes?: number },
+  { maxDepth, maxBytes, maxValues }: StorableLimits,
   _args: ValidationArguments,
 ): string | null {
   if (value === null || value === undefined) return null;
+  if (maxValues !== undefined && holdsMoreValues(value, maxValues)) {
+    return `must hold at most ${maxValues} values (object members and array items)`;
+  }
   const reason = unstorableReason(value, 0, maxDepth ?? Infinity);
   if (reason) return `is not storable: ${reason}`;
   if (maxBytes !== undefined && Buffer.byteLength(JSON.stringify(value), 'utf8') > maxBytes) {
     return `must be at most ${maxBytes} bytes when serialized`;
   }
   return null;
+}
+
+/** Whether `value` holds more than `max` values (members and items, at any depth); stops counting at max + 1. */
+function holdsMoreValues(value: unknown, max: number): boolean {
+  let values = 0;
+  const pending: unknown[] = [value];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next !== 'object' || next === null) continue;
+    const items: unknown[] = Array.isArray(next) ? next : Object.values(next);
+    if ((values += items.length) > max) return true;
+    for (const item of items) if (typeof item === 'object' && item !== null) pending.push(item);
+  }
+  return false;
 }

@@ -3,13 +3,18 @@ import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, parseSearchQuery } from '@app/common';
 import { ApiKeysRepository, EventFilters, EventRecord, EventsRepository } from '@app/database';
+import { ShutdownService } from '../../lifecycle/shutdown.service';
+import { instantMillis } from '../dto/instant';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
 import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
 
 /** Events read per query: a window with more is read in pages. */
 const PAGE_SIZE = 100;
-/** A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID. */
+/**
+ * A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID.
+ * No page is read while the socket's buffer is full, so this bounds what one stream holds.
+ */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** How often an open stream asks whether its key still works (revoked: closed within 5 s, contract §13). */
 const KEY_CHECK_MS = 2_000;
@@ -30,6 +35,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
     private readonly events: EventsRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
+    private readonly shutdown: ShutdownService,
   ) {}
 
   async stream(key: AuthenticatedKey, query: StreamEventsQuery, lastEventId: string | undefined, res: Response) {
@@ -54,8 +60,8 @@ export class EventStreamService implements BeforeApplicationShutdown {
       action: query.action,
       resource: query.resource,
       chainId: query.chain_id,
-      after: query.after === undefined ? undefined : new Date(query.after),
-      before: query.before === undefined ? undefined : new Date(query.before),
+      after: query.after === undefined ? undefined : new Date(instantMillis(query.after)!),
+      before: query.before === undefined ? undefined : new Date(instantMillis(query.before)!),
       search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
     };
 
@@ -63,19 +69,27 @@ export class EventStreamService implements BeforeApplicationShutdown {
     let timer: NodeJS.Timeout | undefined;
     let lastWrite = Date.now();
     let lastKeyCheck = Date.now();
-    const close = () => {
+    let stalledSince: number | null = null;
+    /** Ends the stream; `cut` drops what is still buffered (a reader that stopped reading). */
+    const close = (cut = false) => {
       if (closed) return;
       closed = true;
       clearTimeout(timer);
       streams.delete(close);
       if (streams.size === 0) this.open.delete(accountId);
-      if (!res.writableEnded) res.end();
+      if (cut) res.destroy();
+      else if (!res.writableEnded) res.end();
     };
     streams.add(close);
     this.open.set(accountId, streams);
     res.on('close', close);
 
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'X-Accel-Buffering': 'no' });
+    // Connection: close: once a stream ends, its connection goes too (nothing for a stop to wait out).
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'X-Accel-Buffering': 'no',
+      Connection: 'close',
+    });
     res.write(': stream open\n\n');
     res.flushHeaders();
 
@@ -87,12 +101,18 @@ export class EventStreamService implements BeforeApplicationShutdown {
 
     const poll = async (): Promise<void> => {
       if (closed) return;
+      // A stop has begun: end now, so the HTTP drain is not held by a stream; the client resumes elsewhere.
+      if (this.shutdown.stopping) return close();
       try {
         if (Date.now() - lastKeyCheck >= KEY_CHECK_MS) {
           lastKeyCheck = Date.now();
           if (!(await this.apiKeys.isActive(key.keyId))) return close();
         }
-        if (res.writableLength > MAX_BUFFERED_BYTES) return close();
+        // A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS, or falls too far behind, is cut.
+        stalledSince = res.writableNeedDrain ? (stalledSince ?? Date.now()) : null;
+        const stalled =
+          stalledSince !== null && Date.now() - stalledSince > this.config.exportStallTimeoutSeconds * 1000;
+        if (stalled || res.writableLength > MAX_BUFFERED_BYTES) return close(true);
         if (!res.writableNeedDrain) {
           // Read windows until one is exhausted (a window with more than a page is read page by page).
           for (;;) {

@@ -1,29 +1,11 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
-import { IsIn, isISO8601, registerDecorator, ValidationArguments } from 'class-validator';
-import { DATE_TIME_TEXT, EventFiltersDto, ISO_DATETIME } from '../../events/dto/event-filters.dto';
+import { IsIn, registerDecorator, ValidationArguments } from 'class-validator';
+import { EventFiltersDto, IsInstant } from '../../events/dto/event-filters.dto';
+import { DATE_TIME_TEXT, isInstant } from '../../events/dto/instant';
 import { compareInstants } from '../export-period';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormatName = (typeof EXPORT_FORMATS)[number];
-
-export const isInstant = (value: unknown): value is string =>
-  typeof value === 'string' && ISO_DATETIME.test(value) && isISO8601(value, { strict: true });
-
-/** Required; the same ISO 8601 rules as the list filters, in one message per field. */
-export function IsIsoInstant() {
-  return (target: object, propertyName: string): void => {
-    registerDecorator({
-      name: 'isIsoInstant',
-      target: target.constructor,
-      propertyName,
-      validator: {
-        validate: isInstant,
-        defaultMessage: (args: ValidationArguments) =>
-          `${args.property} is required and must be an ISO 8601 date or date-time with an offset, e.g. 2026-11-22T07:24:53.449Z`,
-      },
-    });
-  };
-}
 
 /** The period must not run backwards (a malformed bound is reported by its own rule). */
 export function IsNotEarlierThan(start: string) {
@@ -54,7 +36,7 @@ export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'
     format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
-  @IsIsoInstant()
+  @IsInstant(true)
   after!: string;
 
   @ApiProperty({
@@ -62,7 +44,7 @@ export class ExportQueryDto extends OmitType(EventFiltersDto, ['after', 'before'
     format: 'date-time',
     example: '2026-11-30T23:59:59.999Z',
   })
-  @IsIsoInstant()
+  @IsInstant(true)
   @IsNotEarlierThan('after')
   before!: string;
 }

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
-import { DATE_TIME_TEXT, EventFiltersDto } from '../../events/dto/event-filters.dto';
-import { IsIsoInstant, IsNotEarlierThan, isInstant } from '../../export/dto/export-query.dto';
+import { EventFiltersDto, IsInstant } from '../../events/dto/event-filters.dto';
+import { DATE_TIME_TEXT, instantMillis, isInstant } from '../../events/dto/instant';
+import { IsNotEarlierThan } from '../../export/dto/export-query.dto';
 
 export const STATS_GROUPS = ['action', 'actor', 'resource', 'chain', 'hour', 'day'] as const;
 export type StatsGroup = (typeof STATS_GROUPS)[number];
@@ -22,7 +23,9 @@ function IsWithinDaysOf(start: string, days: number) {
       validator: {
         validate: (value: unknown, args: ValidationArguments) => {
           const from = (args.object as Record<string, unknown>)[start];
-          return !isInstant(value) || !isInstant(from) || Date.parse(value) - Date.parse(from) <= days * 86_400_000;
+          return (
+            !isInstant(value) || !isInstant(from) || instantMillis(value)! - instantMillis(from)! <= days * 86_400_000
+          );
         },
         defaultMessage: (args: ValidationArguments) => `${args.property} must be at most ${days} days after ${start}`,
       },
@@ -37,7 +40,7 @@ export class StatsQueryDto extends OmitType(EventFiltersDto, ['after', 'before']
     format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
-  @IsIsoInstant()
+  @IsInstant(true)
   after!: string;
 
   @ApiProperty({
@@ -45,7 +48,7 @@ export class StatsQueryDto extends OmitType(EventFiltersDto, ['after', 'before']
     format: 'date-time',
     example: '2026-11-30T23:59:59.999Z',
   })
-  @IsIsoInstant()
+  @IsInstant(true)
   @IsNotEarlierThan('after')
   @IsWithinDaysOf('after', MAX_STATS_DAYS)
   before!: string;

@@ -1,0 +1,87 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { href, Link } from '../router';
+import type { Account, Page as ApiPage } from '../types';
+import { Busy, ErrorText, Page, useLoad } from '../ui';
+
+/** Accounts (contract §12), for operator keys: list, create, and each one's keys. */
+export function AccountsPage() {
+  const [cursor, setCursor] = useState<string | undefined>();
+  const accounts = useLoad(
+    (signal) => api.get<ApiPage<Account>>('/v1/accounts', { limit: 100, cursor }, signal),
+    [cursor],
+  );
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<Account | null>(null);
+  return (
+    <Page title="Accounts">
+      <form
+        class="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setError(null);
+          api.send<{ data: Account }>('POST', '/v1/accounts', { name: name.trim() }).then((answer) => {
+            setCreated(answer.data);
+            setName('');
+            accounts.reload();
+          }, setError);
+        }}
+      >
+        <div class="field grow">
+          <label for="account-name">Name</label>
+          <input
+            id="account-name"
+            value={name}
+            required
+            maxLength={64}
+            pattern="[A-Za-z0-9._\-]+"
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit">Create account</button>
+      </form>
+      {created && <p role="status">Account {created.name} created.</p>}
+      <ErrorText error={error ?? accounts.error} />
+      {accounts.loading && <Busy label="Loading accounts" />}
+      {accounts.value && (
+        <div class="table-wrap">
+          <table>
+            <caption>Accounts</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Id</th>
+                <th scope="col">Events</th>
+                <th scope="col">Chains</th>
+                <th scope="col">Last event</th>
+                <th scope="col">Keys</th>
+              </tr>
+            </thead>
+            <tbody>
+              {accounts.value.data.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.name}</td>
+                  <td class="mono">{a.id}</td>
+                  <td>{a.eventCount}</td>
+                  <td>{a.chainCount}</td>
+                  <td class="mono">{a.lastEventAt ?? 'none'}</td>
+                  <td>
+                    <Link to={href('/keys', { account: a.id })}>
+                      {a.keyCount} key(s) of {a.name}
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {accounts.value?.nextCursor && (
+        <button type="button" onClick={() => setCursor(accounts.value!.nextCursor)}>
+          Next page
+        </button>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,170 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
+import { BASE, Link } from '../router';
+import type { Event, InclusionProof, ProofQuery, VerificationResult } from '../types';
+import { Busy, ErrorText, Page, useLoad } from '../ui';
+import { BrowserCheck, checkInBrowser } from '../verify/browser-check';
+
+export function EventPage({ id }: { id: string }) {
+  const event = useLoad(
+    (signal) => api.get<{ data: Event }>(`/v1/events/${encodeURIComponent(id)}`, undefined, signal),
+    [id],
+  );
+  return (
+    <Page title="Event">
+      <p>
+        <Link to={`${BASE}/events`}>Back to events</Link>
+      </p>
+      <ErrorText error={event.error} />
+      {event.loading && <Busy label="Loading the event" />}
+      {event.value && <EventDetails event={event.value.data} />}
+    </Page>
+  );
+}
+
+function EventDetails({ event }: { event: Event }) {
+  const rows: [string, string][] = [
+    ['Id', event.id],
+    ['Time (UTC)', event.timestamp],
+    ['Created at', event.createdAt],
+    ['Actor', event.actor],
+    ['Action', event.action],
+    ['Resource', event.resource ?? '(none)'],
+    ['Chain', `${event.chain.name} (${event.chain.id})`],
+    ['Position', String(event.chain.position)],
+    ['Hash', event.hash],
+    ['Previous hash', event.previousHash],
+  ];
+  return (
+    <>
+      <dl class="fields">
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd class="mono">{value}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Context</dt>
+          <dd>
+            <pre class="mono">{event.context === null ? '(none)' : JSON.stringify(event.context, null, 2)}</pre>
+          </dd>
+        </div>
+      </dl>
+      <ServerVerification id={event.id} />
+      <BrowserVerification event={event} />
+    </>
+  );
+}
+
+function ServerVerification({ id }: { id: string }) {
+  const result = useLoad(
+    (signal) => api.get<{ data: VerificationResult }>(`/v1/events/${id}/verify`, undefined, signal),
+    [id],
+  );
+  const r = result.value?.data;
+  return (
+    <section aria-labelledby="server-check">
+      <h2 id="server-check">Checked by the service</h2>
+      <ErrorText error={result.error} />
+      {result.loading && <Busy label="Asking the service to verify" />}
+      {r && (
+        <>
+          <p class={r.valid ? 'ok' : 'bad'}>
+            {r.valid ? 'Valid: the hash and the link to the previous event hold.' : 'Not valid.'}
+          </p>
+          <ul>
+            {r.errors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+          <dl class="fields">
+            <div>
+              <dt>Stored hash</dt>
+              <dd class="mono">{r.eventHash}</dd>
+            </div>
+            <div>
+              <dt>Computed hash</dt>
+              <dd class="mono">{r.computedHash}</dd>
+            </div>
+            <div>
+              <dt>Chain intact</dt>
+              <dd>{r.chainIntact ? 'yes' : 'no'}</dd>
+            </div>
+            <div>
+              <dt>Verified at</dt>
+              <dd class="mono">{r.verifiedAt}</dd>
+            </div>
+          </dl>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Contract §15: the hash, the inclusion proof and the checkpoint's signature, checked here with Web Crypto. */
+function BrowserVerification({ event }: { event: Event }) {
+  const [result, setResult] = useState<BrowserCheck | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    setResult(null);
+    setError(null);
+    const run = async () => {
+      const [checkpoint, verifierKey] = await Promise.all([
+        api.text(`/v1/chain/${event.chain.id}/checkpoint`),
+        api.text('/v1/checkpoint-key'),
+      ]);
+      return checkInBrowser({
+        event,
+        checkpoint,
+        verifierKey,
+        proofAt: async (size) =>
+          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
+      });
+    };
+    run().then(
+      (r) => live && setResult(r),
+      (e: unknown) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [event]);
+  return (
+    <section aria-labelledby="browser-check">
+      <h2 id="browser-check">Checked in your browser</h2>
+      {!result && !error && <Busy label="Checking in your browser" />}
+      {error !== null && (
+        <>
+          <p class="bad verdict">Not verified</p>
+          <ErrorText error={error} />
+        </>
+      )}
+      {result && (
+        <>
+          <p class={`verdict ${result.verified ? 'ok' : 'bad'}`} role="status">
+            {result.verified ? 'Verified in your browser' : 'Not verified'}
+          </p>
+          {!result.verified && (
+            <p>
+              What failed:{' '}
+              {result.checks
+                .filter((c) => !c.ok)
+                .map((c) => (c.name === 'hash' ? 'the hash' : c.name === 'proof' ? 'the proof' : 'the signature'))
+                .join(', ')}
+              .
+            </p>
+          )}
+          <ul class="checks">
+            {result.checks.map((c) => (
+              <li key={c.name} class={c.ok ? 'ok' : 'bad'}>
+                <span class="mark">{c.ok ? 'Holds' : 'Fails'}</span> {c.message}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

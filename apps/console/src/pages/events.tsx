@@ -1,0 +1,198 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, download } from '../api';
+import { BASE, href, Link, navigate, useLocation } from '../router';
+import type { Event, EventsPage as EventsAnswer, EventsQuery, ExportQuery } from '../types';
+import { Busy, ErrorText, isoToLocal, localToIso, Page } from '../ui';
+
+const PAGE_SIZE = 50;
+
+export interface Filters {
+  q?: string;
+  after?: string;
+  before?: string;
+}
+
+/** The search form shared by Events and Live: `q` (contract §13) and a time range, kept in the URL. */
+export function SearchForm({
+  filters,
+  onSearch,
+  range = true,
+}: {
+  filters: Filters;
+  onSearch: (f: Filters) => void;
+  range?: boolean;
+}) {
+  const [q, setQ] = useState(filters.q ?? '');
+  const [after, setAfter] = useState(isoToLocal(filters.after));
+  const [before, setBefore] = useState(isoToLocal(filters.before));
+  useEffect(() => {
+    setQ(filters.q ?? '');
+    setAfter(isoToLocal(filters.after));
+    setBefore(isoToLocal(filters.before));
+  }, [filters.q, filters.after, filters.before]);
+  return (
+    <form
+      class="search"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch({ q: q.trim() || undefined, after: localToIso(after), before: localToIso(before) });
+      }}
+    >
+      <div class="field grow">
+        <label for="q">Search</label>
+        <input
+          id="q"
+          type="search"
+          value={q}
+          placeholder="action:order.* -actor:system"
+          maxLength={2000}
+          spellcheck={false}
+          onInput={(e) => setQ(e.currentTarget.value)}
+        />
+      </div>
+      {range && (
+        <>
+          <div class="field">
+            <label for="after">After</label>
+            <input id="after" type="datetime-local" value={after} onInput={(e) => setAfter(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="before">Before</label>
+            <input id="before" type="datetime-local" value={before} onInput={(e) => setBefore(e.currentTarget.value)} />
+          </div>
+        </>
+      )}
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+export function EventsTable({ events, caption }: { events: Event[]; caption: string }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time (UTC)</th>
+            <th scope="col">Action</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Resource</th>
+            <th scope="col">Chain</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((event) => (
+            <tr
+              key={event.id}
+              class="clickable"
+              onClick={(e) => {
+                if (!(e.target as Element).closest('a')) navigate(`${BASE}/events/${event.id}`);
+              }}
+            >
+              <td>
+                <Link to={`${BASE}/events/${event.id}`}>{event.timestamp}</Link>
+              </td>
+              <td>{event.action}</td>
+              <td>{event.actor}</td>
+              <td>{event.resource ?? '—'}</td>
+              <td>
+                {event.chain.name} #{event.chain.position}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function EventsPage() {
+  const { query } = useLocation();
+  const filters: Filters = {
+    q: query.get('q') ?? undefined,
+    after: query.get('after') ?? undefined,
+    before: query.get('before') ?? undefined,
+  };
+  const [events, setEvents] = useState<Event[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<unknown>(null);
+  const [exported, setExported] = useState<string | null>(null);
+
+  const load = async (from: string | undefined, signal?: AbortSignal) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await api.get<EventsAnswer>(
+        '/v1/events',
+        {
+          q: filters.q,
+          after: filters.after,
+          before: filters.before,
+          limit: PAGE_SIZE,
+          cursor: from,
+        } satisfies EventsQuery,
+        signal,
+      );
+      setEvents((shown) => (from === undefined ? page.data : [...shown, ...page.data]));
+      setCursor(page.nextCursor);
+    } catch (e) {
+      if (!signal?.aborted) setError(e);
+    } finally {
+      if (!signal?.aborted) setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    const controller = new AbortController();
+    setEvents([]);
+    void load(undefined, controller.signal);
+    return () => controller.abort();
+  }, [filters.q, filters.after, filters.before]);
+
+  const exportAs = async (format: 'csv' | 'json') => {
+    setExported(null);
+    setError(null);
+    try {
+      const name = await download('/v1/events/export', {
+        format,
+        q: filters.q,
+        // The export needs a period (contract §4): the chosen range, else everything up to now.
+        after: filters.after ?? '1970-01-01T00:00:00.000Z',
+        before: filters.before ?? new Date().toISOString(),
+      } satisfies ExportQuery);
+      setExported(`Downloaded ${name}.`);
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <Page title="Events">
+      <SearchForm filters={filters} onSearch={(f) => navigate(href('/events', { ...f }))} />
+      <details class="menu">
+        <summary>Export</summary>
+        <div class="menu-items">
+          <button type="button" onClick={() => void exportAs('csv')}>
+            CSV
+          </button>
+          <button type="button" onClick={() => void exportAs('json')}>
+            JSON
+          </button>
+        </div>
+      </details>
+      {exported && <p role="status">{exported}</p>}
+      <ErrorText error={error} />
+      <EventsTable events={events} caption={`Events, newest first (${events.length} shown)`} />
+      {loading && <Busy label="Loading events" />}
+      {!loading && events.length === 0 && !error && <p>No events match.</p>}
+      {cursor && !loading && (
+        <button type="button" onClick={() => void load(cursor)}>
+          Load more
+        </button>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,74 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { describe } from './api';
+
+/** An API error in words (never a blank page). */
+export function ErrorText({ error }: { error: unknown }) {
+  if (error === null || error === undefined) return null;
+  return (
+    <p class="error" role="alert">
+      {describe(error)}
+    </p>
+  );
+}
+
+/** Shown while something slower than half a second is under way. */
+export function Busy({ label }: { label: string }) {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setShown(true), 150);
+    return () => clearTimeout(timer);
+  }, []);
+  return (
+    <p class="busy" role="status">
+      {shown && (
+        <>
+          <progress aria-label={label} /> {label}
+        </>
+      )}
+    </p>
+  );
+}
+
+export function Page({ title, children }: { title: string; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · Audit trail console`;
+  }, [title]);
+  return (
+    <>
+      <h1>{title}</h1>
+      {children}
+    </>
+  );
+}
+
+/** `datetime-local` values are local times; the API speaks ISO 8601 UTC. */
+export function localToIso(value: string): string | undefined {
+  if (value === '') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+export function isoToLocal(value: string | null | undefined): string {
+  if (!value) return '';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A loader's state: the value, the error, or neither while it runs; `reload` runs it again. */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ value?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const controller = new AbortController();
+    setState({ loading: true });
+    load(controller.signal).then(
+      (value) => !controller.signal.aborted && setState({ value, loading: false }),
+      (error: unknown) => !controller.signal.aborted && setState({ error, loading: false }),
+    );
+    return () => controller.abort();
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((n) => n + 1) };
+}

@@ -1,0 +1,87 @@
+'use strict';
+
+/**
+ * `node bench/storage.js` (after `npm run build`): what an event costs on disk, per relation and
+ * per index. Starts the built service once on a fresh database (it migrates), seeds
+ * STORAGE_EVENTS (100,000) typical events with the bench's seed (real hashes, the Merkle tree),
+ * VACUUM ANALYZEs, and prints the bytes per event of the events heap, each index of `events`,
+ * and `merkle_nodes`, with the share of the indexes issue 20 added (ix_events_account_txid,
+ * ix_events_context) and of the txid column. Drops the database at the end.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { loadBenchConfig } = require('./lib/config');
+const { benchDatabaseName, createDatabase, dropDatabase, withClient } = require('./lib/database');
+const { freePort, startNode, stopChild, waitUntilReady } = require('./lib/processes');
+const { seedEvents } = require('./lib/seed');
+
+const NEW_INDEXES = ['ix_events_account_txid', 'ix_events_context'];
+
+async function main() {
+  const cfg = loadBenchConfig();
+  const total = Number(process.env.STORAGE_EVENTS || 100_000);
+  const name = `${benchDatabaseName()}_storage`;
+  const url = await createDatabase(cfg.baseDatabaseUrl, name);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-storage-'));
+  try {
+    const port = await freePort();
+    const logFile = path.join(tmp, 'service.log');
+    const service = startNode(cfg.serviceMain, {
+      logFile,
+      env: {
+        ...process.env,
+        DATABASE_URL: url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        API_KEYS: 'storage:storage-key-0123456789abcdef-0123',
+        DATA_DIR: path.join(tmp, 'data'),
+      },
+    });
+    await waitUntilReady(service, `http://127.0.0.1:${port}/health/ready`, { logFile });
+    await stopChild(service);
+    const hashing = require(cfg.hashingLib);
+    const rows = await withClient(url, async (client) => {
+      const { rows: accounts } = await client.query(`SELECT id FROM accounts WHERE name = 'storage'`);
+      await seedEvents(client, { accountId: accounts[0].id, total, chainCount: 300, hashing, log: () => undefined });
+      await client.query('VACUUM ANALYZE events');
+      await client.query('VACUUM ANALYZE merkle_nodes');
+      const { rows: sizes } = await client.query(
+        `SELECT c.relname AS name, pg_relation_size(c.oid)::float8 AS bytes,
+                CASE WHEN c.relkind = 'i' THEN 'index' ELSE 'table' END AS kind
+           FROM pg_class c
+          WHERE c.oid IN ('events'::regclass, 'merkle_nodes'::regclass)
+             OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('events'::regclass, 'merkle_nodes'::regclass))
+          ORDER BY kind DESC, name`,
+      );
+      const { rows: width } = await client.query(
+        `SELECT avg(pg_column_size(t.*))::float8 AS row, avg(pg_column_size(t.txid))::float8 AS txid FROM events t`,
+      );
+      return { sizes, width: width[0] };
+    });
+    const per = (bytes) => Math.round(bytes / total);
+    const all = rows.sizes.reduce((sum, r) => sum + r.bytes, 0);
+    const added = rows.sizes.filter((r) => NEW_INDEXES.includes(r.name)).reduce((sum, r) => sum + r.bytes, 0);
+    const txidColumn = rows.width.txid * total;
+    const before = all - added - txidColumn;
+    console.log(`${total.toLocaleString('en-US')} events after VACUUM ANALYZE: bytes per event`);
+    for (const r of rows.sizes)
+      console.log(`  ${r.kind === 'index' ? '  ' : ''}${r.name.padEnd(34)} ${String(per(r.bytes)).padStart(5)}`);
+    console.log(
+      `  total ${per(all)}; of which issue 20 added ${per(added + txidColumn)} (indexes ${per(added)}, txid column ~${per(txidColumn)})`,
+    );
+    console.log(
+      `  without them: ${per(before)}; increase ${(((all - before) / before) * 100).toFixed(1)} % (target ≤ 25 %)`,
+    );
+  } finally {
+    await dropDatabase(cfg.baseDatabaseUrl, name);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import type { Db } from '@app/database';
+
+/** What the service records about itself (contract §12). */
+export type AuditAction =
+  | 'account.created'
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.rotated'
+  | 'retention.changed'
+  | 'legal_hold.changed'
+  | 'retention.pruned'
+  | 'export.created';
+
+/** The reserved chain each account's own changes are appended to. */
+export const AUDIT_CHAIN = '_audit';
+
+export interface AuditEntry {
+  /** `key:<keyId>` of the key that made the change. */
+  actor: string;
+  action: AuditAction;
+  /** The object's id (null for an export). */
+  resource: string | null;
+  /** The change; never a secret. */
+  context: Record<string, unknown> | null;
+}
+
+/** The actor of a change made with this key. */
+export const keyActor = (keyId: string): string => `key:${keyId}`;
+
+/**
+ * Appends entries to an account's `_audit` chain through the service's one append path, inside
+ * the transaction `tx` of the change they describe, so both commit or neither does. The API binds
+ * it to its chain ledger (apps/api/src/audit); this port keeps libs free of the app.
+ */
+export abstract class AuditTrail {
+  abstract record(accountId: string, entries: readonly AuditEntry[], tx: Db): Promise<void>;
+
+  /** The same in a transaction of their own: for what changes nothing in the database (an export). */
+  abstract recordAlone(accountId: string, entries: readonly AuditEntry[]): Promise<void>;
+}

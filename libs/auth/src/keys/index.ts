@@ -1,0 +1,3 @@
+export * from './access';
+export * from './audit-trail';
+export * from './keys.service';

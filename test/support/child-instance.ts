@@ -1,0 +1,58 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A free TCP port on 127.0.0.1, as the system hands it out. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/**
+ * Another instance of the service in a process of its own (apps/api/src/main.ts through ts-node),
+ * on the given environment: what a second deployment sees. In-process apps would share the
+ * passport strategy registry (one per process), so a second instance must be a second process.
+ */
+export async function startChildInstance(
+  env: Record<string, string>,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'audit-child-'));
+  const root = resolve(__dirname, '../..');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const started = Date.now();
+  while (Date.now() - started < 90_000) {
+    if (child.exitCode !== null) throw new Error(`the second instance exited: ${stderr}`);
+    const ready = await fetch(`${url}/health/ready`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (ready) return { url, stop };
+    await sleep(250);
+  }
+  await stop();
+  throw new Error(`the second instance did not become ready: ${stderr}`);
+}
