@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The e2e service of docker/docker-compose.yml: copies the read-only checkout (/src) into the
-# container, installs offline from the read-only npm cache (/npm-cache), runs `npm run test:e2e`.
+# container, installs offline from a copy of the read-only npm cache (/npm-cache; npm does not
+# find its entries in a read-only cache), runs `npm run test:e2e`.
 set -euo pipefail
 work="$HOME/audit-trail"
 mkdir -p "$work"
 tar -C /src --exclude=./node_modules --exclude=./dist --exclude=./data --exclude=./.git --exclude=./bench/results -cf - . |
   tar -C "$work" -xf -
 cd "$work"
-npm ci --offline --no-audit --no-fund --cache /npm-cache --logs-dir /tmp/npm-logs
+mkdir -p "$HOME/.npm"
+cp -r /npm-cache/_cacache "$HOME/.npm/"
+npm ci --offline --no-audit --no-fund --cache "$HOME/.npm"
 if [ ! -x node_modules/.bin/nest ]; then
   echo "npm ci installed nothing (no node_modules/.bin/nest)" >&2
   exit 1

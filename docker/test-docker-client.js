@@ -9,7 +9,13 @@ if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(base ?? '')) throw new Error('base must 
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
 async function smoke() {
-  const event = { actor: 'docker-test', action: 'smoke', resource: 'compose', context: { n: 1 }, chain: 'docker-smoke' };
+  const event = {
+    actor: 'docker-test',
+    action: 'smoke',
+    resource: 'compose',
+    context: { n: 1 },
+    chain: 'docker-smoke',
+  };
   const created = await fetch(`${base}/v1/events`, { method: 'POST', headers, body: JSON.stringify(event) });
   if (created.status !== 201) throw new Error(`append: ${created.status} ${await created.text()}`);
   const { data } = await created.json();

@@ -49,7 +49,7 @@ cleanup() {
   local rc=$?
   set +e
   if [ -S "$run/docker.sock" ]; then
-    [ $rc = 0 ] || compose --profile test logs --no-color --tail 40 >&2 2>/dev/null
+    [ $rc = 0 ] || compose --profile test logs --no-color --tail 20 >&2 2>/dev/null
     compose --profile test down -v --remove-orphans >/dev/null 2>&1
     docker image prune -f >/dev/null 2>&1
   fi
@@ -80,8 +80,13 @@ step "base images (node:20-bookworm-slim, postgres:15)"
 bash "$repo/docker/base/build-base-images.sh"
 
 step "API image (docker build --network host)"
-docker build --network host -f docker/Dockerfile -t audit-trail-api:local . >"$run/build.log" 2>&1 ||
-  { tail -30 "$run/build.log" >&2; fail "docker build"; }
+# The build stage is tagged too: its layers (the npm ci one above all) are the cache of the next run,
+# and the `image prune` of the clean-up removes only stages and images no tag refers to any more.
+for target in build runtime; do
+  tag=$([ $target = build ] && echo audit-trail-api-build:local || echo audit-trail-api:local)
+  docker build --network host --target $target -f docker/Dockerfile -t $tag . >>"$run/build.log" 2>&1 ||
+    { tail -30 "$run/build.log" >&2; fail "docker build --target $target"; }
+done
 [ "$(docker image inspect -f '{{ .Config.User }}' audit-trail-api:local)" = node ] || fail "the image does not run as node"
 docker image inspect -f '{{ .Config.Healthcheck.Test }}' audit-trail-api:local | grep -q /health/ready || fail "no HEALTHCHECK on /health/ready"
 docker run --rm --network none --entrypoint bash audit-trail-api:local -c \
