@@ -71,10 +71,10 @@ import() { # rootfs tag recipe changes...
 echo "base images: debootstrap bookworm minbase from this machine's Debian mirror"
 debootstrap --variant=minbase --include=ca-certificates bookworm "$work/base" "$mirror" >"$work/debootstrap.log" 2>&1 ||
   { tail -20 "$work/debootstrap.log" >&2; exit 1; }
-# Updates and security fixes from the same sources as this machine's apt.
-rm -f "$work/base/etc/apt/sources.list"
-cp /etc/apt/sources.list.d/*.sources "$work/base/etc/apt/sources.list.d/" 2>/dev/null || true
-[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$work/base/etc/apt/sources.list"
+# Updates and security fixes: the bookworm suites of this machine's apt sources (Debian's only).
+apt-get indextargets --format '$(URI)' 'Created-By: Packages' |
+  sed -n 's#^\(.*\)/dists/\(bookworm\(-updates\|-security\)\{0,1\}\)/main/binary-[^/]*/Packages$#deb \1 \2 main#p' |
+  sort -u >"$work/base/etc/apt/sources.list"
 in_chroot "$work/base" sh -c 'apt-get -qq update && apt-get -qq -y upgrade >/dev/null'
 
 # postgres:15
