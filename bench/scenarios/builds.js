@@ -1,7 +1,7 @@
 'use strict';
 
 const fs = require('node:fs');
-const { compareRuns, eventBody, serviceLoad } = require('./common');
+const { appendContender, compareRuns, serviceLoad } = require('./common');
 
 /** Events seeded into each of the two databases (the list reads them). */
 const SEED = Number(process.env.BENCH_BUILDS_SEED || 200_000);
@@ -41,28 +41,8 @@ async function buildsScenario(ctx) {
   const at = (target) => ({ ...ctx, serviceUrl: target.serviceUrl });
   try {
     const contenders = (make) => [make('service', after), make('before', before)];
-    const single = (key, target) => {
-      let k = 0;
-      return {
-        key,
-        run: (seconds) =>
-          serviceLoad(at(target), cfg.ingestConnections, seconds, () => {
-            const n = k++;
-            return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, `c${n % 64}`)) };
-          }),
-      };
-    };
-    const batch = (key, target) => {
-      let k = 0;
-      return {
-        key,
-        run: (seconds) =>
-          serviceLoad(at(target), cfg.batchConnections, seconds, () => {
-            const events = Array.from({ length: cfg.batchSize }, () => eventBody(k++, `b${k % 64}`));
-            return { method: 'POST', path: '/v1/events/batch', body: JSON.stringify({ events }) };
-          }),
-      };
-    };
+    const single = (key, target) => appendContender(ctx, key, target.serviceUrl, 'single');
+    const batch = (key, target) => appendContender(ctx, key, target.serviceUrl, 'batch');
     const list = (key, target) => ({
       key,
       run: (seconds) =>

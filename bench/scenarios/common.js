@@ -108,6 +108,31 @@ function serviceLoad(ctx, connections, seconds, next) {
   return httpLoad({ url: ctx.serviceUrl, connections, seconds, headers: ctx.headers, next });
 }
 
+/**
+ * A contender keyed `key` that appends to the service at `serviceUrl`: `single` events over 64
+ * chains on BENCH_CONNECTIONS connections, or `batch`es of BENCH_BATCH_SIZE over 64 chains on
+ * BENCH_BATCH_CONNECTIONS (its throughput counts requests).
+ */
+function appendContender(ctx, key, serviceUrl, kind) {
+  const { cfg } = ctx;
+  let k = 0;
+  const next =
+    kind === 'single'
+      ? () => {
+          const n = k++;
+          return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, `c${n % 64}`)) };
+        }
+      : () => {
+          const events = Array.from({ length: cfg.batchSize }, () => {
+            const n = k++;
+            return eventBody(n, `b${n % 64}`);
+          });
+          return { method: 'POST', path: '/v1/events/batch', body: JSON.stringify({ events }) };
+        };
+  const connections = kind === 'single' ? cfg.ingestConnections : cfg.batchConnections;
+  return { key, run: (seconds) => serviceLoad({ ...ctx, serviceUrl }, connections, seconds, next) };
+}
+
 /** A contender that sends GETs of `nextPath()` to the service over `connections` connections. */
 function serviceGets(ctx, key, connections, nextPath) {
   return { key, run: (seconds) => serviceLoad(ctx, connections, seconds, () => ({ method: 'GET', path: nextPath() })) };
@@ -154,6 +179,7 @@ module.exports = {
   compareRuns,
   probe,
   unavailable,
+  appendContender,
   eventBody,
   serviceLoad,
   serviceGets,

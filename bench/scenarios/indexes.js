@@ -1,6 +1,6 @@
 'use strict';
 
-const { compareRuns, eventBody, serviceLoad } = require('./common');
+const { appendContender, compareRuns } = require('./common');
 
 /** Events seeded into each of the two databases, so both append to tables of the same size. */
 const SEED = Number(process.env.BENCH_INDEXES_SEED || 200_000);
@@ -26,40 +26,21 @@ async function indexesScenario(ctx) {
   ctx.cpu.track('serviceWithIndexes', withIndexes.pid, 'service');
   ctx.cpu.track('serviceWithoutIndexes', without.pid, 'service');
   try {
-    const single = (key, target) => {
-      let k = 0;
-      return {
-        key,
-        run: (seconds) =>
-          serviceLoad({ ...ctx, serviceUrl: target.serviceUrl }, cfg.ingestConnections, seconds, () => {
-            const n = k++;
-            return { method: 'POST', path: '/v1/events', body: JSON.stringify(eventBody(n, `c${n % 64}`)) };
-          }),
-      };
-    };
-    const batch = (key, target) => {
-      let k = 0;
-      return {
-        key,
-        run: (seconds) =>
-          serviceLoad({ ...ctx, serviceUrl: target.serviceUrl }, cfg.batchConnections, seconds, () => {
-            const events = Array.from({ length: cfg.batchSize }, () => {
-              const n = k++;
-              return eventBody(n, `b${n % 64}`);
-            });
-            return { method: 'POST', path: '/v1/events/batch', body: JSON.stringify({ events }) };
-          }),
-      };
-    };
     const singles = await compareRuns({
       ctx,
       label: 'ingest, with and without the search indexes',
-      contenders: [single('service', withIndexes), single('withoutIndexes', without)],
+      contenders: [
+        appendContender(ctx, 'service', withIndexes.serviceUrl, 'single'),
+        appendContender(ctx, 'withoutIndexes', without.serviceUrl, 'single'),
+      ],
     });
     const batches = await compareRuns({
       ctx,
       label: 'batch, with and without the search indexes',
-      contenders: [batch('service', withIndexes), batch('withoutIndexes', without)],
+      contenders: [
+        appendContender(ctx, 'service', withIndexes.serviceUrl, 'batch'),
+        appendContender(ctx, 'withoutIndexes', without.serviceUrl, 'batch'),
+      ],
     });
     const row = (id, title, result, unit, scale) => ({
       id,

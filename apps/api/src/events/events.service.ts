@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, EVENT_ID, EVENTS_CURSOR, parseSearchQuery } from '@app/common';
+import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventsRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { AppendRequest } from './append/append-request';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
-import { instantMillis } from './dto/instant';
 import { ListEventsQuery } from './dto/list-events.query';
 import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
+import { toEventFilters } from './event-filters';
 
 /**
  * An append's answer: its body as JSON text, built once. A keyed request's text is the one stored
@@ -81,15 +81,7 @@ export class EventsService {
   async list(accountId: string, query: ListEventsQuery): Promise<{ data: EventView[]; nextCursor?: string }> {
     const rows = await this.events.list(
       accountId,
-      {
-        actor: query.actor,
-        action: query.action,
-        resource: query.resource,
-        chainId: query.chain_id,
-        after: query.after === undefined ? undefined : new Date(instantMillis(query.after)!),
-        before: query.before === undefined ? undefined : new Date(instantMillis(query.before)!),
-        search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
-      },
+      toEventFilters(query),
       query.limit + 1,
       query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined,
     );

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable } from 'node:stream';
 import { AuditTrail, keyActor } from '@app/auth';
-import { AppConfig, AppError, EXPORT_LIMIT, parseSearchQuery } from '@app/common';
+import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -14,6 +14,7 @@ import { ExportFormat, ExportHeader } from './formats/export-format';
 import { jsonExport } from './formats/json-export.format';
 import { SnapshotRows } from './snapshot-rows';
 import { ExportStalledError, StallGuard } from './stall-guard';
+import { toEventFilters } from '../events/event-filters';
 
 const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport, json: jsonExport };
 
@@ -54,16 +55,7 @@ export class ExportService implements OnModuleInit {
   /** The file's bytes: from the snapshot as the client takes them, or from the spool (one connection). */
   private async body(accountId: string, query: ExportQueryDto, keyId: string): Promise<Readable> {
     const period = exportPeriod(query.after, query.before);
-    const { actor, action, resource, chain_id } = query;
-    const snapshot = await this.events.openSnapshot(accountId, {
-      actor,
-      action,
-      resource,
-      chainId: chain_id,
-      after: period.after,
-      before: period.before,
-      search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
-    });
+    const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period));
     let count: number;
     let pruned: ExportedPrunedChain[];
     try {

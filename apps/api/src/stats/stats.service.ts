@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { parseSearchQuery } from '@app/common';
 import { EventsRepository } from '@app/database';
 import { exportPeriod } from '../export/export-period';
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { StatsView } from './dto/stats.view';
+import { toEventFilters } from '../events/event-filters';
 
 /**
  * Counts computed from the events at request time, through the same filters as the list: the
@@ -16,16 +16,7 @@ export class StatsService {
 
   async countEvents(accountId: string, query: StatsQueryDto): Promise<StatsView> {
     const period = exportPeriod(query.after, query.before);
-    const filters = {
-      actor: query.actor,
-      action: query.action,
-      resource: query.resource,
-      chainId: query.chain_id,
-      after: period.after,
-      before: period.before,
-      inclusive: true,
-      search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
-    };
+    const filters = { ...toEventFilters(query, period), ...period };
     const group = query.group_by;
     return group === 'hour' || group === 'day'
       ? this.events.countByTime(accountId, filters, group)

@@ -1,13 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
-import { AppConfig, AppError, parseSearchQuery } from '@app/common';
-import { ApiKeysRepository, EventFilters, EventRecord, EventsRepository } from '@app/database';
+import { AppConfig, AppError } from '@app/common';
+import { ApiKeysRepository, EventRecord, EventsRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
-import { instantMillis } from '../dto/instant';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
 import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
+import { toEventFilters } from '../event-filters';
 
 /** Events read per query: a window with more is read in pages. */
 const PAGE_SIZE = 100;
@@ -55,15 +55,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
         { 'Retry-After': '5' },
       );
     }
-    const filters: EventFilters = {
-      actor: query.actor,
-      action: query.action,
-      resource: query.resource,
-      chainId: query.chain_id,
-      after: query.after === undefined ? undefined : new Date(instantMillis(query.after)!),
-      before: query.before === undefined ? undefined : new Date(instantMillis(query.before)!),
-      search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
-    };
+    const filters = toEventFilters(query);
 
     let closed = false;
     let timer: NodeJS.Timeout | undefined;

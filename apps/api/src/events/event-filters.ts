@@ -1,0 +1,31 @@
+import { parseSearchQuery } from '@app/common';
+import { EventFilters } from '@app/database';
+import { instantMillis } from './dto/instant';
+
+/** What every reader of events takes: the list's exact filters and `q`, and `after`/`before`. */
+interface FilterQuery {
+  actor?: string;
+  action?: string;
+  resource?: string;
+  chain_id?: string;
+  q?: string;
+  after?: string;
+  before?: string;
+}
+
+/**
+ * The validated filters of a request as the events repository takes them: `after` and `before`
+ * exclusive (the list, the stream), or an inclusive `period` already normalized by exportPeriod
+ * (the export, statistics), which then replaces them.
+ */
+export function toEventFilters(query: FilterQuery, period?: { after: Date; before: Date }): EventFilters {
+  const instant = (text: string | undefined) => (text === undefined ? undefined : new Date(instantMillis(text)!));
+  return {
+    actor: query.actor,
+    action: query.action,
+    resource: query.resource,
+    chainId: query.chain_id,
+    search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
+    ...(period ? { ...period, inclusive: true } : { after: instant(query.after), before: instant(query.before) }),
+  };
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# npm run test:docker — the Docker files, run for real on this machine (contract §11, Docker):
+#   a dockerd of its own (data root kept between runs as the cache of images; socket, pid file and
+#   exec root of this run only; no iptables, no NAT, no IP forwarding: containers reach nothing
+#   outside this machine), the base images built locally when missing (docker/base/), the API image
+#   (the only step with network: `docker build --network host`, for the npm registry), then compose:
+#   health and an append + read with a key; `docker stop` of the API under append load (< 10 s, every
+#   201 in PostgreSQL); `down` then `up` keeps the events and the signing key; port published on
+#   127.0.0.1 only; /data 0700; not root; the e2e suite inside Docker (`--profile test`, installed
+#   offline from the host's npm cache); nothing written to the checkout. The trap removes every
+#   container, network and volume it made and stops the daemon it started.
+# Needs root, dockerd (Debian's docker.io), debootstrap, and `docker compose` or docker-compose.
+# Environment: AUDIT_DOCKER_ROOT (data root, default /var/lib/audit-trail-docker), API_PORT
+# (default: 3000 when free, else a free port), NPM_CACHE (default: npm's cache).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$repo"
+started=$(date +%s)
+step_started=$started
+step() {
+  local now
+  now=$(date +%s)
+  [ -z "${step_name:-}" ] || printf '  [%3ds] %s\n' $((now - step_started)) "$step_name"
+  step_name="${1:-}"
+  step_started=$now
+  [ -z "$step_name" ] || echo "== $step_name"
+}
+fail() {
+  echo "test:docker FAILED: $*" >&2
+  exit 1
+}
+
+[ "$(id -u)" = 0 ] || fail "needs root (it starts its own dockerd)"
+for tool in dockerd docker debootstrap; do command -v "$tool" >/dev/null || fail "$tool is missing (apt-get install docker.io debootstrap)"; done
+state="${AUDIT_DOCKER_ROOT:-/var/lib/audit-trail-docker}"
+mkdir -p "$state"
+exec 9>"$state.lock"
+flock -n 9 || fail "another test:docker uses $state"
+
+run="$(mktemp -d /run/audit-trail-docker.XXXXXX)"
+export DOCKER_HOST="unix://$run/docker.sock" DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
+project="audit-trail-docker-test"
+compose_file="$repo/docker/docker-compose.yml"
+if docker compose version >/dev/null 2>&1; then compose_cmd=(docker compose); else compose_cmd=(docker-compose); fi
+compose() { "${compose_cmd[@]}" --ansi never -p "$project" -f "$compose_file" "$@"; }
+command -v "${compose_cmd[0]}" >/dev/null || fail "neither docker compose nor docker-compose (apt-get install docker-compose)"
+
+cleanup() {
+  local rc=$?
+  set +e
+  if [ -S "$run/docker.sock" ]; then
+    [ $rc = 0 ] || compose --profile test logs --no-color --tail 20 >&2 2>/dev/null
+    compose --profile test down -v --remove-orphans >/dev/null 2>&1
+    docker image prune -f >/dev/null 2>&1
+  fi
+  if [ -f "$run/dockerd.pid" ]; then
+    local pid
+    pid=$(cat "$run/dockerd.pid")
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  fi
+  [ $rc = 0 ] || { echo "--- dockerd log (last lines)" >&2; tail -15 "$run/dockerd.log" >&2; }
+  # What the daemon left mounted under its exec root (network namespaces), deepest first.
+  awk -v run="$run/" 'index($2, run) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r -n1 umount -l
+  rm -rf "$run"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step "start dockerd (data root $state)"
+dockerd --data-root "$state" --exec-root "$run/exec" --pidfile "$run/dockerd.pid" -H "$DOCKER_HOST" \
+  --iptables=false --ip-masq=false --ip-forward=false --bridge=none --log-level=warn >"$run/dockerd.log" 2>&1 &
+for _ in $(seq 1 60); do docker version >/dev/null 2>&1 && break; sleep 0.5; done
+docker version >/dev/null 2>&1 || fail "dockerd did not start"
+[ "$(cat /proc/sys/net/ipv4/ip_forward)" = 0 ] ||
+  echo "  note: this machine forwards IPv4 (not our doing): only the internal network \"backend\" is sure to reach nothing outside"
+
+step "base images (node:20-bookworm-slim, postgres:15)"
+bash "$repo/docker/base/build-base-images.sh"
+
+step "API image (docker build --network host)"
+# The build stage is tagged too: its layers (the npm ci one above all) are the cache of the next run,
+# and the `image prune` of the clean-up removes only stages and images no tag refers to any more.
+for target in build runtime; do
+  tag=$([ $target = build ] && echo audit-trail-api-build:local || echo audit-trail-api:local)
+  docker build --network host --target $target -f docker/Dockerfile -t $tag . >>"$run/build.log" 2>&1 ||
+    { tail -30 "$run/build.log" >&2; fail "docker build --target $target"; }
+done
+[ "$(docker image inspect -f '{{ .Config.User }}' audit-trail-api:local)" = node ] || fail "the image does not run as node"
+docker image inspect -f '{{ .Config.Healthcheck.Test }}' audit-trail-api:local | grep -q /health/ready || fail "no HEALTHCHECK on /health/ready"
+docker run --rm --network none --entrypoint bash audit-trail-api:local -c \
+  'test -f dist/apps/api/apps/api/src/main.js && test ! -e node_modules/jest && test ! -e node_modules/eslint && test ! -e node_modules/prettier && test ! -e node_modules/@nestjs/cli && test ! -e test && test ! -e .git && test ! -e apps' ||
+  fail "the image holds dev dependencies, tests, sources or .git (or no build)"
+
+step "compose up (PostgreSQL + API)"
+secrets="$run/secrets"
+mkdir -m 0700 "$secrets"
+api_key="ats_$(node -p "require('crypto').randomBytes(24).toString('base64url')")"
+export API_KEYS="docker-test:$api_key:ingest+read" SIGNING_KEY_SECRET="$secrets/signing-key.pem"
+export NPM_CACHE="${NPM_CACHE:-$(npm config get cache)}"
+node -e "process.stdout.write(require('crypto').generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }))" >"$SIGNING_KEY_SECRET"
+chmod 0600 "$SIGNING_KEY_SECRET"
+chown 1000:1000 "$SIGNING_KEY_SECRET"
+if [ -z "${API_PORT:-}" ]; then
+  API_PORT=$(node -e "const s = require('net').createServer().once('error', () => { const t = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(t.address().port); t.close(); }); }).listen(3000, '127.0.0.1', () => { console.log(3000); s.close(); })")
+fi
+export API_PORT
+base="http://127.0.0.1:$API_PORT"
+(env -u API_KEYS "${compose_cmd[@]}" -f "$compose_file" config >/dev/null 2>&1) && fail "compose starts without API_KEYS"
+(env -u SIGNING_KEY_SECRET "${compose_cmd[@]}" -f "$compose_file" config >/dev/null 2>&1) && fail "compose starts without SIGNING_KEY_SECRET"
+wait_ready() {
+  for _ in $(seq 1 120); do
+    curl -fsS -o /dev/null "$base/health/ready" 2>/dev/null && return 0
+    sleep 0.5
+  done
+  fail "the API never answered 200 on /health/ready"
+}
+compose up -d --no-build postgres api
+wait_ready
+api=$(compose ps -q api)
+for _ in $(seq 1 60); do [ "$(docker inspect -f '{{ .State.Health.Status }}' "$api")" = healthy ] && break; sleep 1; done
+[ "$(docker inspect -f '{{ .State.Health.Status }}' "$api")" = healthy ] || fail "the API container is not healthy"
+
+step "append + read with a key"
+smoke_id=$(node docker/test-docker-client.js smoke "$base" "$api_key")
+verifier=$(node docker/test-docker-client.js verifier-key "$base")
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/v1/events/$smoke_id")" = 401 ] || fail "a read without a key was not 401"
+echo "  event $smoke_id appended and read back"
+
+step "port, /data, user"
+published=$(docker port "$api" 3000/tcp)
+[ "$published" = "127.0.0.1:$API_PORT" ] || fail "port 3000 published as $published, not 127.0.0.1:$API_PORT only"
+listeners=$(ss -Hltn "sport = :$API_PORT" | awk '{ print $4 }' | sort -u)
+[ "$listeners" = "127.0.0.1:$API_PORT" ] || fail "port $API_PORT is bound on: $listeners"
+inside=$(compose exec -T api sh -c 'stat -c "%a %U" /data; awk "/^Uid:/ { print \$2 }" /proc/1/status')
+[ "$(sed -n 1p <<<"$inside")" = "700 node" ] || fail "/data is $(sed -n 1p <<<"$inside"), not 700 node"
+[ "$(sed -n 2p <<<"$inside")" != 0 ] || fail "the API runs as root"
+echo "  127.0.0.1:$API_PORT only; /data 700 node; uid $(sed -n 2p <<<"$inside")"
+
+psql() { compose exec -T postgres psql -v ON_ERROR_STOP=1 -qAtX -U postgres "$@"; }
+acked_missing() { # ids on stdin: how many are not in the events table
+  { echo 'CREATE TEMP TABLE acked (id text); COPY acked FROM STDIN;'; cat; printf '\\.\n'
+    echo 'SELECT count(*) FROM acked a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.id);'; } | psql
+}
+
+step "docker stop under append load"
+load="$run/load.json"
+node docker/test-docker-client.js load "$base" "$api_key" "$load" &
+load_pid=$!
+sleep 3
+t0=$(date +%s%N)
+docker stop -t 30 "$api" >/dev/null
+stop_ms=$((($(date +%s%N) - t0) / 1000000))
+wait $load_pid || fail "the load client failed"
+exit_code=$(docker inspect -f '{{ .State.ExitCode }}' "$api")
+echo "  docker stop took ${stop_ms} ms, exit code $exit_code"
+[ "$stop_ms" -lt 10000 ] || fail "docker stop took ${stop_ms} ms (limit 10 s)"
+[ "$exit_code" != 137 ] || fail "the API was killed (exit 137), it did not stop on SIGTERM"
+node -e "for (const id of JSON.parse(require('fs').readFileSync(process.argv[1])).acked) console.log(id)" "$load" >"$run/acked.txt"
+acked=$(wc -l <"$run/acked.txt")
+[ "$acked" -gt 0 ] || fail "the load got no 201"
+missing=$(acked_missing <"$run/acked.txt")
+[ "$missing" = 0 ] || fail "$missing of $acked acknowledged events are not in PostgreSQL"
+echo "  all $acked acknowledged events are in PostgreSQL"
+
+step "down (without -v), then up: the data stays"
+before=$(psql -c 'SELECT count(*) FROM events')
+compose down
+compose up -d --no-build postgres api
+wait_ready
+after=$(psql -c 'SELECT count(*) FROM events')
+[ "$before" = "$after" ] || fail "$before events before down, $after after up"
+missing=$(acked_missing <"$run/acked.txt")
+[ "$missing" = 0 ] || fail "$missing acknowledged events lost across down/up"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $api_key" "$base/v1/events/$smoke_id")" = 200 ] ||
+  fail "the first event is gone after down/up"
+[ "$(node docker/test-docker-client.js verifier-key "$base")" = "$verifier" ] || fail "the signing key changed across down/up"
+echo "  $after events and the signing key kept"
+
+step "e2e suite inside Docker (--profile test: npm run test:e2e against the PostgreSQL container)"
+marker="$run/marker"
+touch "$marker"
+sleep 1
+compose stop api >/dev/null 2>&1
+compose --profile test run --rm -T e2e || fail "the e2e suite failed inside Docker"
+
+step "nothing written to the checkout"
+changed=$(find "$repo" -path "$repo/.git" -prune -o -cnewer "$marker" -print | head -20)
+[ -z "$changed" ] || fail "the e2e container changed the checkout: $changed"
+if [ "$(stat -c %u "$repo")" != 0 ]; then
+  root_owned=$(find "$repo" -path "$repo/.git" -prune -o -user 0 -print | head -20)
+  [ -z "$root_owned" ] || fail "root-owned files in the checkout: $root_owned"
+fi
+
+step
+echo "test:docker passed in $(($(date +%s) - started)) s"
