@@ -67,7 +67,7 @@ export class ExportService implements OnModuleInit {
           { limit: EXPORT_LIMIT },
         );
       }
-      pruned = await snapshot.pruned(accountId, chain_id ?? null);
+      pruned = await snapshot.pruned(accountId, query.chain_id ?? null);
       await snapshot.openCursor();
     } catch (error) {
       await snapshot.close();
