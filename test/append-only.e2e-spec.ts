@@ -344,6 +344,7 @@ describe('append-only schema', () => {
     )) as { tgname: string }[];
     expect(rows.map((r) => r.tgname)).toEqual([
       'trg_chains_head_forward',
+      'trg_chains_prune_policy',
       'trg_chains_reject_delete',
       'trg_chains_reject_truncate',
       'trg_chains_start_empty',

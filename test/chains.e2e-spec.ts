@@ -53,7 +53,19 @@ describe('GET /v1/chains', () => {
     expect(chains.map((c) => c.name)).toEqual(NAMES);
     expect(chains.map((c) => c.id)).toEqual(NAMES.map((n) => ids.get(n)));
     for (const c of chains) {
-      expect(Object.keys(c).sort()).toEqual(['createdAt', 'eventCount', 'id', 'lastHash', 'lastPosition', 'name']);
+      expect(Object.keys(c).sort()).toEqual([
+        'createdAt',
+        'effectiveLegalHold',
+        'effectiveRetentionDays',
+        'eventCount',
+        'firstPosition',
+        'id',
+        'lastHash',
+        'lastPosition',
+        'legalHold',
+        'name',
+        'retentionDays',
+      ]);
       expect(c.createdAt).toMatch(ISO_MS);
       expect(c.lastHash).toMatch(/^[0-9a-f]{64}$/);
       expect(c.eventCount).toBe(c.lastPosition);
@@ -172,6 +184,11 @@ describe('GET /v1/chain/:chainId/status', () => {
         lastPosition: 2,
         eventCount: 2,
         createdAt: expect.stringMatching(ISO_MS),
+        firstPosition: 1,
+        retentionDays: null,
+        effectiveRetentionDays: null,
+        legalHold: false,
+        effectiveLegalHold: false,
       },
     });
     const listed = (await list('?name=orders').expect(200)).body.data;
@@ -210,6 +227,11 @@ describe('GET /v1/chain/:chainId/status', () => {
       lastPosition: 0,
       eventCount: 0,
       createdAt: expect.stringMatching(ISO_MS),
+      firstPosition: 1,
+      retentionDays: null,
+      effectiveRetentionDays: null,
+      legalHold: false,
+      effectiveLegalHold: false,
     });
   });
 

@@ -95,6 +95,11 @@ describe('OpenAPI description', () => {
         'POST /v1/accounts/{accountId}/keys',
         'DELETE /v1/accounts/{accountId}/keys/{keyId}',
         'POST /v1/accounts/{accountId}/keys/{keyId}/rotate',
+        'PUT /v1/chain/{chainId}/retention',
+        'PUT /v1/chain/{chainId}/legal-hold',
+        'PUT /v1/accounts/{accountId}/retention',
+        'PUT /v1/accounts/{accountId}/legal-hold',
+        'POST /v1/retention/sweep',
       ].sort(),
     );
   });
@@ -110,7 +115,9 @@ describe('OpenAPI description', () => {
         ? t.http().post(url).send({})
         : method === 'delete'
           ? t.http().delete(url)
-          : t.http().get(url));
+          : method === 'put'
+            ? t.http().put(url).send({})
+            : t.http().get(url));
       const secured = (op.security ?? []).some((requirement) => 'bearer' in requirement);
       expect({ route: `${method} ${path}`, unauthorized: res.status === 401 }).toEqual({
         route: `${method} ${path}`,
@@ -289,6 +296,10 @@ describe('OpenAPI description', () => {
       $ref: '#/components/schemas/ExportedEventView',
     });
     expect(sorted(Object.keys(schema('ExportMetadataView').properties))).toEqual(
+      sorted(['format', 'generatedAt', 'period', 'filters', 'count', 'pruned']),
+    );
+    // `pruned` is there only when the export covers a chain that retention pruned (contract §14).
+    expect(sorted(schema('ExportMetadataView').required ?? [])).toEqual(
       sorted(['format', 'generatedAt', 'period', 'filters', 'count']),
     );
     expect(Object.keys(schema('ExportedEventView').properties)).not.toContain('createdAt');

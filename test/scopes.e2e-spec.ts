@@ -60,7 +60,13 @@ describe('scopes × routes', () => {
       .replace(':keyId', 'key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
     const agent = t.http();
     const call =
-      method === 'GET' ? agent.get(path) : method === 'DELETE' ? agent.delete(path) : agent.post(path).send({});
+      method === 'GET'
+        ? agent.get(path)
+        : method === 'DELETE'
+          ? agent.delete(path)
+          : method === 'PUT'
+            ? agent.put(path).send({})
+            : agent.post(path).send({});
     // The live tail never ends: a malformed Last-Event-ID makes an allowed key's answer a quick 400.
     if (route === 'GET /v1/events/stream') call.set('Last-Event-ID', 'not-an-id');
     const res = await call.set(...bearer(KEY_OF[scope]));

@@ -41,6 +41,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopes>> = {
   'POST /v1/accounts/:accountId/keys': MANAGE,
   'DELETE /v1/accounts/:accountId/keys/:keyId': MANAGE,
   'POST /v1/accounts/:accountId/keys/:keyId/rotate': MANAGE,
+  // Retention and legal hold (contract §14): settings by an admin (its account) or an operator; the sweep by an operator.
+  'PUT /v1/chain/:chainId/retention': MANAGE,
+  'PUT /v1/chain/:chainId/legal-hold': MANAGE,
+  'PUT /v1/accounts/:accountId/retention': MANAGE,
+  'PUT /v1/accounts/:accountId/legal-hold': MANAGE,
+  'POST /v1/retention/sweep': OPERATOR,
 };
 
 /** A handler's `METHOD /path`, from its controller's and its own routing metadata (the key of ROUTE_SCOPES). */

@@ -63,3 +63,12 @@ export const MAX_CONTEXT_VALUES = 1_000;
  * to the endpoint's limit in bytes like any other.
  */
 export const MAX_INFLATION_RATIO = 100;
+/** Retention (contract §14): days an account or a chain keeps its events, at most … */
+export const MAX_RETENTION_DAYS = 36_500;
+/** … and a legal hold's reason, in characters. */
+export const MAX_LEGAL_HOLD_REASON_LENGTH = 512;
+/**
+ * The retention sweep deletes a chain's prefix in transactions of at most this many events, each
+ * holding the chain's lock: an append to that chain waits for one batch at most.
+ */
+export const PRUNE_BATCH_EVENTS = 1000;

@@ -1,6 +1,14 @@
-import { GENESIS_HASH, NoteVerifier, NodeId, verifyChainCheckpoint } from '@app/hashing';
+import {
+  GENESIS_HASH,
+  leafHashOfHex,
+  MerkleNode,
+  NoteVerifier,
+  NodeId,
+  pushNode,
+  verifyChainCheckpoint,
+} from '@app/hashing';
 import type { WindowReport } from './chain-window';
-import { describeNode, TreeFrontier } from './window-tree';
+import { describeNode, TreeFrontier, TreeNode } from './window-tree';
 import {
   FOREIGN_EVENT_FAILURE,
   gapFailure,
@@ -55,6 +63,33 @@ export interface StoredCheckpoint {
 }
 
 /**
+ * What a chain keeps of a pruned prefix (contract §14): the last pruned event's position, hash and
+ * timestamp, and the Merkle nodes over positions 1…position (`frontierIds(position)`; null when
+ * some are missing).
+ */
+export interface PrunedPrefix {
+  position: number;
+  hash: string;
+  timestamp: string;
+  nodes: TreeNode[] | null;
+  /** The kept nodes over positions 1…position − 1 (`frontierIds(position − 1)`; null when some are missing). */
+  spine: TreeNode[] | null;
+}
+
+/** Whether the kept nodes of [0, p − 1) and the leaf of the kept hash give the kept nodes of [0, p). */
+function spineGives({ position, hash, nodes, spine }: PrunedPrefix): boolean {
+  if (!nodes || !spine) return false;
+  const stack: MerkleNode[] = spine.map((n) => ({ ...n, hash: Buffer.from(n.hash, 'hex') }));
+  pushNode(stack, { level: 0, index: position - 1, hash: leafHashOfHex(hash) });
+  return (
+    stack.length === nodes.length &&
+    stack.every(
+      (n, i) => n.level === nodes[i]!.level && n.index === nodes[i]!.index && n.hash.toString('hex') === nodes[i]!.hash,
+    )
+  );
+}
+
+/**
  * Whole-chain verification as a fold: feed it the chain's windows (or events) in position order
  * and the stored checkpoints with the event at each checkpoint's size, then the head facts; it
  * keeps O(log n) state (the Merkle tree's frontier) besides the (capped) error list. Windows also
@@ -63,8 +98,10 @@ export interface StoredCheckpoint {
  */
 export class ChainAudit {
   private expectedPosition = 1;
-  /** The event walked last (its hash, timestamp, …); null before the first. */
-  private last: { position: number; hash: string; id: string; timestamp: string } | null = null;
+  /** The event walked last (its hash, timestamp, …), or what a prune kept of it (id null); null before the first. */
+  private last: { position: number; hash: string; id: string | null; timestamp: string } | null = null;
+  /** The number of events pruned (0: none). */
+  private readonly prunedThrough: number;
   private checkedEvents = 0;
   private checkpointsChecked = 0;
   private errorCount = 0;
@@ -80,7 +117,30 @@ export class ChainAudit {
     private readonly chain: { id: string },
     /** The service's checkpoint key, then its retired ones. */
     private readonly verifiers: readonly NoteVerifier[],
-  ) {}
+    /** A pruned chain's walk starts after what the prune kept (contract §14). */
+    pruned: PrunedPrefix | null = null,
+  ) {
+    this.prunedThrough = pruned?.position ?? 0;
+    if (!pruned || pruned.position === 0) return;
+    this.expectedPosition = pruned.position + 1;
+    this.last = { position: pruned.position, hash: pruned.hash, id: null, timestamp: pruned.timestamp };
+    if (pruned.nodes === null || pruned.spine === null) {
+      this.tree = null;
+      this.fail(
+        pruned.position,
+        null,
+        `the Merkle nodes kept over the pruned positions 1–${pruned.position} are missing: proofs and checkpoints of the retained events cannot be checked`,
+      );
+      return;
+    }
+    this.tree = TreeFrontier.kept(pruned.position, pruned.nodes);
+    if (!spineGives(pruned))
+      this.fail(
+        pruned.position,
+        null,
+        `the kept hash of the last pruned event (position ${pruned.position}) is not the last leaf of the kept Merkle nodes: the kept hash or nodes were rewritten`,
+      );
+  }
 
   /** A window's events, then its checkpoints, then its part of the Merkle tree. */
   addWindow({ events: { run, events }, checkpoints, tree }: WindowReport): void {
@@ -150,7 +210,8 @@ export class ChainAudit {
   }
 
   /**
-   * `event` is the stored event at position `checkpoint.size`, or null when there is none; `root`
+   * `event` is the stored event at position `checkpoint.size`, or null when there is none (or it was
+   * the last one pruned); `root`
    * the Merkle root recomputed from the stored events' hashes 1…size, or null when they are not
    * all there.
    */
@@ -171,7 +232,7 @@ export class ChainAudit {
       this.fail(size, event?.id ?? null, `the stored checkpoint row of size ${size} does not match its signed note`);
       return;
     }
-    if (size > 0 && event === null) {
+    if (size > 0 && event === null && size !== this.prunedThrough) {
       this.fail(size, null, `a checkpoint was signed at size ${size}, but the event at position ${size} is missing`);
     } else if (root === null) {
       this.fail(

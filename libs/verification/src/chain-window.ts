@@ -15,6 +15,8 @@ export interface WindowRequest {
   accountId: string;
   after: number;
   upTo: number;
+  /** The walk's first window: it also takes the checkpoints of size `after` (0, or the number pruned). */
+  first?: boolean;
 }
 
 /**
@@ -89,7 +91,7 @@ export async function inspectWindow(rows: WindowRows, window: WindowRequest): Pr
     checkpoints.push(entry);
     atSize.set(entry.checkpoint.size, entry);
   });
-  // A checkpoint of size `after` (only size 0: the first window) is the tree before any leaf of the window.
+  // A checkpoint of size `after` (the first window's: 0, or the number pruned) is the tree before any leaf of the window.
   const atStart = atSize.get(window.after);
   if (atStart) atStart.prefix = [];
   const tree = new WindowTreeBuilder(window.after, window.upTo);

@@ -13,3 +13,18 @@ export interface ExportedEvent {
   previousHash: string;
   context: Record<string, unknown> | null;
 }
+
+/**
+ * What a JSON export says of a chain that retention pruned (contract §14), in its header's
+ * `pruned`: the last pruned event's position, hash and timestamp, and the Merkle nodes the service
+ * kept over positions 1…lastPosition − 1 (`frontierIds(lastPosition − 1)`, left to right). Nothing
+ * here is signed: the offline verifier uses it only to recompute the root of a signed checkpoint,
+ * which then confirms it (the kept hash included, as the tree's leaf at lastPosition).
+ */
+export interface ExportedPrunedChain {
+  chainId: string;
+  lastPosition: number;
+  lastHash: string;
+  lastTimestamp: string;
+  nodes: { level: number; index: number; hash: string }[];
+}

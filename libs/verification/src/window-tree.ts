@@ -171,6 +171,18 @@ export class TreeFrontier {
   private readonly stack: MerkleNode[] = [];
   size = 0;
 
+  /**
+   * The frontier of a chain pruned up to `size` (contract §14): the perfect subtrees of [0, size)
+   * the prune kept (`frontierIds(size)`, in that order). They are checked where they are used: by
+   * the stored nodes that span them and the retained events, and by every checkpoint of a size ≥ `size`.
+   */
+  static kept(size: number, nodes: readonly TreeNode[]): TreeFrontier {
+    const frontier = new TreeFrontier();
+    frontier.add(nodes, []);
+    if (frontier.size !== size) throw new RangeError(`the kept nodes cover ${frontier.size} leaves, not ${size}`);
+    return frontier;
+  }
+
   /** The root of the tree of `size` + the prefix's leaves. */
   rootWith(prefix: readonly TreeNode[]): string {
     const stack = [...this.stack];

@@ -18,5 +18,7 @@ export function toAccountView(account: AccountRow, totals: AccountTotals): Accou
     chainCount: totals.chainCount,
     lastEventAt: totals.lastEventAt?.toISOString() ?? null,
     keyCount: totals.keyCount,
+    retentionDays: account.retentionDays,
+    legalHold: account.legalHold,
   };
 }

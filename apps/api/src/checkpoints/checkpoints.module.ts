@@ -3,10 +3,10 @@ import { CheckpointSigner } from './checkpoint-signer';
 import { CheckpointsController } from './checkpoints.controller';
 import { CheckpointsService } from './checkpoints.service';
 
-/** Signs and serves checkpoints; whole-chain verification (VerificationModule) uses its signer's keys. */
+/** Signs and serves checkpoints; whole-chain verification (VerificationModule) uses its signer's keys, the retention sweep its service. */
 @Module({
   controllers: [CheckpointsController],
   providers: [CheckpointSigner, CheckpointsService],
-  exports: [CheckpointSigner],
+  exports: [CheckpointSigner, CheckpointsService],
 })
 export class CheckpointsModule {}

@@ -116,17 +116,27 @@ export class CheckpointsService {
    */
   private async readTree(
     chainId: string,
-    head: { size: number; hash: string },
+    head: { size: number; hash: string; firstPosition: number },
     signedSize: number | null,
     tx: Db,
   ): Promise<Tree> {
     if (head.size === 0) return { root: emptyRoot().toString('hex'), proof: [] };
     // The consistency plan is empty unless a smaller tree was signed (from 0 or from the head's size).
-    const from = Math.min(signedSize ?? 0, head.size);
-    const plans = [rootPlan(head.size), consistencyPlan(from, head.size), nodePlan({ level: 0, index: head.size - 1 })];
+    // After a prune (contract §14) the checks near the head look only at retained events; the tree
+    // still proves consistency from any size ≥ the number pruned (the sweep signs the head before it
+    // prunes, so the latest signed size is never smaller).
+    const pruned = head.firstPosition - 1;
+    const from = Math.min(signedSize !== null && signedSize >= pruned ? signedSize : 0, head.size);
+    const headRetained = head.size > pruned;
+    // Without a retained head, the root's plan again in the leaf's place (nothing to compare it with).
+    const plans = [
+      rootPlan(head.size),
+      consistencyPlan(from, head.size),
+      headRetained ? nodePlan({ level: 0, index: head.size - 1 }) : rootPlan(head.size),
+    ];
     const level = LOWEST_STORED_LEVEL;
     const near = Math.floor(head.size / 2 ** level) - 1; // the stored node (level, near), if any
-    if (near >= 0)
+    if (near >= 0 && near * 2 ** level >= pruned)
       plans.push(
         nodePlan({ level, index: near }),
         nodePlan({ level: level - 1, index: 2 * near }),
@@ -136,7 +146,10 @@ export class CheckpointsService {
       plans,
       this.nodes.reader(chainId, tx),
     )) as [Buffer[], Buffer[], Buffer[], Buffer[]?, Buffer[]?, Buffer[]?];
-    if (!leaf!.equals(eventLeafHash(head.hash)) || (parent && !parent.equals(nodeHash(left!, right!)))) {
+    if (
+      (headRetained && !leaf!.equals(eventLeafHash(head.hash))) ||
+      (parent && !parent.equals(nodeHash(left!, right!)))
+    ) {
       const message =
         `Refusing to sign chain ${chainId} at size ${head.size}: the stored Merkle tree disagrees with the events at the chain head. ` +
         'The chain or its tree was altered; run GET /v1/chain/:chainId/verify.';

@@ -3,6 +3,7 @@ import { pipeline, Readable } from 'node:stream';
 import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
 import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
+import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
@@ -56,6 +57,7 @@ export class ExportService implements OnModuleInit {
     const period = exportPeriod(query.after, query.before);
     const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period));
     let count: number;
+    let pruned: ExportedPrunedChain[];
     try {
       count = await snapshot.countUpTo(EXPORT_LIMIT + 1);
       if (count > EXPORT_LIMIT) {
@@ -65,12 +67,13 @@ export class ExportService implements OnModuleInit {
           { limit: EXPORT_LIMIT },
         );
       }
+      pruned = await snapshot.pruned(accountId, query.chain_id ?? null);
       await snapshot.openCursor();
     } catch (error) {
       await snapshot.close();
       throw error;
     }
-    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count));
+    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count, pruned));
     const body = this.oneConnection ? await this.spool.spool(text) : text;
     await this.recordExport(accountId, keyId, query, period, body);
     return body;
@@ -89,7 +92,7 @@ export class ExportService implements OnModuleInit {
     period: ExportPeriod,
     body: Readable,
   ): Promise<void> {
-    const { format, period: asked, filters } = this.header(query, period, 0);
+    const { format, period: asked, filters } = this.header(query, period, 0, []);
     const context = { format, ...asked, filters };
     try {
       await this.audit.recordAlone(accountId, [
@@ -123,7 +126,12 @@ export class ExportService implements OnModuleInit {
     return this.database.settings.poolSize === 1;
   }
 
-  private header(query: ExportQueryDto, period: ExportPeriod, count: number): ExportHeader {
+  private header(
+    query: ExportQueryDto,
+    period: ExportPeriod,
+    count: number,
+    pruned: ExportedPrunedChain[],
+  ): ExportHeader {
     return {
       format: query.format,
       generatedAt: new Date().toISOString(),
@@ -136,6 +144,7 @@ export class ExportService implements OnModuleInit {
         q: query.q ?? null,
       },
       count,
+      ...(pruned.length > 0 ? { pruned } : {}),
     };
   }
 

@@ -23,6 +23,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   NOT_FOUND: true,
   IDEMPOTENCY_IN_PROGRESS: true,
   CONFLICT: true,
+  PRUNED: true,
   PAYLOAD_TOO_LARGE: true,
   UNSUPPORTED_MEDIA_TYPE: true,
   EXPORT_LIMIT_EXCEEDED: true,
@@ -73,7 +74,7 @@ export class ErrorEnvelope {
   error!: ErrorBody;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
 
 const WHEN: Record<ErrorStatus, string> = {
   400: 'VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message }',
@@ -81,6 +82,7 @@ const WHEN: Record<ErrorStatus, string> = {
   403: 'FORBIDDEN: the key lacks the scope',
   404: 'NOT_FOUND: unknown id, or another account’s',
   409: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed',
+  410: 'PRUNED: a size below the chain’s first retained position (retention pruned it)',
   413: 'PAYLOAD_TOO_LARGE: body over 64 KiB',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
   422: 'EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED',

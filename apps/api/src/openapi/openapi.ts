@@ -17,6 +17,8 @@ const TAGS: Record<string, string> = {
   keys: 'An account’s keys: list, create (secret shown once), revoke, rotate with overlap',
   proofs: 'RFC 9162 Merkle proofs of a chain: an event’s inclusion, a smaller tree’s consistency with a larger one',
   stats: 'Counts of the account’s events by action, actor, resource, chain, hour or day, for charts',
+  retention:
+    'Retention and legal hold of accounts and chains, and the sweep that prunes the prefix of each chain older than its retention',
 };
 
 /** What the global pipe, guards and filter answer on every route (contract §4, §5), and on authenticated ones. */

@@ -23,7 +23,7 @@ export class ProofsController {
   @Get('chain/:chainId/consistency')
   @ApiOperation({ summary: 'Consistency proof between the chain’s Merkle trees of `from` and `to` events (RFC 9162)' })
   @ApiData(ConsistencyProofView)
-  @ApiErrors(404)
+  @ApiErrors(404, 410)
   consistency(@Account() account: string, @Param('chainId') chainId: string, @Query() query: ConsistencyProofQuery) {
     return this.proofs.consistency(account, chainId, query);
   }

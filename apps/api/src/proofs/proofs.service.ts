@@ -11,7 +11,9 @@ const hex = (hash: Buffer): string => hash.toString('hex');
  * Inclusion and consistency proofs (contract §10), from the stored tree, each with one statement:
  * the event or chain, its size, and the nodes the proof and its roots need (planned first from the
  * sizes asked; for an inclusion proof, in SQL from the event's position). Nodes of a size the chain
- * has reached never change, so a proof needs no transaction.
+ * has reached never change, so a proof needs no transaction. After a prune (contract §14) the tree
+ * keeps what proofs of retained events need: inclusion proofs work at every size from the first
+ * retained position, and a consistency proof from or to a smaller size (other than 0) is 410 PRUNED.
  */
 @Injectable()
 export class ProofsService {
@@ -64,6 +66,13 @@ export class ProofsService {
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     if (to > chain.size) throw outOfRange('to', `to must not exceed the chain's size (${chain.size})`);
     if (from > to) throw outOfRange('from', `from must not exceed to (${to})`);
+    const pruned = [from, to].find((size) => size > 0 && size < chain.firstPosition);
+    if (pruned !== undefined)
+      throw new AppError(
+        'PRUNED',
+        `Size ${pruned} is below the chain's first retained position (${chain.firstPosition}): retention pruned the events a proof from or to it needs.`,
+        { firstPosition: chain.firstPosition },
+      );
     if (chain.hashes.length !== ids.length)
       throw new Error(`chain ${chain.chainId} lacks Merkle node(s) of a proof from ${from} to ${to}`);
     const [proof, ...roots] = assembleAll(plans, chain.hashes);

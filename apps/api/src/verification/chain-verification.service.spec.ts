@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AppConfig, AppError, Metrics } from '@app/common';
-import { ChainRecord, ChainsRepository } from '@app/database';
+import { ChainRecord, ChainsRepository, MerkleNodesRepository } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 import { CHAIN, honestChain, memoryRows } from '@app/verification/chain.fixture';
@@ -29,6 +29,9 @@ function setup(verifyConcurrency = 2) {
     accountId: CHAIN.accountId,
     lastPosition: head.position,
     lastHash: head.hash,
+    firstPosition: 1,
+    prunedHash: null,
+    prunedTimestamp: null,
   } as ChainRecord;
   const chains = {
     findOwned: (accountId: string) => Promise.resolve({ ...chain, accountId }),
@@ -44,7 +47,8 @@ function setup(verifyConcurrency = 2) {
   } as unknown as ChainsRepository;
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;
   const config = Object.assign(new AppConfig(), { verifyPageSize: 2, verifyConcurrency });
-  const sut = new ChainVerificationService(chains, signer, inspector, config, new Metrics());
+  const nodes = { nodes: () => Promise.resolve([]) } as unknown as MerkleNodesRepository;
+  const sut = new ChainVerificationService(chains, nodes, signer, inspector, config, new Metrics());
   /** Lets every read started so far finish, then the walk go on. */
   const release = async () => {
     while (pending.length > 0) pending.shift()!();

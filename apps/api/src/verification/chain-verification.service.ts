@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, CHAIN_ID, Metrics } from '@app/common';
-import { ChainRecord, ChainsRepository } from '@app/database';
-import { ChainAudit, WindowReport } from '@app/verification';
+import { ChainRecord, ChainsRepository, MerkleNodesRepository } from '@app/database';
+import { frontierIds, MerkleNode } from '@app/hashing';
+import { ChainAudit, PrunedPrefix, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';
 import { WindowInspector } from './window-inspector';
@@ -12,6 +13,10 @@ import { WindowInspector } from './window-inspector';
  * and holds it against every stored checkpoint; then re-reads the head to find checkpoints and
  * events above it. Appends may go on meanwhile: events up to the first head never change, and
  * later ones are left for the next run. Memory holds at most the windows in flight.
+ *
+ * A pruned chain (contract §14) is walked from its first retained position: the first event's link
+ * is checked against the kept hash, the tree starts from the kept nodes, and every checkpoint of a
+ * size from the number pruned up is checked (smaller ones cover only deleted events).
  *
  * A walk of a long chain is the most expensive request there is, so an account runs at most
  * VERIFY_CONCURRENCY at once (more get 429), and a walk whose client went away stops.
@@ -25,6 +30,7 @@ export class ChainVerificationService {
 
   constructor(
     private readonly chains: ChainsRepository,
+    private readonly nodes: MerkleNodesRepository,
     private readonly signer: CheckpointSigner,
     private readonly inspector: WindowInspector,
     config: AppConfig,
@@ -62,7 +68,7 @@ export class ChainVerificationService {
   ): Promise<{ data: ChainVerificationView }> {
     const chain = CHAIN_ID.test(chainId) ? await this.chains.findOwned(accountId, chainId) : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
-    const audit = new ChainAudit(chain, this.signer.verifiers);
+    const audit = new ChainAudit(chain, this.signer.verifiers, await this.prunedPrefix(chain));
     const head = { position: chain.lastPosition, hash: chain.lastHash };
     await this.walk(audit, chain, head.position, clientGone);
     audit.checkHead(head);
@@ -75,22 +81,45 @@ export class ChainVerificationService {
     return { data: result };
   }
 
-  /** Window k holds positions (k·size, (k+1)·size]; an empty chain still has one (for checkpoints of size 0). */
+  /** What a prune kept (null for a chain never pruned): the last pruned event's facts and the tree's nodes over it. */
+  private async prunedPrefix(chain: ChainRecord): Promise<PrunedPrefix | null> {
+    const position = chain.firstPosition - 1;
+    if (position === 0 || chain.prunedHash === null || chain.prunedTimestamp === null) return null;
+    const ids = frontierIds(position);
+    const spineIds = frontierIds(position - 1);
+    const kept = await this.nodes.nodes(chain.id, [...ids, ...spineIds]);
+    const hex = (n: MerkleNode) => ({ level: n.level, index: n.index, hash: n.hash.toString('hex') });
+    const complete = kept.length === ids.length + spineIds.length;
+    return {
+      position,
+      hash: chain.prunedHash,
+      timestamp: chain.prunedTimestamp.toISOString(),
+      nodes: complete ? kept.slice(0, ids.length).map(hex) : null,
+      spine: complete ? kept.slice(ids.length).map(hex) : null,
+    };
+  }
+
+  /**
+   * Window k holds positions (from + k·size, from + (k+1)·size], `from` being the number pruned (0
+   * for most chains); a chain with nothing retained still has one (for the checkpoints of size `from`).
+   */
   private async walk(
     audit: ChainAudit,
     chain: ChainRecord,
     headPosition: number,
     clientGone?: AbortSignal,
   ): Promise<void> {
-    const count = Math.max(1, Math.ceil(headPosition / this.windowSize));
+    const from = chain.firstPosition - 1;
+    const count = Math.max(1, Math.ceil((headPosition - from) / this.windowSize));
     const inFlight: Promise<WindowReport>[] = [];
     const start = (k: number): void => {
       if (k >= count) return;
       const window = this.inspector.inspect({
         chainId: chain.id,
         accountId: chain.accountId,
-        after: k * this.windowSize,
-        upTo: Math.min(headPosition, (k + 1) * this.windowSize),
+        after: from + k * this.windowSize,
+        upTo: Math.min(headPosition, from + (k + 1) * this.windowSize),
+        first: k === 0,
       });
       window.catch(() => undefined); // observed when awaited below; never unhandled if an earlier one fails first
       inFlight.push(window);

@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, Metrics } from '@app/common';
-import { EventsRepository } from '@app/database';
+import { ChainsRepository, EventsRepository } from '@app/database';
 import { judgeEvent } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
 import { toVerificationResult } from './verification.mapper';
 
-/** GET /v1/events/:id/verify: one event against its stored predecessor. */
+/**
+ * GET /v1/events/:id/verify: one event against its stored predecessor, or, for the first retained
+ * event of a pruned chain (contract §14), against the last pruned event's hash and time the chain kept.
+ */
 @Injectable()
 export class EventVerificationService {
   constructor(
     private readonly events: EventsRepository,
+    private readonly chains: ChainsRepository,
     private readonly metrics: Metrics,
   ) {}
 
@@ -18,7 +22,10 @@ export class EventVerificationService {
     const event = EVENT_ID.test(id) ? await this.events.findForVerification(accountId, id) : null;
     if (!event) throw AppError.notFound(`Event ${id}`);
     const predecessor =
-      event.position > 1 ? await this.events.findLinkFacts(accountId, event.chainId, event.position - 1) : null;
+      event.position > 1
+        ? ((await this.events.findLinkFacts(accountId, event.chainId, event.position - 1)) ??
+          (await this.chains.prunedLinkFacts(accountId, event.chainId, event.position)))
+        : null;
     const judged = judgeEvent(event, predecessor);
     this.metrics.eventVerified();
     return { data: toVerificationResult(event, judged, new Date()) };

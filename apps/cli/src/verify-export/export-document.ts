@@ -1,14 +1,16 @@
-import { HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
-import type { ExportedEvent } from '@app/verification';
+import { frontierIds, HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
+import type { ExportedEvent, ExportedPrunedChain } from '@app/verification';
 
-/** The wire type of an exported event, shared with the service that writes it. */
-export type { ExportedEvent };
+/** The wire types of an exported event and of a pruned chain, shared with the service that writes them. */
+export type { ExportedEvent, ExportedPrunedChain };
 
 export interface ExportDocument {
   /** Filters applied by the service; null when the header does not say (then assume filtered). */
   filters: { actor: unknown; action: unknown; resource: unknown; chain_id: unknown } | null;
   count: number | null;
   events: ExportedEvent[];
+  /** The header's `pruned` (contract §14), by chain id: unsigned helpers, confirmed only through a signed checkpoint. */
+  pruned: Map<string, ExportedPrunedChain>;
 }
 
 /** The input cannot be verified at all (exit code 2). */
@@ -27,7 +29,45 @@ export function readExportDocument(parsed: unknown): ExportDocument {
   const header = isObject(parsed.export) ? parsed.export : null;
   const filters = header && isObject(header.filters) ? (header.filters as ExportDocument['filters']) : null;
   const count = header && typeof header.count === 'number' ? header.count : null;
-  return { filters, count, events: parsed.data.map((item, index) => readEvent(item, index)) };
+  const pruned = new Map<string, ExportedPrunedChain>();
+  if (header && header.pruned !== undefined) {
+    if (!Array.isArray(header.pruned)) throw new InputError('export.pruned must be an array');
+    header.pruned.forEach((item, index) => {
+      const chain = readPrunedChain(item, `export.pruned[${index}]`);
+      pruned.set(chain.chainId, chain);
+    });
+  }
+  return { filters, count, events: parsed.data.map((item, index) => readEvent(item, index)), pruned };
+}
+
+/** A pruned chain of the header: its kept nodes must be exactly `frontierIds(lastPosition − 1)`, in that order. */
+function readPrunedChain(item: unknown, where: string): ExportedPrunedChain {
+  if (!isObject(item)) throw new InputError(`${where} is not an object`);
+  const { chainId, lastPosition, lastHash, lastTimestamp, nodes } = item;
+  const problems: string[] = [];
+  if (typeof chainId !== 'string') problems.push('chainId must be a string');
+  if (!Number.isSafeInteger(lastPosition) || (lastPosition as number) < 1)
+    problems.push('lastPosition must be a positive integer');
+  if (typeof lastHash !== 'string' || !HEX_HASH.test(lastHash)) problems.push(`lastHash must be ${HEX_HASH_TEXT}`);
+  if (typeof lastTimestamp !== 'string') problems.push('lastTimestamp must be a string');
+  if (problems.length === 0) {
+    const expected = frontierIds((lastPosition as number) - 1);
+    const ok =
+      Array.isArray(nodes) &&
+      nodes.length === expected.length &&
+      nodes.every(
+        (n: unknown, i) =>
+          isObject(n) &&
+          n.level === expected[i]!.level &&
+          n.index === expected[i]!.index &&
+          typeof n.hash === 'string' &&
+          HEX_HASH.test(n.hash),
+      );
+    if (!ok)
+      problems.push(`nodes must be the Merkle nodes over positions 1–${(lastPosition as number) - 1}, left to right`);
+  }
+  if (problems.length > 0) throw new InputError(`${where}: ${problems.join('; ')}`);
+  return item as unknown as ExportedPrunedChain;
 }
 
 function readEvent(item: unknown, index: number): ExportedEvent {

@@ -5,8 +5,11 @@ import {
   eventLeafHash,
   formatVerifierKey,
   GENESIS_HASH,
+  frontierIds,
   merkleRoot,
+  MerkleNode,
   parseVerifierKey,
+  pushNode,
   signChainCheckpoint,
 } from '@app/hashing';
 import { ExportDocument, ExportedEvent, InputError, readExportDocument } from './export-document';
@@ -49,6 +52,7 @@ const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfil
   filters,
   count: events.length,
   events,
+  pruned: new Map(),
 });
 const internal = { internalOnly: true };
 const note = (chainId: string, size: number, hash: string, key = privateKey) => ({
@@ -387,8 +391,9 @@ describe('readExportDocument', () => {
       filters: unfiltered,
       count: 1,
       events: [good],
+      pruned: new Map(),
     });
-    expect(sut({ data: [] })).toEqual({ filters: null, count: null, events: [] });
+    expect(sut({ data: [] })).toEqual({ filters: null, count: null, events: [], pruned: new Map() });
   });
 
   it.each([
@@ -401,5 +406,72 @@ describe('readExportDocument', () => {
     ['a context array', { data: [{ ...good, context: [] }] }],
   ])('calls %s bad input', (_label, value) => {
     expect(() => sut(value)).toThrow(InputError);
+  });
+
+  describe('an export of a pruned chain (contract §14)', () => {
+    const all = chain(CHAIN_A, 13);
+    /** The header's `pruned` for a chain pruned through `last`: its hash, time and the nodes over 1…last − 1. */
+    const prunedHeader = (last: number) => {
+      const stack: MerkleNode[] = [];
+      all.slice(0, last - 1).forEach((e, i) => pushNode(stack, { level: 0, index: i, hash: eventLeafHash(e.hash) }));
+      expect(stack.map(({ level, index }) => ({ level, index }))).toEqual(frontierIds(last - 1));
+      return {
+        chainId: CHAIN_A,
+        lastPosition: last,
+        lastHash: all[last - 1]!.hash,
+        lastTimestamp: all[last - 1]!.timestamp,
+        nodes: stack.map((n) => ({ level: n.level, index: n.index, hash: n.hash.toString('hex') })),
+      };
+    };
+    const prunedDoc = (last: number, header = prunedHeader(last)): ExportDocument =>
+      readExportDocument(
+        JSON.parse(
+          JSON.stringify({
+            export: { filters: unfiltered, count: 13 - last, pruned: [header] },
+            data: all.slice(last),
+          }),
+        ),
+      );
+
+    it.each([1, 2, 3, 7, 8, 9])(
+      'pruned through %i: the first link is checked against the kept hash, and a signed checkpoint confirms every retained event',
+      (last) => {
+        const sut = verifyExport(prunedDoc(last), [note(CHAIN_A, 13, rootOf(all, 13))], keys);
+        expect(sut.findings).toEqual([]);
+        expect(sut.outcome).toBe('verified');
+        expect(sut.chains[0]).toMatchObject({ runs: [[last + 1, 13]], linksChecked: 13 - last, confirmedSize: 13 });
+        // Also with a checkpoint of the pruned size itself, for the part it covers.
+        const partial = verifyExport(prunedDoc(last), [note(CHAIN_A, last, rootOf(all, last))], keys);
+        expect(partial.checkpoints[0]!.status).toBe('confirmed');
+        expect(partial.outcome).toBe('unconfirmed');
+      },
+    );
+
+    it('without a checkpoint nothing is confirmed; a forged kept hash or kept node is tampering', () => {
+      expect(verifyExport(prunedDoc(7), [], keys).outcome).toBe('unconfirmed');
+      expect(verifyExport(prunedDoc(7), [], keys, internal).outcome).toBe('consistent');
+      const cp = [note(CHAIN_A, 13, rootOf(all, 13))];
+      // A kept hash that is not the last pruned event's: the first link breaks, and the signed root disagrees.
+      const wrongHash = { ...prunedHeader(7), lastHash: all[5]!.hash };
+      const linked = verifyExport(prunedDoc(7, wrongHash), cp, keys);
+      expect(linked.outcome).toBe('tampered');
+      expect(linked.findings.map((f) => f.message)).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/previousHash/),
+          expect.stringMatching(/kept hash were rewritten/),
+        ]),
+      );
+      // A forged node: only the signed root tells.
+      const header = prunedHeader(7);
+      const forgedNode = {
+        ...header,
+        nodes: header.nodes.map((n, i) => (i === 0 ? { ...n, hash: 'ab'.repeat(32) } : n)),
+      };
+      const forged = verifyExport(prunedDoc(7, forgedNode), cp, keys);
+      expect(forged.outcome).toBe('tampered');
+      expect(forged.checkpoints[0]!.status).toBe('tampered');
+      // A header whose nodes are not the ones over 1…lastPosition − 1 is bad input.
+      expect(() => prunedDoc(7, { ...header, nodes: header.nodes.slice(1) })).toThrow(InputError);
+    });
   });
 });

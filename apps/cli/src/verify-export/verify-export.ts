@@ -1,7 +1,7 @@
 import { computeEventHash, NoteVerifier } from '@app/hashing';
 import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
 import { checkCheckpoint, CheckpointInput, findForks } from './checkpoint-checks';
-import { ExportDocument, ExportedEvent } from './export-document';
+import { ExportDocument, ExportedEvent, ExportedPrunedChain } from './export-document';
 import {
   ChainSummary,
   CheckpointSummary,
@@ -43,8 +43,12 @@ export function verifyExport(
   findDuplicateIds(doc.events, findings);
   const chains = groupByChain(doc.events);
   const claimsUnfiltered = headerClaimsUnfiltered(doc);
-  const summaries = [...chains.entries()].map(([id, events]) => verifyChain(id, events, claimsUnfiltered, findings));
-  const checked = internalOnly ? [] : checkpoints.map((input) => checkCheckpoint(input, verifiers, chains, findings));
+  const summaries = [...chains.entries()].map(([id, events]) =>
+    verifyChain(id, events, claimsUnfiltered, doc.pruned.get(id) ?? null, findings),
+  );
+  const checked = internalOnly
+    ? []
+    : checkpoints.map((input) => checkCheckpoint(input, verifiers, chains, doc.pruned, findings));
   findForks(checked, findings);
   if (!internalOnly) {
     for (const summary of summaries) findUnconfirmed(summary, checked, checkpoints.length > 0, findings);
@@ -91,6 +95,7 @@ function verifyChain(
   chainId: string,
   events: ExportedEvent[],
   claimsUnfiltered: boolean,
+  pruned: ExportedPrunedChain | null,
   findings: Finding[],
 ): ChainSummary {
   const summary: ChainSummary = {
@@ -126,6 +131,13 @@ function verifyChain(
       if (position === 1) {
         summary.linksChecked++;
         report(linkFailure(checked, null));
+      } else if (!previous && pruned && position === pruned.lastPosition + 1) {
+        // A pruned chain's first retained event links to the last pruned one, which the header names
+        // (unsigned: a checkpoint confirms it, as the last leaf before this event's, checkpoint-checks.ts).
+        const kept = { hash: pruned.lastHash, timestamp: pruned.lastTimestamp };
+        summary.linksChecked++;
+        report(linkFailure(checked, kept));
+        report(timestampFailure(checked, kept));
       }
       if (previous) fail(e, ...gapFinding(previous.chain.position + 1, position, claimsUnfiltered));
     }

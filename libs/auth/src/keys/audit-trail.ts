@@ -8,6 +8,7 @@ export type AuditAction =
   | 'key.rotated'
   | 'retention.changed'
   | 'legal_hold.changed'
+  | 'retention.pruned'
   | 'export.created';
 
 /** The reserved chain each account's own changes are appended to. */

@@ -51,6 +51,21 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
   });
 
+  it('reads the retention settings of contract §14, refusing bad ones', () => {
+    expect(loadAppConfig({})).toMatchObject({
+      retentionSweepSeconds: 3600,
+      retentionClockOffsetSeconds: 0,
+      retentionVacuum: 'plain',
+    });
+    expect(loadAppConfig({ RETENTION_VACUUM: 'full' }).retentionVacuum).toBe('full');
+    expect(() => loadAppConfig({ RETENTION_VACUUM: 'always' })).toThrow(/RETENTION_VACUUM/);
+    expect(
+      loadAppConfig({ RETENTION_SWEEP_SECONDS: '0', RETENTION_CLOCK_OFFSET_SECONDS: String(400 * 86400) }),
+    ).toMatchObject({ retentionSweepSeconds: 0, retentionClockOffsetSeconds: 400 * 86400 });
+    expect(() => loadAppConfig({ RETENTION_SWEEP_SECONDS: '-1' })).toThrow(/RETENTION_SWEEP_SECONDS/);
+    expect(() => loadAppConfig({ RETENTION_CLOCK_OFFSET_SECONDS: '1.5' })).toThrow(/RETENTION_CLOCK_OFFSET_SECONDS/);
+  });
+
   it('reads TRUST_PROXY as Express takes it: true, a hop count, or addresses and CIDRs', () => {
     const trust = (value: string) => loadAppConfig({ TRUST_PROXY: value }).trustProxy;
     expect(trust('true')).toBe(true);

@@ -60,6 +60,16 @@ export class AppConfig {
   logFormat: 'json' | 'pretty' = 'json';
   /** Express's `trust proxy`: which hops of X-Forwarded-For to believe for the client address (false: the TCP peer). */
   trustProxy: TrustProxy = false;
+  /** Retention (contract §14): the sweep runs this often, in seconds (0: only on demand). */
+  retentionSweepSeconds = 3600;
+  /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
+  retentionClockOffsetSeconds = 0;
+  /**
+   * After a sweep that deleted events: `plain` VACUUM (ANALYZE) (space reused, appends go on), `full`
+   * (VACUUM FULL: space returned to the system, but events and merkle_nodes are locked while their
+   * retained rows are rewritten), or `off` (autovacuum's).
+   */
+  retentionVacuum: 'plain' | 'full' | 'off' = 'plain';
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -146,6 +156,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     1,
     1000,
   );
+  config.retentionSweepSeconds = int('RETENTION_SWEEP_SECONDS', config.retentionSweepSeconds, 0, 366 * 86400);
+  config.retentionClockOffsetSeconds = int(
+    'RETENTION_CLOCK_OFFSET_SECONDS',
+    config.retentionClockOffsetSeconds,
+    0,
+    200 * 366 * 86400,
+  );
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
@@ -163,6 +180,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.LOG_LEVEL) {
     if ((LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL)) config.logLevel = env.LOG_LEVEL as LogLevel;
     else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (env.RETENTION_VACUUM) {
+    if (env.RETENTION_VACUUM === 'plain' || env.RETENTION_VACUUM === 'full' || env.RETENTION_VACUUM === 'off')
+      config.retentionVacuum = env.RETENTION_VACUUM;
+    else problems.push('RETENTION_VACUUM must be plain, full or off');
   }
   if (env.LOG_FORMAT) {
     if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') config.logFormat = env.LOG_FORMAT;

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'CONFLICT'
+  | 'PRUNED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'EXPORT_LIMIT_EXCEEDED'
@@ -27,6 +28,8 @@ export function statusOf(code: ErrorCode): number {
     case 'IDEMPOTENCY_IN_PROGRESS':
     case 'CONFLICT':
       return 409;
+    case 'PRUNED':
+      return 410;
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'UNSUPPORTED_MEDIA_TYPE':

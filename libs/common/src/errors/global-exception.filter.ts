@@ -84,6 +84,7 @@ function codeForStatus(status: number): ErrorCode {
     404: 'NOT_FOUND',
     405: 'NOT_FOUND',
     409: 'IDEMPOTENCY_IN_PROGRESS',
+    410: 'PRUNED',
     413: 'PAYLOAD_TOO_LARGE',
     415: 'UNSUPPORTED_MEDIA_TYPE',
     429: 'RATE_LIMITED',

@@ -5,11 +5,20 @@ import { bigintAsNumber } from './bigint-number.transformer';
 /**
  * A chain row is also the chain's head: appends lock it (FOR UPDATE) and move it forward in
  * the same transaction as the events they insert, so the head is always consistent with them.
- * Migration 1763798400000; the triggers that keep the head honest are in 1763800000000.
+ * Migration 1763798400000; the triggers that keep the head honest are in 1763800000000. Retention,
+ * legal hold and what a prune keeps (first retained position, the last pruned event's hash and
+ * time): migration 1764800000000.
  */
 @Entity({ name: 'chains' })
 @Unique('uq_chains_account_name', ['accountId', 'name'])
 @Check('ck_chains_last_position', 'last_position >= 0')
+@Check('ck_chains_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
+@Check('ck_chains_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
+@Check('ck_chains_first_position', 'first_position >= 1 AND first_position <= last_position + 1')
+@Check(
+  'ck_chains_pruned',
+  '(first_position = 1) = (pruned_hash IS NULL) AND (pruned_hash IS NULL) = (pruned_timestamp IS NULL)',
+)
 @Index('ix_chains_account_created', ['accountId', 'createdAt', 'id'])
 export class ChainEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_chains' })
@@ -36,4 +45,25 @@ export class ChainEntity {
 
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt!: Date;
+
+  /** Days to keep events; null: follow the account (contract §14). */
+  @Column({ name: 'retention_days', type: 'integer', nullable: true })
+  retentionDays!: number | null;
+
+  @Column({ name: 'legal_hold', type: 'boolean', default: false })
+  legalHold!: boolean;
+
+  @Column({ name: 'legal_hold_reason', type: 'text', nullable: true })
+  legalHoldReason!: string | null;
+
+  /** The first retained position: 1 until a prune, lastPosition + 1 when every event was pruned. */
+  @Column({ name: 'first_position', type: 'bigint', default: 1, transformer: bigintAsNumber })
+  firstPosition!: number;
+
+  /** The hash of the event at firstPosition − 1 (the last pruned), null before any prune. */
+  @Column({ name: 'pruned_hash', type: 'char', length: 64, nullable: true })
+  prunedHash!: string | null;
+
+  @Column({ name: 'pruned_timestamp', type: 'timestamptz', precision: 3, nullable: true })
+  prunedTimestamp!: Date | null;
 }

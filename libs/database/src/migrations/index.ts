@@ -9,6 +9,7 @@ import { MerklePairsFromEvents1764400000000 } from './1764400000000-merkle-pairs
 import { EventTransactionIds1764600000000 } from './1764600000000-event-transaction-ids';
 import { EventContextIndex1764700000000 } from './1764700000000-event-context-index';
 import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
+import { Retention1764800000000 } from './1764800000000-retention';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   KeysOverHttp1764520000000,
   EventTransactionIds1764600000000,
   EventContextIndex1764700000000,
+  Retention1764800000000,
 ];

@@ -7,9 +7,12 @@ export interface AccountRow {
   id: string;
   name: string;
   createdAt: Date;
+  /** Retention and legal hold (contract §14). */
+  retentionDays: number | null;
+  legalHold: boolean;
 }
 
-const COLUMNS = `a.id, a.name, a.created_at AS "createdAt"`;
+const COLUMNS = `a.id, a.name, a.created_at AS "createdAt", a.retention_days AS "retentionDays", a.legal_hold AS "legalHold"`;
 
 /** Every query of the `accounts` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -67,5 +70,23 @@ export class AccountsRepository {
         ORDER BY a.created_at, a.id LIMIT $3`,
       [cursor?.time ?? null, cursor?.id ?? null, limit],
     )) as AccountRow[];
+  }
+
+  /** Sets the account's default retention (null: forever); false for an unknown account. */
+  async setRetention(id: string, days: number | null, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE accounts SET retention_days = $2 WHERE id = $1 RETURNING id) SELECT id FROM u`,
+      [id, days],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  /** Puts the account on legal hold (with its reason) or lifts it; false for an unknown account. */
+  async setLegalHold(id: string, hold: boolean, reason: string | null, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3 WHERE id = $1 RETURNING id) SELECT id FROM u`,
+      [id, hold, reason],
+    )) as unknown[];
+    return rows.length === 1;
   }
 }

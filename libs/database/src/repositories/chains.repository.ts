@@ -24,6 +24,31 @@ export interface ChainRecord {
   lastHash: string;
   lastTimestamp: Date | null;
   createdAt: Date;
+  /** The first retained position (contract §14): 1 until a prune, lastPosition + 1 when all were pruned. */
+  firstPosition: number;
+  /** The hash and time of the event at firstPosition − 1, the last pruned; null before any prune. */
+  prunedHash: string | null;
+  prunedTimestamp: Date | null;
+}
+
+/** A chain's retention settings and its account's (contract §14), as chain status shows them. */
+export interface ChainRetention {
+  retentionDays: number | null;
+  legalHold: boolean;
+  accountRetentionDays: number | null;
+  accountLegalHold: boolean;
+}
+
+/** A chain row with its retention settings (status, list). */
+export interface ChainStatusRecord extends ChainRecord {
+  retention: ChainRetention;
+}
+
+/** A chain the retention sweep may prune now: not on hold, a retention, its first retained event old enough. */
+export interface PrunableChain {
+  id: string;
+  accountId: string;
+  retentionDays: number;
 }
 
 /** Where a chain's head stands after the events an append gives it. */
@@ -42,9 +67,22 @@ interface ChainRow {
   last_hash: string;
   last_timestamp: Date | null;
   created_at: Date;
+  first_position: string | number;
+  pruned_hash: string | null;
+  pruned_timestamp: Date | null;
 }
 
-const COLUMNS = 'c.id, c.account_id, c.name, c.last_position, c.last_hash, c.last_timestamp, c.created_at';
+interface ChainStatusRow extends ChainRow {
+  retention_days: number | null;
+  legal_hold: boolean;
+  account_retention_days: number | null;
+  account_legal_hold: boolean;
+}
+
+const COLUMNS =
+  'c.id, c.account_id, c.name, c.last_position, c.last_hash, c.last_timestamp, c.created_at, c.first_position, c.pruned_hash, c.pruned_timestamp';
+/** COLUMNS and the retention settings, the account's read through `a` (joined by the caller). */
+const STATUS_COLUMNS = `${COLUMNS}, c.retention_days, c.legal_hold, a.retention_days AS account_retention_days, a.legal_hold AS account_legal_hold`;
 
 function toChainRecord(row: ChainRow): ChainRecord {
   return {
@@ -55,6 +93,21 @@ function toChainRecord(row: ChainRow): ChainRecord {
     lastHash: row.last_hash,
     lastTimestamp: row.last_timestamp,
     createdAt: row.created_at,
+    firstPosition: Number(row.first_position),
+    prunedHash: row.pruned_hash,
+    prunedTimestamp: row.pruned_timestamp,
+  };
+}
+
+function toChainStatusRecord(row: ChainStatusRow): ChainStatusRecord {
+  return {
+    ...toChainRecord(row),
+    retention: {
+      retentionDays: row.retention_days,
+      legalHold: row.legal_hold,
+      accountRetentionDays: row.account_retention_days,
+      accountLegalHold: row.account_legal_hold,
+    },
   };
 }
 
@@ -75,12 +128,13 @@ export class ChainsRepository {
     accountId: string,
     chainId: string,
     db: Db = this.pool,
-  ): Promise<{ size: number; hash: string } | null> {
+  ): Promise<{ size: number; hash: string; firstPosition: number } | null> {
     const [row] = (await db.query(
-      `SELECT last_position::text AS size, last_hash FROM chains WHERE id = $1 AND account_id = $2 FOR SHARE`,
+      `SELECT last_position::text AS size, last_hash, first_position::text AS first_position
+         FROM chains WHERE id = $1 AND account_id = $2 FOR SHARE`,
       [chainId, accountId],
-    )) as { size: string; last_hash: string }[];
-    return row ? { size: Number(row.size), hash: row.last_hash } : null;
+    )) as { size: string; last_hash: string; first_position: string }[];
+    return row ? { size: Number(row.size), hash: row.last_hash, firstPosition: Number(row.first_position) } : null;
   }
 
   /** The head now, and what lies above it, read in one statement (one snapshot). */
@@ -122,7 +176,7 @@ export class ChainsRepository {
     limit: number,
     cursor?: { time: string; id: string },
     db: Db = this.pool,
-  ): Promise<ChainRecord[]> {
+  ): Promise<ChainStatusRecord[]> {
     const where = ['c.account_id = $1'];
     const params: unknown[] = [accountId];
     if (filters.name !== undefined) {
@@ -135,20 +189,111 @@ export class ChainsRepository {
     }
     params.push(limit);
     const rows = (await db.query(
-      `SELECT ${COLUMNS} FROM chains c WHERE ${where.join(' AND ')}
+      `SELECT ${STATUS_COLUMNS} FROM chains c JOIN accounts a ON a.id = c.account_id WHERE ${where.join(' AND ')}
         ORDER BY c.created_at, c.id LIMIT $${params.length}`,
       params,
-    )) as ChainRow[];
-    return rows.map(toChainRecord);
+    )) as ChainStatusRow[];
+    return rows.map(toChainStatusRecord);
   }
 
   /** One chain of this account, or null (also for another account's chain). */
-  async findOwned(accountId: string, id: string, db: Db = this.pool): Promise<ChainRecord | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM chains c WHERE c.id = $1 AND c.account_id = $2`, [
-      id,
-      accountId,
-    ])) as ChainRow[];
-    return row ? toChainRecord(row) : null;
+  async findOwned(accountId: string, id: string, db: Db = this.pool): Promise<ChainStatusRecord | null> {
+    const [row] = (await db.query(
+      `SELECT ${STATUS_COLUMNS} FROM chains c JOIN accounts a ON a.id = c.account_id WHERE c.id = $1 AND c.account_id = $2`,
+      [id, accountId],
+    )) as ChainStatusRow[];
+    return row ? toChainStatusRecord(row) : null;
+  }
+
+  /**
+   * The hash and time of the last pruned event when `position` is the chain's first retained one
+   * (contract §14: what that event's link is checked against); null otherwise.
+   */
+  async prunedLinkFacts(
+    accountId: string,
+    chainId: string,
+    position: number,
+    db: Db = this.pool,
+  ): Promise<{ hash: string; timestamp: string } | null> {
+    const [row] = (await db.query(
+      `SELECT pruned_hash AS hash, to_char(pruned_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "timestamp"
+         FROM chains WHERE id = $1 AND account_id = $2 AND first_position = $3 AND pruned_hash IS NOT NULL`,
+      [chainId, accountId, position],
+    )) as { hash: string; timestamp: string }[];
+    return row ?? null;
+  }
+
+  /** Sets the chain's own retention (null: follow the account); false for an unknown chain or another account's. */
+  async setRetention(accountId: string, id: string, days: number | null, db: Db = this.pool): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE chains SET retention_days = $3 WHERE id = $1 AND account_id = $2 RETURNING id) SELECT id FROM u`,
+      [id, accountId, days],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  /** Puts the chain on legal hold (with its reason) or lifts it; false for an unknown chain or another account's. */
+  async setLegalHold(
+    accountId: string,
+    id: string,
+    hold: boolean,
+    reason: string | null,
+    db: Db = this.pool,
+  ): Promise<boolean> {
+    const rows = (await db.query(
+      `WITH u AS (UPDATE chains SET legal_hold = $3, legal_hold_reason = $4 WHERE id = $1 AND account_id = $2 RETURNING id)
+       SELECT id FROM u`,
+      [id, accountId, hold, reason],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  /**
+   * The chains a retention sweep would prune now (of one account, or all): neither the chain nor its
+   * account on hold, a retention that is not forever, and the first retained event older than it,
+   * `now` being the database's clock plus `clockOffsetSeconds`. audit_prune_chain checks all of
+   * it again under the chain's lock; this only spares the others a transaction.
+   */
+  async prunable(clockOffsetSeconds: number, accountId: string | null, db: Db = this.pool): Promise<PrunableChain[]> {
+    const rows = (await db.query(
+      `SELECT c.id, c.account_id, COALESCE(c.retention_days, a.retention_days) AS retention_days
+         FROM chains c JOIN accounts a ON a.id = c.account_id
+        WHERE NOT c.legal_hold AND NOT a.legal_hold AND COALESCE(c.retention_days, a.retention_days) IS NOT NULL
+          AND c.first_position <= c.last_position AND ($2::varchar IS NULL OR c.account_id = $2)
+          AND EXISTS (SELECT 1 FROM events e WHERE e.chain_id = c.id AND e.position = c.first_position
+                         AND e."timestamp" < now() + make_interval(secs => $1::bigint)
+                                            - make_interval(days => COALESCE(c.retention_days, a.retention_days)))
+        ORDER BY c.id`,
+      [clockOffsetSeconds, accountId],
+    )) as { id: string; account_id: string; retention_days: number }[];
+    return rows.map((row) => ({ id: row.id, accountId: row.account_id, retentionDays: row.retention_days }));
+  }
+
+  /**
+   * One batch of a chain's prune, in the caller's transaction: audit_prune_chain (migration
+   * 1764800000000) locks the chain's row as appends do, checks the policy itself and deletes at
+   * most `maxEvents` of the prefix older than the retention, none above position `upTo`. What it
+   * deleted: positions `from` … `to` (none when `deleted` is 0).
+   */
+  async pruneBatch(
+    chainId: string,
+    upTo: number,
+    maxEvents: number,
+    clockOffsetSeconds: number,
+    db: Db = this.pool,
+  ): Promise<{ deleted: number; from: number; to: number }> {
+    const [pruned] = (await db.query(`SELECT audit_prune_chain($1, $2, $3, $4)::float8 AS deleted`, [
+      chainId,
+      upTo,
+      maxEvents,
+      clockOffsetSeconds,
+    ])) as { deleted: number }[];
+    const [chain] = (await db.query(`SELECT first_position::float8 AS first FROM chains WHERE id = $1`, [chainId])) as {
+      first: number;
+    }[];
+    const deleted = pruned?.deleted ?? 0;
+    const to = (chain?.first ?? 1) - 1;
+    return { deleted, from: to - deleted + 1, to };
   }
 
   /**
@@ -160,7 +305,7 @@ export class ChainsRepository {
     db: Db = this.pool,
   ): Promise<Map<string, { eventCount: number; chainCount: number; lastEventAt: Date | null }>> {
     const rows = (await db.query(
-      `SELECT c.account_id AS "accountId", sum(c.last_position)::text AS events, count(*)::int AS chains,
+      `SELECT c.account_id AS "accountId", sum(c.last_position - c.first_position + 1)::text AS events, count(*)::int AS chains,
               max(c.last_timestamp) AS "lastEventAt"
          FROM chains c WHERE c.account_id = ANY($1::varchar[]) GROUP BY c.account_id`,
       [accountIds],

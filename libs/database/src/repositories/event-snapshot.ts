@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
+import type { ExportedPrunedChain } from '@app/verification';
 import type { EventRecord } from './events.repository';
+import { merkleNodeAt } from './merkle-nodes.repository';
 
 interface SnapshotSql {
   count: (cap: number) => { text: string; params: unknown[] };
@@ -35,6 +37,43 @@ export class EventSnapshot {
       throw error;
     }
     return new EventSnapshot(runner, sql);
+  }
+
+  /**
+   * The account's pruned chains (contract §14; only `chainId` when given) as of the snapshot: the
+   * last pruned event's position, hash and time, and the kept Merkle nodes over the positions
+   * before it (`frontierIds(lastPosition − 1)`, left to right), for the export's header.
+   */
+  async pruned(accountId: string, chainId: string | null): Promise<ExportedPrunedChain[]> {
+    const rows = (await this.runner.query(
+      `SELECT c.id, (c.first_position - 1)::float8 AS last_position, c.pruned_hash,
+              to_char(c.pruned_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS last_timestamp,
+              n.levels, n.indexes, n.hashes
+         FROM chains c CROSS JOIN LATERAL (
+           SELECT array_agg(w.level ORDER BY w.level DESC) AS levels, array_agg(w.idx::float8 ORDER BY w.level DESC) AS indexes,
+                  array_agg(encode(node.hash, 'hex') ORDER BY w.level DESC) AS hashes
+             FROM (SELECT l.level, ((c.first_position - 2) >> l.level) - 1 AS idx FROM generate_series(0, 62) AS l(level)
+                    WHERE ((c.first_position - 2) >> l.level) & 1 = 1) w
+             CROSS JOIN ${merkleNodeAt('c.id', 'w.level', 'w.idx')}) n
+        WHERE c.account_id = $1 AND c.first_position > 1 AND ($2::varchar IS NULL OR c.id = $2)
+        ORDER BY c.id`,
+      [accountId, chainId],
+    )) as {
+      id: string;
+      last_position: number;
+      pruned_hash: string;
+      last_timestamp: string;
+      levels: number[] | null;
+      indexes: number[] | null;
+      hashes: string[] | null;
+    }[];
+    return rows.map((row) => ({
+      chainId: row.id,
+      lastPosition: row.last_position,
+      lastHash: row.pruned_hash,
+      lastTimestamp: row.last_timestamp,
+      nodes: (row.hashes ?? []).map((hash, i) => ({ level: row.levels![i]!, index: row.indexes![i]!, hash })),
+    }));
   }
 
   /** The matching events, counted up to `cap` (so a huge match costs no more than cap rows). */

@@ -159,6 +159,24 @@ export class EventsRepository {
     return this.dataSource.manager;
   }
 
+  /**
+   * After a retention prune: VACUUM (ANALYZE) makes the deleted rows' space reusable by the
+   * inserts that follow (and gives back trailing pages), without the exclusive lock of VACUUM FULL
+   * that would stop every append; `full` (RETENTION_VACUUM=full) rewrites the table with that lock
+   * and returns the space. Runs outside any transaction, on the pool.
+   */
+  async vacuum(full = false): Promise<void> {
+    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) events` : `VACUUM (ANALYZE) events`);
+  }
+
+  /** The table's size with its indexes and TOAST, in bytes (pg_total_relation_size). */
+  async storageBytes(): Promise<number> {
+    const [row] = (await this.pool.query(`SELECT pg_total_relation_size('events')::float8 AS bytes`)) as {
+      bytes: number;
+    }[];
+    return row?.bytes ?? 0;
+  }
+
   /** One event of the account, as verification reads it; null for an unknown id or another account's. */
   async findForVerification(accountId: string, id: string, db: Db = this.pool): Promise<VerifiedEventRow | null> {
     const [row] = (await db.query(

@@ -24,8 +24,11 @@ export interface InclusionFacts {
  * the two below are not (they would be three rows in four, on every append's critical path) and
  * are derived here from `events` through uq_events_chain_position: the leaf (0, i) is
  * SHA-256(0x00 || hash of the event at position i + 1), the node (1, i) SHA-256(0x01 || the
- * leaves of positions 2i + 1 and 2i + 2), only when both exist. The one place that says how a node
- * is read: every statement below reads through it.
+ * leaves of positions 2i + 1 and 2i + 2), only when both exist. Over a pruned prefix (contract
+ * §14) the events are gone, and the prune stored instead the nodes of levels 0 and 1 that proofs of
+ * the remaining events need (migration 1764800000000): those are read from `merkle_nodes` like the
+ * others, and a pair's leaf may be such a stored leaf (the pair that straddles the first retained
+ * position). The one place that says how a node is read: every statement below reads through it.
  * The pair's events are named as two positions (IN), not as a range: the planner then expects two
  * rows of the unique index, where for a range between computed bounds it guesses 0.5 % of the chain
  * (5,000 rows on a 1,000,000-event chain), which priced the inclusion proof above `jit_above_cost`:
@@ -35,12 +38,16 @@ export function merkleNodeAt(chain: string, level: string, idx: string): string 
   const leaf = `sha256(decode('00', 'hex') || decode(e.hash, 'hex'))`;
   return `LATERAL (
       SELECT n.hash FROM merkle_nodes n
-       WHERE ${level} >= ${LOWEST_STORED_LEVEL} AND n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
+       WHERE n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
       UNION ALL
       SELECT ${leaf} FROM events e WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1
       UNION ALL
-      SELECT sha256(decode('01', 'hex') || string_agg(${leaf}, ''::bytea ORDER BY e.position)) FROM events e
-       WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position IN (2 * ${idx} + 1, 2 * ${idx} + 2)
+      SELECT sha256(decode('01', 'hex') || string_agg(p.hash, ''::bytea ORDER BY p.at)) FROM (
+          SELECT e.position - 1 AS at, ${leaf} AS hash FROM events e
+           WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position IN (2 * ${idx} + 1, 2 * ${idx} + 2)
+          UNION ALL
+          SELECT s."index", s.hash FROM merkle_nodes s
+           WHERE ${level} = 1 AND s.chain_id = ${chain} AND s.level = 0 AND s."index" IN (2 * ${idx}, 2 * ${idx} + 1)) p
       HAVING count(*) = 2) node(hash)`;
 }
 
@@ -59,7 +66,7 @@ export const INCLUSION_SQL = `WITH f AS (
        WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n`;
 
 /** MerkleNodesRepository.chainNodes's statement. */
-const CHAIN_NODES_SQL = `SELECT c.id, c.last_position::float8 AS size, n.hashes
+const CHAIN_NODES_SQL = `SELECT c.id, c.last_position::float8 AS size, c.first_position::float8 AS first_position, n.hashes
     FROM chains c CROSS JOIN LATERAL (
       SELECT string_agg(node.hash, ''::bytea ORDER BY want.ord) AS hashes
         FROM unnest($3::smallint[], $4::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
@@ -107,6 +114,19 @@ export class MerkleNodesRepository {
     return this.dataSource.manager;
   }
 
+  /** After a retention prune: VACUUM (ANALYZE), or VACUUM FULL, as EventsRepository.vacuum. */
+  async vacuum(full = false): Promise<void> {
+    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) merkle_nodes` : `VACUUM (ANALYZE) merkle_nodes`);
+  }
+
+  /** The table's size with its index, in bytes (pg_total_relation_size). */
+  async storageBytes(): Promise<number> {
+    const [row] = (await this.pool.query(`SELECT pg_total_relation_size('merkle_nodes')::float8 AS bytes`)) as {
+      bytes: number;
+    }[];
+    return row?.bytes ?? 0;
+  }
+
   /** The tree's nodes among `ids`, in the order asked, in one query; a node it lacks is left out. */
   async nodes(chainId: string, ids: readonly NodeId[], db: Db = this.pool): Promise<MerkleNode[]> {
     if (ids.length === 0) return [];
@@ -150,7 +170,7 @@ export class MerkleNodesRepository {
 
   /**
    * A consistency proof's reads in one statement (contract §10), prepared once per connection: the
-   * account's chain and its size, and, when `upTo` ≤ that size, the stored nodes `ids` (repeats
+   * account's chain, its size and first retained position (contract §14), and, when `upTo` ≤ that size, the stored nodes `ids` (repeats
    * allowed), in that order. Null for an unknown chain or another account's; `hashes` is empty when
    * `upTo` exceeds the size, and one short of `ids` per node not stored.
    */
@@ -160,16 +180,14 @@ export class MerkleNodesRepository {
     ids: readonly NodeId[],
     upTo: number,
     db: Db = this.pool,
-  ): Promise<{ chainId: string; size: number; hashes: Buffer[] } | null> {
-    const [row] = await queryPrepared<{ id: string; size: number; hashes: Buffer | null }>(db, CHAIN_NODES_SQL, [
-      chainId,
-      accountId,
-      ids.map((id) => id.level),
-      ids.map((id) => id.index),
-      upTo,
-    ]);
+  ): Promise<{ chainId: string; size: number; firstPosition: number; hashes: Buffer[] } | null> {
+    const [row] = await queryPrepared<{ id: string; size: number; first_position: number; hashes: Buffer | null }>(
+      db,
+      CHAIN_NODES_SQL,
+      [chainId, accountId, ids.map((id) => id.level), ids.map((id) => id.index), upTo],
+    );
     if (!row) return null;
-    return { chainId: row.id, size: row.size, hashes: splitHashes(row.hashes) };
+    return { chainId: row.id, size: row.size, firstPosition: row.first_position, hashes: splitHashes(row.hashes) };
   }
 
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */

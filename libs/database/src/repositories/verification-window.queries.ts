@@ -26,6 +26,8 @@ export interface VerificationWindow {
   accountId: string;
   after: number;
   upTo: number;
+  /** The walk's first window: it also takes the checkpoints of size `after` (0, or the number pruned). */
+  first?: boolean;
 }
 
 /** A checkpoint of a whole-chain verification window: the size as text (bigint). */
@@ -78,13 +80,13 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
 
 /**
  * The checkpoints of a whole-chain verification window (sizes after < size <= upTo; the first
- * window, after = 0, also takes those of size 0).
+ * window, after = 0 or the number of events pruned (contract §14), also takes those of size `after`).
  */
-export function verificationWindowCheckpointsQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
+export function verificationWindowCheckpointsQuery({ chainId, after, upTo, first }: VerificationWindow): SqlQuery {
   return {
     text: `SELECT size::text AS size, hash, note FROM checkpoints
   WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`,
-    values: [chainId, after === 0 ? -1 : after, upTo],
+    values: [chainId, first || after === 0 ? after - 1 : after, upTo],
   };
 }
 

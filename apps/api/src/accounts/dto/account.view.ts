@@ -29,4 +29,16 @@ export class AccountView {
 
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Keys neither revoked nor expired', example: 2 })
   keyCount!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 36500,
+    description: 'Default retention of its chains in days (contract §14); null: forever',
+  })
+  retentionDays!: number | null;
+
+  @ApiProperty({ description: 'Legal hold of the whole account: nothing of it is pruned while true' })
+  legalHold!: boolean;
 }

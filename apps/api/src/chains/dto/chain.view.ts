@@ -15,8 +15,41 @@ export class ChainView {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Position of the newest event', example: 42 })
   lastPosition!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, example: 42 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Retained events (lastPosition − firstPosition + 1)',
+    example: 42,
+  })
   eventCount!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: 'The first retained position: 1 until a prune, lastPosition + 1 when every event was pruned',
+    example: 1,
+  })
+  firstPosition!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The chain’s own retention in days; null: follow the account',
+  })
+  retentionDays!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The retention that applies (own, else the account’s); null: forever',
+  })
+  effectiveRetentionDays!: number | null;
+
+  @ApiProperty({ description: 'The chain’s own legal hold' })
+  legalHold!: boolean;
+
+  @ApiProperty({ description: 'Its own legal hold or its account’s: nothing is pruned while true' })
+  effectiveLegalHold!: boolean;
 
   @ApiProperty({ format: 'date-time' })
   createdAt!: string;

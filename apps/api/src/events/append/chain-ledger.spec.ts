@@ -38,6 +38,9 @@ function setup() {
         lastHash: GENESIS_HASH,
         lastTimestamp: null,
         createdAt: new Date(),
+        firstPosition: 1,
+        prunedHash: null,
+        prunedTimestamp: null,
       }));
     },
     moveHeads: async () => void calls.push('moveHeads'),

@@ -1,5 +1,7 @@
-import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { CHAIN_ID, EXPORT_LIMIT } from '@app/common';
+import { HEX_HASH } from '@app/hashing';
+import type { ExportedPrunedChain } from '@app/verification';
 import { EventView } from '../../events/dto/event.view';
 import { ExportHeader } from '../formats/export-format';
 import { ExportItem } from '../formats/json-export.format';
@@ -34,6 +36,38 @@ export class ExportFiltersView {
   q!: string | null;
 }
 
+export class KeptNodeView {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 62 })
+  level!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  index!: number;
+
+  @ApiProperty({ pattern: HEX_HASH.source })
+  hash!: string;
+}
+
+/** A chain of the export that retention pruned (contract §14): what the offline verifier needs to start after the prune. */
+export class PrunedChainView implements ExportedPrunedChain {
+  @ApiProperty({ pattern: CHAIN_ID.source })
+  chainId!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'The last pruned position' })
+  lastPosition!: number;
+
+  @ApiProperty({ pattern: HEX_HASH.source, description: 'The hash of the last pruned event' })
+  lastHash!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'The timestamp of the last pruned event' })
+  lastTimestamp!: string;
+
+  @ApiProperty({
+    type: [KeptNodeView],
+    description: 'The Merkle nodes kept over positions 1…lastPosition − 1, left to right (RFC 9162 perfect subtrees)',
+  })
+  nodes!: KeptNodeView[];
+}
+
 export class ExportMetadataView implements ExportHeader {
   @ApiProperty({ enum: EXPORT_FORMATS })
   format!: ExportFormatName;
@@ -49,6 +83,13 @@ export class ExportMetadataView implements ExportHeader {
 
   @ApiProperty({ type: 'integer', minimum: 0, maximum: EXPORT_LIMIT, description: 'The number of items in data' })
   count!: number;
+
+  @ApiPropertyOptional({
+    type: [PrunedChainView],
+    description:
+      'The account’s chains (or the chain_id’s) that retention pruned: unsigned helpers with which the offline verifier recomputes a signed checkpoint’s root from the retained events. Absent when none is pruned',
+  })
+  pruned?: PrunedChainView[];
 }
 
 /** A JSON export file: `{ export, data }`. */

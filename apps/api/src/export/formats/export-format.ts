@@ -1,4 +1,5 @@
 import { Transform } from 'node:stream';
+import type { ExportedPrunedChain } from '@app/verification';
 import { EventView } from '../../events/dto/event.view';
 import { ExportFormatName } from '../dto/export-query.dto';
 
@@ -15,6 +16,8 @@ export interface ExportHeader {
     q: string | null;
   };
   count: number;
+  /** The chains of the export that retention pruned (contract §14); absent when there are none. */
+  pruned?: ExportedPrunedChain[];
 }
 
 /** How one export format turns events into bytes: a record per event, then an encoding stream. */

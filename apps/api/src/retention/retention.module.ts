@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { AuditModule } from '../audit/audit.module';
+import { CheckpointsModule } from '../checkpoints/checkpoints.module';
+import { RetentionAudit } from './retention-audit';
+import { RetentionController } from './retention.controller';
+import { RetentionService } from './retention.service';
+import { RetentionSweeper } from './retention-sweeper';
+
+/** Retention settings, legal hold and the sweep that prunes (contract §14). */
+@Module({
+  imports: [CheckpointsModule, AuditModule, AccountsModule],
+  controllers: [RetentionController],
+  providers: [RetentionService, RetentionSweeper, RetentionAudit],
+})
+export class RetentionModule {}
