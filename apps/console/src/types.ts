@@ -38,6 +38,11 @@ export interface Page<T> {
 
 export type Me = Schemas['MeView'];
 export type Scope = Me['scopes'][number];
+
+/** Whether a key manages its account (keys, retention, legal hold): `admin` or `operator` (contract §12, §14). */
+export function mayManage(me: Me | null): boolean {
+  return !!me && (me.scopes.includes('admin') || me.scopes.includes('operator'));
+}
 export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];
