@@ -201,6 +201,14 @@ describe('the console: Keys and Accounts', () => {
       await expect(chain().getByLabel('Retention days for orders').inputValue()).resolves.toBe('30');
       expect(await seriousAxeViolations(page)).toEqual([]);
       await page.screenshot({ path: join(SCREENSHOTS, 'chains-retention.png'), fullPage: true });
+      // The controls fit 360 px without horizontal scrolling.
+      await page.setViewportSize({ width: 360, height: 740 });
+      const { scroll, client } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+      }));
+      expect(scroll).toBeLessThanOrEqual(client);
+      await page.screenshot({ path: join(SCREENSHOTS, '360-chains-retention.png'), fullPage: true });
 
       await chain().getByLabel('Legal hold reason for orders').fill('case closed');
       await chain().getByRole('button', { name: 'Lift legal hold' }).click();
