@@ -29,6 +29,9 @@ export type StatsQuery = QueryOf<'StatsController_events'>;
 export type ExportQuery = QueryOf<'ExportController_export'>;
 export type StreamQuery = QueryOf<'EventsController_stream'>;
 export type ProofQuery = QueryOf<'ProofsController_proof'>;
+/** The bodies of PUT /v1/chain/:chainId/retention and …/legal-hold (contract §14). */
+export type RetentionBody = Schemas['RetentionDto'];
+export type LegalHoldBody = Schemas['LegalHoldDto'];
 
 /** A page of a list (contract §4). */
 export interface Page<T> {

@@ -7,7 +7,9 @@ import {
   type ChainsPage as ChainsAnswer,
   type ChainsQuery,
   type ChainVerification,
+  type LegalHoldBody,
   type Me,
+  type RetentionBody,
 } from '../types';
 import { Busy, ErrorText, Page } from '../ui';
 
@@ -206,7 +208,11 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
       setError(`Retention days must be a whole number from 1 to ${MAX_DAYS}, or empty to follow the account.`);
       return;
     }
-    void put('retention', { days: value }, (c) => `Retention of ${c.name} saved: ${retentionText(c)}.`);
+    void put(
+      'retention',
+      { days: value } satisfies RetentionBody,
+      (c) => `Retention of ${c.name} saved: ${retentionText(c)}.`,
+    );
   };
   const changeHold = async () => {
     const hold = !chain.legalHold;
@@ -216,7 +222,7 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
       setError(`A reason is required to ${hold ? 'place' : 'lift'} a legal hold.`);
       return;
     }
-    const ok = await put('legal-hold', { hold, reason: why }, (c) =>
+    const ok = await put('legal-hold', { hold, reason: why } satisfies LegalHoldBody, (c) =>
       hold ? `Legal hold placed on ${c.name}.` : `Legal hold on ${c.name} lifted.`,
     );
     if (ok) setReason('');
