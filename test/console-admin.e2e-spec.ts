@@ -6,12 +6,13 @@ import { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
 import { launchChromium, seriousAxeViolations } from './support/browser';
 import { buildConsole } from './support/console-build';
-import { startTestApp, TestApp } from './support/test-app';
+import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
  * The console's Keys and Accounts pages (contract §12, §15) in Chromium, with the keys of an admin
  * and of an operator: what GET /v1/me says decides the navigation; a key's secret is shown once
- * with a Copy button; a revoked key stops working.
+ * with a Copy button; a revoked key stops working. And the Chains page's retention and legal hold
+ * (§14): set by an admin key, recorded in `_audit`, shown without controls to a read-only key.
  */
 const SCREENSHOTS = join(__dirname, '..', 'dist', 'console-screenshots');
 
@@ -114,5 +115,154 @@ describe('the console: Keys and Accounts', () => {
   it('says in words when a key may not read the events', async () => {
     await signIn(ADMIN_KEYS.acmeAdmin, '/console/events');
     await expect(page.getByRole('alert').textContent()).resolves.toContain('This key may not do that.');
+  });
+
+  describe('retention and legal hold on Chains', () => {
+    let adminReader: string;
+    let adminReaderId: string;
+    const chain = () => page.getByRole('region', { name: 'orders', exact: true });
+    /** The value shown for a term of the chain's status. */
+    const field = (term: string) =>
+      chain()
+        .locator('.fields > div')
+        .filter({ has: page.locator('dt').getByText(term, { exact: true }) })
+        .locator('dd');
+    /** acme's `_audit` entries of one action, oldest first, read through the API. */
+    const audited = async (action: string) =>
+      (
+        (
+          await t
+            .http()
+            .get('/v1/events')
+            .query({ q: `chain:_audit action:${action}`, limit: 100 })
+            .set(...bearer(KEYS.acme))
+            .expect(200)
+        ).body as { data: { actor: string; resource: string | null; context: unknown }[] }
+      ).data.reverse();
+
+    const acmeId = async () =>
+      (
+        (
+          await t
+            .http()
+            .get('/v1/me')
+            .set(...bearer(ADMIN_KEYS.acmeAdmin))
+            .expect(200)
+        ).body as {
+          data: { accountId: string };
+        }
+      ).data.accountId;
+
+    beforeAll(async () => {
+      await t
+        .http()
+        .post('/v1/events')
+        .set(...bearer(KEYS.acme))
+        .send({ actor: 'alice', action: 'order.created', resource: 'order/1', chain: 'orders' })
+        .expect(201);
+      // The Chains page lists chains (scope read) and changes them (admin): a key with both.
+      const created = await t
+        .http()
+        .post(`/v1/accounts/${await acmeId()}/keys`)
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .send({ name: 'console-retention', scopes: ['read', 'admin'] })
+        .expect(201);
+      ({ secret: adminReader, id: adminReaderId } = (created.body as { data: { secret: string; id: string } }).data);
+    });
+
+    it("an admin sets a chain's retention, places and lifts a legal hold; _audit records each change", async () => {
+      await signIn(adminReader, '/console/chains');
+      await chain().waitFor();
+      await expect(field('First retained position').textContent()).resolves.toBe('1');
+      await expect(field('Retention').textContent()).resolves.toBe('forever (follows the account)');
+      await expect(field('Legal hold').textContent()).resolves.toBe('None');
+
+      await chain().getByLabel('Retention days for orders').fill('30');
+      await chain().getByRole('button', { name: 'Save retention' }).click();
+      await chain().getByText('Retention of orders saved: 30 days (its own setting).').waitFor();
+      await expect(field('Retention').textContent()).resolves.toBe('30 days (its own setting)');
+
+      // A hold needs a reason: said in words, nothing sent.
+      await chain().getByLabel('Legal hold reason for orders').fill('   ');
+      await chain().getByRole('button', { name: 'Place legal hold' }).click();
+      await expect(chain().getByRole('alert').textContent()).resolves.toBe(
+        'A reason is required to place a legal hold.',
+      );
+      await chain().getByLabel('Legal hold reason for orders').fill('litigation 2026-117');
+      await chain().getByRole('button', { name: 'Place legal hold' }).click();
+      await chain().getByText('Legal hold placed on orders.').waitFor();
+      await expect(chain().getByRole('alert').count()).resolves.toBe(0);
+
+      // What the service stored, after a reload.
+      await page.reload();
+      await chain().waitFor();
+      await expect(field('Retention').textContent()).resolves.toBe('30 days (its own setting)');
+      await expect(field('Legal hold').textContent()).resolves.toBe('On hold (its own hold): nothing is pruned');
+      await expect(chain().getByLabel('Retention days for orders').inputValue()).resolves.toBe('30');
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, 'chains-retention.png'), fullPage: true });
+      // The controls fit 360 px without horizontal scrolling.
+      await page.setViewportSize({ width: 360, height: 740 });
+      const { scroll, client } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+      }));
+      expect(scroll).toBeLessThanOrEqual(client);
+      await page.screenshot({ path: join(SCREENSHOTS, '360-chains-retention.png'), fullPage: true });
+
+      await chain().getByLabel('Legal hold reason for orders').fill('case closed');
+      await chain().getByRole('button', { name: 'Lift legal hold' }).click();
+      await chain().getByText('Legal hold on orders lifted.').waitFor();
+      // Cleared: the chain follows the account again.
+      await chain().getByLabel('Retention days for orders').fill('');
+      await chain().getByRole('button', { name: 'Save retention' }).click();
+      await chain().getByText('Retention of orders saved: forever (follows the account).').waitFor();
+
+      await page.reload();
+      await chain().waitFor();
+      await expect(field('Legal hold').textContent()).resolves.toBe('None');
+      await expect(field('Retention').textContent()).resolves.toBe('forever (follows the account)');
+      await chain().getByRole('button', { name: 'Place legal hold' }).waitFor();
+
+      const chainId = (await field('Id').textContent())!;
+      const actor = `key:${adminReaderId}`;
+      await expect(audited('retention.changed')).resolves.toEqual([
+        expect.objectContaining({ actor, resource: chainId, context: { days: 30 } }),
+        expect.objectContaining({ actor, resource: chainId, context: { days: null } }),
+      ]);
+      await expect(audited('legal_hold.changed')).resolves.toEqual([
+        expect.objectContaining({ actor, resource: chainId, context: { hold: true, reason: 'litigation 2026-117' } }),
+        expect.objectContaining({ actor, resource: chainId, context: { hold: false, reason: 'case closed' } }),
+      ]);
+    });
+
+    it('says in words what the service refused', async () => {
+      await signIn(adminReader, '/console/chains');
+      await chain().waitFor();
+      // The key is revoked behind the page's back: the next change is refused, and said so.
+      await t
+        .http()
+        .delete(`/v1/accounts/${await acmeId()}/keys/${adminReaderId}`)
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .expect(200);
+      const deadline = Date.now() + 6_000;
+      while ((await status(adminReader)) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await chain().getByLabel('Retention days for orders').fill('7');
+      await chain().getByRole('button', { name: 'Save retention' }).click();
+      await expect(chain().getByRole('alert').textContent()).resolves.toContain('The key was refused');
+      await expect(audited('retention.changed')).resolves.toHaveLength(2);
+    });
+
+    it('a read-only key sees retention and legal hold, and no controls', async () => {
+      await signIn(KEYS.acmeReadOnly, '/console/chains');
+      await chain().waitFor();
+      await expect(field('Retention').textContent()).resolves.toBe('forever (follows the account)');
+      await expect(field('Legal hold').textContent()).resolves.toBe('None');
+      await expect(field('First retained position').textContent()).resolves.toBe('1');
+      await expect(page.getByRole('button', { name: /retention|legal hold/i }).count()).resolves.toBe(0);
+      await expect(page.getByRole('textbox').count()).resolves.toBe(0);
+      await expect(page.getByRole('spinbutton').count()).resolves.toBe(0);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+    });
   });
 });

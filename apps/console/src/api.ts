@@ -80,8 +80,9 @@ export const api = {
     (await (await request(method, path, undefined, body)).json()) as T,
 };
 
-/** An error in words for the page, whatever was thrown. */
+/** An error in words for the page, whatever was thrown (a string is the page's own words). */
 export function describe(error: unknown): string {
+  if (typeof error === 'string') return error;
   if (error instanceof ApiError) return error.message;
   if (error instanceof Error) return `Something went wrong: ${error.message}`;
   return 'Something went wrong.';

@@ -11,7 +11,7 @@ import { SignInPage } from './pages/sign-in';
 import { StatsPage } from './pages/stats';
 import { BASE, Link, navigate, useLocation } from './router';
 import { session } from './session';
-import type { Me } from './types';
+import { mayManage, type Me } from './types';
 import { Busy, ErrorText } from './ui';
 import './styles.css';
 
@@ -79,7 +79,7 @@ function App() {
     ['/chains', 'Chains', true],
     ['/statistics', 'Statistics', true],
     ['/live', 'Live', true],
-    ['/keys', 'Keys', !!scopes && (scopes.includes('admin') || scopes.includes('operator'))],
+    ['/keys', 'Keys', mayManage(identity.me)],
     ['/accounts', 'Accounts', !!scopes && scopes.includes('operator')],
   ];
   const section = '/' + (path.split('/')[1] ?? '');
@@ -123,7 +123,7 @@ function Route({ path, me }: { path: string; me: Me | null }) {
     case 'events':
       return id ? <EventPage id={decodeURIComponent(id)} /> : <EventsPage />;
     case 'chains':
-      return <ChainsPage />;
+      return <ChainsPage me={me} />;
     case 'statistics':
       return <StatsPage />;
     case 'live':

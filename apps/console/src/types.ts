@@ -29,6 +29,9 @@ export type StatsQuery = QueryOf<'StatsController_events'>;
 export type ExportQuery = QueryOf<'ExportController_export'>;
 export type StreamQuery = QueryOf<'EventsController_stream'>;
 export type ProofQuery = QueryOf<'ProofsController_proof'>;
+/** The bodies of PUT /v1/chain/:chainId/retention and …/legal-hold (contract §14). */
+export type RetentionBody = Schemas['RetentionDto'];
+export type LegalHoldBody = Schemas['LegalHoldDto'];
 
 /** A page of a list (contract §4). */
 export interface Page<T> {
@@ -38,6 +41,11 @@ export interface Page<T> {
 
 export type Me = Schemas['MeView'];
 export type Scope = Me['scopes'][number];
+
+/** Whether a key manages its account (keys, retention, legal hold): `admin` or `operator` (contract §12, §14). */
+export function mayManage(me: Me | null): boolean {
+  return !!me && (me.scopes.includes('admin') || me.scopes.includes('operator'));
+}
 export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];

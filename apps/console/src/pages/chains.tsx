@@ -1,10 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
-import type { Chain, ChainsPage as ChainsAnswer, ChainsQuery, ChainVerification } from '../types';
+import {
+  mayManage,
+  type Chain,
+  type ChainsPage as ChainsAnswer,
+  type ChainsQuery,
+  type ChainVerification,
+  type LegalHoldBody,
+  type Me,
+  type RetentionBody,
+} from '../types';
 import { Busy, ErrorText, Page } from '../ui';
 
-export function ChainsPage() {
+/** Chains (contract §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set by admin keys. */
+export function ChainsPage({ me }: { me: Me | null }) {
+  const manage = mayManage(me);
   const [chains, setChains] = useState<Chain[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [loading, setLoading] = useState(true);
@@ -29,7 +40,7 @@ export function ChainsPage() {
       <ul class="cards">
         {chains.map((chain) => (
           <li key={chain.id}>
-            <ChainCard chain={chain} />
+            <ChainCard chain={chain} manage={manage} />
           </li>
         ))}
       </ul>
@@ -44,7 +55,10 @@ export function ChainsPage() {
   );
 }
 
-function ChainCard({ chain }: { chain: Chain }) {
+function ChainCard({ chain: listed, manage }: { chain: Chain; manage: boolean }) {
+  // A change answers the chain's new status: the card shows it without reloading the list.
+  const [chain, setChain] = useState(listed);
+  useEffect(() => setChain(listed), [listed]);
   const [verifying, setVerifying] = useState(false);
   const [result, setResult] = useState<ChainVerification | null>(null);
   const [checkpoint, setCheckpoint] = useState<string | null>(null);
@@ -94,6 +108,18 @@ function ChainCard({ chain }: { chain: Chain }) {
           <dt>Created at</dt>
           <dd class="mono">{chain.createdAt}</dd>
         </div>
+        <div>
+          <dt>First retained position</dt>
+          <dd>{chain.firstPosition}</dd>
+        </div>
+        <div>
+          <dt>Retention</dt>
+          <dd>{retentionText(chain)}</dd>
+        </div>
+        <div>
+          <dt>Legal hold</dt>
+          <dd>{holdText(chain)}</dd>
+        </div>
       </dl>
       <div class="actions">
         <button type="button" onClick={() => void verify()} disabled={verifying} aria-label={`Verify ${chain.name}`}>
@@ -104,7 +130,7 @@ function ChainCard({ chain }: { chain: Chain }) {
         </button>
         <Link to={href('/events', { q: `chain_id:${chain.id}` })}>Events of {chain.name}</Link>
       </div>
-      {verifying && <Busy label={`Verifying ${chain.eventCount} events`} />}
+      {verifying && <Busy label={`Verifying… (${chain.eventCount} events of ${chain.name})`} />}
       <ErrorText error={error} />
       {result && (
         <div role="status">
@@ -123,6 +149,143 @@ function ChainCard({ chain }: { chain: Chain }) {
         </div>
       )}
       {checkpoint !== null && <pre class="mono note">{checkpoint}</pre>}
+      {manage && <RetentionSettings chain={chain} onChanged={setChain} />}
     </section>
+  );
+}
+
+const days = (n: number) => (n === 1 ? '1 day' : `${n} days`);
+
+/** Own and effective retention: a chain's own null follows the account; an effective null keeps forever. */
+function retentionText(chain: Chain): string {
+  const effective = chain.effectiveRetentionDays === null ? 'forever' : days(chain.effectiveRetentionDays);
+  return chain.retentionDays === null
+    ? `${effective} (follows the account)`
+    : `${days(chain.retentionDays)} (its own setting)`;
+}
+
+function holdText(chain: Chain): string {
+  if (chain.legalHold) return 'On hold (its own hold): nothing is pruned';
+  if (chain.effectiveLegalHold) return 'On hold (the account’s hold): nothing is pruned';
+  return 'None';
+}
+
+const MAX_DAYS = 36_500;
+
+/**
+ * The chain's own retention and legal hold (PUT /v1/chain/:chainId/retention and …/legal-hold,
+ * contract §14), for `admin` and `operator` keys; the service records each change in `_audit`.
+ */
+function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (chain: Chain) => void }) {
+  const [daysInput, setDaysInput] = useState(chain.retentionDays === null ? '' : String(chain.retentionDays));
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState('');
+  const put = async (path: string, body: unknown, said: (chain: Chain) => string) => {
+    setBusy(true);
+    setError(null);
+    setDone('');
+    try {
+      const changed = (
+        await api.send<{ data: Chain }>('PUT', `/v1/chain/${encodeURIComponent(chain.id)}/${path}`, body)
+      ).data;
+      onChanged(changed);
+      setDone(said(changed));
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const saveRetention = () => {
+    const text = daysInput.trim();
+    const value = text === '' ? null : Number(text);
+    if (value !== null && !(Number.isInteger(value) && value >= 1 && value <= MAX_DAYS)) {
+      setDone('');
+      setError(`Retention days must be a whole number from 1 to ${MAX_DAYS}, or empty to follow the account.`);
+      return;
+    }
+    void put(
+      'retention',
+      { days: value } satisfies RetentionBody,
+      (c) => `Retention of ${c.name} saved: ${retentionText(c)}.`,
+    );
+  };
+  const changeHold = async () => {
+    const hold = !chain.legalHold;
+    const why = reason.trim();
+    if (why === '') {
+      setDone('');
+      setError(`A reason is required to ${hold ? 'place' : 'lift'} a legal hold.`);
+      return;
+    }
+    const ok = await put('legal-hold', { hold, reason: why } satisfies LegalHoldBody, (c) =>
+      hold ? `Legal hold placed on ${c.name}.` : `Legal hold on ${c.name} lifted.`,
+    );
+    if (ok) setReason('');
+  };
+  const id = `chain-${chain.id}`;
+  return (
+    <div class="settings">
+      <h3>Retention and legal hold</h3>
+      <form
+        class="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          saveRetention();
+        }}
+      >
+        <div class="field">
+          <label for={`${id}-days`}>Retention days for {chain.name}</label>
+          <input
+            id={`${id}-days`}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={MAX_DAYS}
+            step={1}
+            value={daysInput}
+            aria-describedby={`${id}-days-hint`}
+            onInput={(e) => setDaysInput(e.currentTarget.value)}
+          />
+          <span id={`${id}-days-hint`} class="hint">
+            1 to {MAX_DAYS}; empty to follow the account.
+          </span>
+        </div>
+        <button type="submit" disabled={busy}>
+          Save retention
+        </button>
+      </form>
+      <form
+        class="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void changeHold();
+        }}
+      >
+        <div class="field grow">
+          <label for={`${id}-reason`}>Legal hold reason for {chain.name}</label>
+          <input
+            id={`${id}-reason`}
+            value={reason}
+            required
+            maxLength={512}
+            onInput={(e) => setReason(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          {chain.legalHold ? 'Lift legal hold' : 'Place legal hold'}
+        </button>
+      </form>
+      <ErrorText error={error} />
+      {done && (
+        <p class="ok" role="status">
+          {done}
+        </p>
+      )}
+    </div>
   );
 }
