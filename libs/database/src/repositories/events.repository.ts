@@ -163,7 +163,7 @@ const EVENT_GROUP: Record<CountGroup, string> = {
   day: `date_trunc('day', e."timestamp" AT TIME ZONE 'UTC')`,
 };
 
-/** The same for rows of `event_counts` (`r`), which keep no actor or resource; an hour row has no day of its own to give. */
+/** The same for rows of `event_counts` (`r`), which keep no actor or resource (a day row gives no hour: counted() reads hour rows only for it). */
 const ROLLUP_GROUP: Partial<Record<CountGroup, string>> = {
   action: 'r.action',
   chain: 'r.chain_id',
