@@ -6,8 +6,8 @@ import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/te
 /**
  * The rollup `event_counts` (migration 1764900000000) against the events it counts: the table
  * itself against a GROUP BY over `events` after synthetic rows, appends (several chains at once), a
- * retention prune and refused deletes; GET /v1/stats/events, which reads it for whole days and
- * hours, against a GROUP BY done here, with periods whose edges fall inside hours and across UTC
+ * retention prune and refused deletes; GET /v1/stats/events, which reads it for whole UTC days,
+ * against a GROUP BY done here, with periods whose edges fall inside days and hours and across UTC
  * days; and a tampered rollup row that changes the answer of an eligible query only (the rollup
  * is really read).
  */
@@ -49,14 +49,13 @@ describe('Statistics from the event_counts rollup', () => {
 
   /** The rollup as stored, and as a GROUP BY over the events says it should be. */
   async function rollupAndTruth(): Promise<[unknown[], unknown[]]> {
-    const order = 'ORDER BY account_id, unit, bucket, chain_id, action COLLATE "C"';
+    const order = 'ORDER BY account_id, day, chain_id, action COLLATE "C"';
     const stored = await t.dataSource.query(
-      `SELECT account_id, unit, bucket, chain_id, action, count::int AS count FROM event_counts ${order}`,
+      `SELECT account_id, day::text AS day, chain_id, action, count::int AS count FROM event_counts ${order}`,
     );
     const truth = await t.dataSource.query(
-      `SELECT account_id, u.unit, date_trunc(u.unit, "timestamp" AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket,
-              chain_id, action, count(*)::int AS count
-         FROM events CROSS JOIN (VALUES ('hour'), ('day')) AS u(unit) GROUP BY 1, 2, 3, 4, 5 ${order}`,
+      `SELECT account_id, ("timestamp" AT TIME ZONE 'UTC')::date::text AS day, chain_id, action, count(*)::int AS count
+         FROM events GROUP BY 1, 2, 3, 4 ${order}`,
     );
     return [stored as unknown[], truth as unknown[]];
   }
@@ -149,9 +148,10 @@ describe('Statistics from the event_counts rollup', () => {
     await expectRollupExact();
   });
 
-  // Edges inside hours, on them, across day changes; one hour, one millisecond, nothing.
+  // Edges inside days and hours, on midnight, across day changes; one day, one hour, one millisecond.
   const PERIODS = [
     ['2026-03-01T20:17:03.123Z', '2026-03-04T05:41:59.877Z'],
+    ['2026-03-01T12:00:00.000Z', '2026-03-03T23:59:59.999Z'],
     ['2026-03-01T00:00:00.000Z', '2026-03-04T00:00:00.000Z'],
     ['2026-03-02T00:00:00.000Z', '2026-03-02T23:59:59.999Z'],
     ['2026-03-02T23:30:00.000Z', '2026-03-03T00:29:59.999Z'],
@@ -201,8 +201,8 @@ describe('Statistics from the event_counts rollup', () => {
     const tamper = (delta: number) =>
       t.dataSource.query(
         `UPDATE event_counts SET count = count + $2
-          WHERE ctid = (SELECT ctid FROM event_counts WHERE account_id = $1 AND unit = 'day' AND action = 'order.paid'
-                         AND bucket = '2026-03-03T00:00:00Z' LIMIT 1)`,
+          WHERE ctid = (SELECT ctid FROM event_counts WHERE account_id = $1 AND action = 'order.paid'
+                         AND day = '2026-03-03' LIMIT 1)`,
         [acmeId, delta],
       );
     await tamper(1000);
@@ -212,7 +212,7 @@ describe('Statistics from the event_counts rollup', () => {
       expect(tampered.data.find((b) => b.key === 'order.paid')!.count).toBe(
         truth.data.find((b) => b.key === 'order.paid')!.count + 1000,
       );
-      // By day too; by hour reads hour rows only; an actor term or a context term reads the events.
+      // By day too; by hour, an actor term or a context term reads the events.
       expect((await stats({ ...query, group_by: 'day' })).total).toBe(truth.total + 1000);
       expect((await stats({ ...query, group_by: 'hour' })).total).toBe(truth.total);
       expect(await stats({ ...query, q: '-actor:nobody' })).toEqual(truth);
@@ -307,7 +307,7 @@ describe('Statistics from the event_counts rollup', () => {
         )) as { position: number; hash: string }[];
         const counted = () =>
           `SELECT coalesce(sum(count), 0)::int AS n FROM event_counts
-            WHERE chain_id = '${chains.gamma}' AND action = 'role.check' AND unit = 'hour'`;
+            WHERE chain_id = '${chains.gamma}' AND action = 'role.check'`;
         const seen: number[] = [];
         const sentinel = 'rolled back on purpose';
         const error = await attemptSql(t.dataSource, async (m) => {

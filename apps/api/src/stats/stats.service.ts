@@ -7,10 +7,10 @@ import { toEventFilters } from '../events/event-filters';
 
 /**
  * Counts through the same filters as the list. EventsRepository reads them from the rollup
- * `event_counts` (per account, chain, action and UTC hour or day, kept in step by triggers on
- * `events`, so no write path here has anything to do) for the whole days and hours of the period
- * when the filters are only period, chain and action, and from the events otherwise and for the
- * partial hours at the period's edges: the same answer either way.
+ * `event_counts` (per account, UTC day, chain and action, kept in step by triggers on `events`,
+ * so no write path here has anything to do) for the whole days of the period when the group is
+ * action, chain or day and the filters are only period, chain and action, and from the events
+ * otherwise and for the partial days at the period's edges: the same answer either way.
  */
 @Injectable()
 export class StatsService {

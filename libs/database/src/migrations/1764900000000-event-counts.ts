@@ -1,24 +1,26 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The grouped counts of a transition table (`rows`) at both levels, by the rollup's key. */
+/** The events of `rows` (a transition table, or `events`) counted by the rollup's key, in key order. */
 const COUNTED = (rows: string) => `
-  SELECT x.account_id, u.unit, date_trunc(u.unit, x."timestamp", 'UTC') AS bucket, x.chain_id, x.action, count(*) AS n
-    FROM ${rows} x CROSS JOIN (VALUES ('hour'), ('day')) AS u(unit)
-   GROUP BY 1, 2, 3, 4, 5`;
+  SELECT x.account_id, (x."timestamp" AT TIME ZONE 'UTC')::date AS day, x.chain_id, x.action, count(*) AS n
+    FROM ${rows} x GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`;
 
 /**
- * `event_counts`: how many events each (account, chain, action) has per UTC hour and per UTC day,
- * what statistics (contract §13) read instead of scanning the events of a long period.
+ * `event_counts`: how many events each (account, chain, action) has per UTC day, what statistics
+ * (contract §13) read for the whole days of a period instead of scanning its events.
  *
+ * - Days only: with many chains an hour holds few events of each (action, chain), so hour rows
+ *   would be nearly as many as the events, and writing them would double every append's upserts.
+ *   Statistics by hour, and the partial days at a period's edges, are counted from the events.
  * - Kept by the database, not the service, so that no write path can forget it: statement-level
  *   AFTER INSERT and AFTER DELETE triggers on `events` with transition tables, one grouped
  *   upsert (or one decrement) per statement. The key holds the chain: appends to one chain are
  *   serialized by the chain's row lock (and so are its prunes, `audit_prune_chain`), appends to
  *   different chains touch different rows, so the rollup adds no lock wait between appends; rows
  *   are written in key order besides, so that even two writers outside that protocol cannot deadlock.
- * - Two levels: hours, which statistics by hour need and which a period's edges use, and days,
- *   which make a month 30 rows per (chain, action) instead of 720 (with many chains an hour holds
- *   few events of each, and the hours alone would be nearly as many rows as the events).
+ * - The upsert names the primary key (ON CONFLICT ON CONSTRAINT), and the table is filled to 70 %
+ *   only: a count's update changes no indexed column, so with room left on its page it is a HOT
+ *   update that writes no index entry.
  * - A delete decrements and removes the rows it empties. Events are deleted only by
  *   `audit_prune_chain` (migration 1764800000000); `trg_events_reject_delete` still refuses every
  *   other delete (and its statement's decrement with it). A decrement that finds fewer events
@@ -39,24 +41,20 @@ export class EventCounts1764900000000 implements MigrationInterface {
     await q.query(`
       CREATE TABLE event_counts (
         account_id  varchar(30) NOT NULL,
-        unit        varchar(4)  NOT NULL,
-        bucket      timestamptz NOT NULL,
+        day         date        NOT NULL,
         chain_id    varchar(30) NOT NULL,
         action      text        NOT NULL,
         count       bigint      NOT NULL,
-        CONSTRAINT pk_event_counts PRIMARY KEY (account_id, unit, bucket, chain_id, action),
-        CONSTRAINT ck_event_counts_unit CHECK (unit IN ('hour', 'day')),
+        CONSTRAINT pk_event_counts PRIMARY KEY (account_id, day, chain_id, action),
         CONSTRAINT ck_event_counts_count CHECK (count > 0)
-      )`);
+      ) WITH (fillfactor = 70)`);
 
     await q.query(`
       CREATE FUNCTION audit_event_counts_added() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
       BEGIN
-        INSERT INTO event_counts AS c (account_id, unit, bucket, chain_id, action, count)
-          SELECT account_id, unit, bucket, chain_id, action, n FROM (${COUNTED('added')}) AS g
-           ORDER BY 1, 2, 3, 4, 5
-        ON CONFLICT (account_id, unit, bucket, chain_id, action) DO UPDATE SET count = c.count + EXCLUDED.count;
+        INSERT INTO event_counts AS c (account_id, day, chain_id, action, count) ${COUNTED('added')}
+        ON CONFLICT ON CONSTRAINT pk_event_counts DO UPDATE SET count = c.count + EXCLUDED.count;
         RETURN NULL;
       END $$`);
     await q.query(`
@@ -68,12 +66,12 @@ export class EventCounts1764900000000 implements MigrationInterface {
         WITH removed AS (${COUNTED('gone')}),
         emptied AS (
           DELETE FROM event_counts c USING removed r
-           WHERE (c.account_id, c.unit, c.bucket, c.chain_id, c.action) = (r.account_id, r.unit, r.bucket, r.chain_id, r.action)
+           WHERE (c.account_id, c.day, c.chain_id, c.action) = (r.account_id, r.day, r.chain_id, r.action)
              AND c.count = r.n
           RETURNING 1),
         lowered AS (
           UPDATE event_counts c SET count = c.count - r.n FROM removed r
-           WHERE (c.account_id, c.unit, c.bucket, c.chain_id, c.action) = (r.account_id, r.unit, r.bucket, r.chain_id, r.action)
+           WHERE (c.account_id, c.day, c.chain_id, c.action) = (r.account_id, r.day, r.chain_id, r.action)
              AND c.count > r.n
           RETURNING 1)
         SELECT (SELECT count(*) FROM removed) - (SELECT count(*) FROM emptied) - (SELECT count(*) FROM lowered)
@@ -94,9 +92,7 @@ export class EventCounts1764900000000 implements MigrationInterface {
     await q.query(`ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_rollup_insert`);
     await q.query(`ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_rollup_delete`);
 
-    await q.query(`
-      INSERT INTO event_counts (account_id, unit, bucket, chain_id, action, count)
-        SELECT account_id, unit, bucket, chain_id, action, n FROM (${COUNTED('events')}) AS g`);
+    await q.query(`INSERT INTO event_counts (account_id, day, chain_id, action, count) ${COUNTED('events')}`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,5 +1,5 @@
 import { parseSearchQuery } from '@app/common';
-import { rollupRange, splitRange } from './event-counts';
+import { rollupRange, splitDays } from './event-counts';
 
 const at = (text: string) => Date.parse(text);
 const period = (after: string, before: string, q?: string) => ({
@@ -34,25 +34,31 @@ describe('rollupRange', () => {
   });
 });
 
-describe('splitRange', () => {
-  it('takes whole days, then whole hours around them, then the rest from the events, in order', () => {
+describe('splitDays', () => {
+  it('takes the whole UTC days from the rollup and the parts of a day around them from the events, in order', () => {
     const range = { from: at('2026-03-01T10:30:00.000Z'), to: at('2026-03-04T02:00:00.001Z') };
-    expect(splitRange(range, ['day', 'hour'])).toEqual([
-      { unit: null, from: range.from, to: at('2026-03-01T11:00:00Z') },
-      { unit: 'hour', from: at('2026-03-01T11:00:00Z'), to: at('2026-03-02T00:00:00Z') },
-      { unit: 'day', from: at('2026-03-02T00:00:00Z'), to: at('2026-03-04T00:00:00Z') },
-      { unit: 'hour', from: at('2026-03-04T00:00:00Z'), to: at('2026-03-04T02:00:00Z') },
-      { unit: null, from: at('2026-03-04T02:00:00Z'), to: range.to },
+    expect(splitDays(range)).toEqual([
+      { rollup: false, from: range.from, to: at('2026-03-02T00:00:00Z') },
+      { rollup: true, from: at('2026-03-02T00:00:00Z'), to: at('2026-03-04T00:00:00Z') },
+      { rollup: false, from: at('2026-03-04T00:00:00Z'), to: range.to },
+    ]);
+    const days = { from: at('2026-03-01T00:00:00Z'), to: at('2026-03-03T00:00:00Z') };
+    expect(splitDays(days)).toEqual([{ rollup: true, ...days }]);
+    const dayAndAfter = { from: at('2026-03-01T00:00:00Z'), to: at('2026-03-02T00:00:00.001Z') };
+    expect(splitDays(dayAndAfter)).toEqual([
+      { rollup: true, from: dayAndAfter.from, to: at('2026-03-02T00:00:00Z') },
+      { rollup: false, from: at('2026-03-02T00:00:00Z'), to: dayAndAfter.to },
     ]);
   });
 
-  it('falls to finer units when no whole bucket fits, and gives nothing for an empty range', () => {
-    const inHour = { from: at('2026-03-01T10:00:00.001Z'), to: at('2026-03-01T10:59:59.999Z') };
-    expect(splitRange(inHour, ['day', 'hour'])).toEqual([{ unit: null, ...inHour }]);
-    const hours = { from: at('2026-03-01T10:00:00Z'), to: at('2026-03-01T12:00:00Z') };
-    expect(splitRange(hours, ['day', 'hour'])).toEqual([{ unit: 'hour', ...hours }]);
-    expect(splitRange({ from: 5, to: 5 }, ['day', 'hour'])).toEqual([]);
-    const days = { from: at('2026-03-01T00:00:00Z'), to: at('2026-03-03T00:00:00Z') };
-    expect(splitRange(days, ['hour'])).toEqual([{ unit: 'hour', ...days }]);
+  it('leaves a range without a whole day to the events, and gives nothing for an empty one', () => {
+    const acrossMidnight = { from: at('2026-03-01T00:00:00.001Z'), to: at('2026-03-02T23:59:59.999Z') };
+    expect(splitDays(acrossMidnight)).toEqual([{ rollup: false, ...acrossMidnight }]);
+    const beforeEpoch = { from: at('1969-12-30T12:00:00Z'), to: at('1970-01-01T00:00:00Z') };
+    expect(splitDays(beforeEpoch)).toEqual([
+      { rollup: false, from: beforeEpoch.from, to: at('1969-12-31T00:00:00Z') },
+      { rollup: true, from: at('1969-12-31T00:00:00Z'), to: beforeEpoch.to },
+    ]);
+    expect(splitDays({ from: 5, to: 5 })).toEqual([]);
   });
 });

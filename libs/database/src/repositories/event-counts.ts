@@ -1,10 +1,7 @@
 import type { TimeComparison } from '@app/common';
 import type { EventFilters } from './events.repository';
 
-/** The levels of `event_counts` (migration 1764900000000), coarsest first. */
-export type CountUnit = 'day' | 'hour';
-export const COUNT_UNITS: readonly CountUnit[] = ['day', 'hour'];
-const UNIT_MS: Record<CountUnit, number> = { day: 86_400_000, hour: 3_600_000 };
+const DAY_MS = 86_400_000;
 
 /** What a rollup row keeps of its events that `q` can name: the text fields it answers exactly. */
 export const ROLLUP_TEXT_FIELDS = ['action', 'chain', 'chain_id'] as const;
@@ -15,9 +12,9 @@ export interface MillisRange {
   to: number;
 }
 
-/** A part of a range and where it is counted: whole buckets of a `unit` in `event_counts`, or the events (null). */
+/** A part of a range and where it is counted: whole UTC days in `event_counts` (`rollup`), or the events. */
 export interface CountedPart extends MillisRange {
-  unit: CountUnit | null;
+  rollup: boolean;
 }
 
 const NEGATED: Record<TimeComparison, TimeComparison> = { '>=': '<', '>': '<=', '<=': '>', '<': '>=' };
@@ -51,21 +48,20 @@ export function rollupRange(filters: EventFilters): MillisRange | null {
 }
 
 /**
- * `range` cut into the whole UTC buckets of the first unit that fit in it, then what is left on
- * either side likewise with the next units, the rest for the events: a month's period is its whole
- * days, the whole hours around them, and the milliseconds before and after those. In time order.
+ * `range` cut into the whole UTC days inside it, counted from the rollup, and the parts of a day
+ * before and after them, counted from the events; in time order, empty parts left out. A range
+ * that holds no whole day is one part for the events.
  */
-export function splitRange(range: MillisRange, units: readonly CountUnit[]): CountedPart[] {
-  if (range.from >= range.to) return [];
-  const [unit, ...finer] = units;
-  if (unit === undefined) return [{ unit: null, ...range }];
-  const size = UNIT_MS[unit];
-  const start = Math.ceil(range.from / size) * size;
-  const end = Math.floor(range.to / size) * size;
-  if (start >= end) return splitRange(range, finer);
-  return [
-    ...splitRange({ from: range.from, to: start }, finer),
-    { unit, from: start, to: end },
-    ...splitRange({ from: end, to: range.to }, finer),
-  ];
+export function splitDays(range: MillisRange): CountedPart[] {
+  const start = Math.ceil(range.from / DAY_MS) * DAY_MS;
+  const end = Math.floor(range.to / DAY_MS) * DAY_MS;
+  const parts =
+    start < end
+      ? [
+          { rollup: false, from: range.from, to: start },
+          { rollup: true, from: start, to: end },
+          { rollup: false, from: end, to: range.to },
+        ]
+      : [{ rollup: false, ...range }];
+  return parts.filter((part) => part.from < part.to);
 }

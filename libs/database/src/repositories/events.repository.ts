@@ -5,7 +5,7 @@ import type { SearchTerm } from '@app/common';
 import { Db } from '../transaction-runner';
 import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
-import { COUNT_UNITS, CountUnit, rollupRange, splitRange } from './event-counts';
+import { rollupRange, splitDays } from './event-counts';
 
 /** The one domain shape of a stored event (with its chain's name), whatever query read it. */
 export interface EventRecord {
@@ -151,7 +151,7 @@ function searchCondition(
   }
 }
 
-type CountGroup = 'action' | 'actor' | 'resource' | 'chain' | CountUnit;
+type CountGroup = 'action' | 'actor' | 'resource' | 'chain' | 'hour' | 'day';
 
 /** What events are counted by: a column, or the UTC hour or day (a `timestamp`) of their time. */
 const EVENT_GROUP: Record<CountGroup, string> = {
@@ -163,12 +163,11 @@ const EVENT_GROUP: Record<CountGroup, string> = {
   day: `date_trunc('day', e."timestamp" AT TIME ZONE 'UTC')`,
 };
 
-/** The same for rows of `event_counts` (`r`), which keep no actor or resource (a day row gives no hour: counted() reads hour rows only for it). */
+/** The same for rows of `event_counts` (`r`), which keep no actor, resource or hour. */
 const ROLLUP_GROUP: Partial<Record<CountGroup, string>> = {
   action: 'r.action',
   chain: 'r.chain_id',
-  hour: `date_trunc('hour', r.bucket AT TIME ZONE 'UTC')`,
-  day: `date_trunc('day', r.bucket AT TIME ZONE 'UTC')`,
+  day: 'r.day::timestamp',
 };
 
 /** The columns of a rollup row that `q`'s text terms read (ROLLUP_TEXT_FIELDS); `c` is joined for `chain`. */
@@ -176,41 +175,40 @@ const ROLLUP_TEXT_COLUMN = { action: 'r.action', chain: 'c.name', chain_id: 'r.c
 
 /**
  * The matching events counted by `group`, as rows (key, count), unordered; `count` is a bigint
- * or numeric. When the filters allow it (rollupRange: an inclusive period, and nothing else but
- * chain and action), the period's whole days and hours are read from `event_counts` (the
- * coarsest level a time group allows: a day row has no hours) and only the milliseconds around
- * them from the events, index ranges of at most an hour each side; otherwise the events alone.
- * Either way the same groups and counts, a group only where there is an event.
+ * or numeric. When the group and filters allow it (by action, chain or day; rollupRange: an
+ * inclusive period, and nothing else but chain and action) and the period holds whole UTC days,
+ * those are read from `event_counts` and only the parts of a day before and after them from the
+ * events (two index ranges of under a day); otherwise the events alone. Either way the same
+ * groups and counts, a group only where there is an event.
  */
 function counted(accountId: string, filters: EventFilters, group: CountGroup, params: unknown[]): string {
   const fromEvents = (range: EventFilters) =>
     `SELECT ${EVENT_GROUP[group]} AS key, count(*) AS count ${matching(accountId, range, params).text} GROUP BY 1`;
   const range = ROLLUP_GROUP[group] === undefined ? null : rollupRange(filters);
-  if (range === null) return fromEvents(filters);
-  const parts = splitRange(range, group === 'hour' ? ['hour'] : COUNT_UNITS).map(({ unit, from, to }) =>
-    unit === null
-      ? fromEvents({ ...filters, after: new Date(from), before: new Date(to - 1), inclusive: true })
-      : fromRollup(accountId, filters, group, { unit, from, to }, params),
+  const parts = range === null ? [] : splitDays(range);
+  if (!parts.some((part) => part.rollup)) return fromEvents(filters);
+  const queries = parts.map(({ rollup, from, to }) =>
+    rollup
+      ? fromRollup(accountId, filters, group, { from, to }, params)
+      : fromEvents({ ...filters, after: new Date(from), before: new Date(to - 1), inclusive: true }),
   );
-  // An empty range: the events' own query, which finds nothing.
-  if (parts.length === 0) return fromEvents(filters);
-  return `SELECT key, sum(count) AS count FROM (${parts.join(' UNION ALL ')}) AS parts GROUP BY key`;
+  return `SELECT key, sum(count) AS count FROM (${queries.join(' UNION ALL ')}) AS parts GROUP BY key`;
 }
 
-/** The rows of `event_counts` at `unit` within [from, to) that match the filters (rollupRange allowed them), counted by `group`. */
+/** The rows of `event_counts` for the whole days [from, to) that match the filters (rollupRange allowed them), counted by `group`. */
 function fromRollup(
   accountId: string,
   filters: EventFilters,
   group: CountGroup,
-  { unit, from, to }: { unit: CountUnit; from: number; to: number },
+  { from, to }: { from: number; to: number },
   params: unknown[],
 ): string {
   const param = (value: unknown) => `$${params.push(value)}`;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const where = [
     `r.account_id = ${param(accountId)}`,
-    `r.unit = ${param(unit)}`,
-    `r.bucket >= ${param(new Date(from).toISOString())}::timestamptz`,
-    `r.bucket < ${param(new Date(to).toISOString())}::timestamptz`,
+    `r.day >= ${param(day(from))}::date`,
+    `r.day < ${param(day(to))}::date`,
   ];
   if (filters.action !== undefined) where.push(`r.action = ${param(filters.action)}`);
   if (filters.chainId !== undefined) where.push(`r.chain_id = ${param(filters.chainId)}`);
@@ -415,7 +413,7 @@ export class EventsRepository {
   async countByTime(
     accountId: string,
     filters: EventFilters & { after: Date; before: Date },
-    unit: CountUnit,
+    unit: 'hour' | 'day',
     db: Db = this.pool,
   ): Promise<{ data: { key: string; count: number }[]; total: number }> {
     const params: unknown[] = [];
