@@ -7,4 +7,5 @@ export * from './json';
 export * from './limits';
 export * from './observability/metrics';
 export * from './observability/route-template';
+export * from './observability/request-id';
 export * from './search';
