@@ -9,3 +9,4 @@ export * from './observability/metrics';
 export * from './observability/route-template';
 export * from './observability/request-id';
 export * from './search';
+export * from './time/instant';
