@@ -64,12 +64,12 @@ export async function crampedTexts(page: Page, selector: string, minWidth = 120)
   return page.evaluate(
     ({ selector, minWidth }) => {
       const cramped: string[] = [];
-      for (const box of document.querySelectorAll(selector)) {
+      for (const box of Array.from(document.querySelectorAll(selector))) {
         const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
           const range = document.createRange();
           range.selectNodeContents(node);
-          const lines = [...range.getClientRects()].filter((line) => line.width > 0);
+          const lines = Array.from(range.getClientRects()).filter((line) => line.width > 0);
           if (lines.length > 1 && Math.max(...lines.map((line) => line.width)) < minWidth)
             cramped.push(node.textContent ?? '');
         }
