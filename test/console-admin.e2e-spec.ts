@@ -4,7 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
-import { launchChromium, seriousAxeViolations } from './support/browser';
+import { crampedTexts, launchChromium, seriousAxeViolations } from './support/browser';
 import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -110,6 +110,32 @@ describe('the console: Keys and Accounts', () => {
     const secret = (await page.locator('.secret code').textContent())!;
     const me = await fetch(`${origin}/v1/me`, { headers: { Authorization: `Bearer ${secret}` } });
     expect(((await me.json()) as { data: { accountName: string } }).data.accountName).toBe('initech');
+  });
+
+  it('shows Keys and Accounts as one card per row at 360 and 768 px, nothing squeezed', async () => {
+    const fits = async (name: string) => {
+      for (const width of [360, 768]) {
+        await page.setViewportSize({ width, height: 740 });
+        await page.screenshot({ path: join(SCREENSHOTS, `${width}-${name}.png`), fullPage: true });
+        const { scroll, client } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        expect(scroll).toBeLessThanOrEqual(client);
+        await expect(crampedTexts(page, 'tbody td')).resolves.toEqual([]);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+      }
+    };
+    await page.setViewportSize({ width: 360, height: 740 });
+    await signIn(ADMIN_KEYS.acmeAdmin);
+    await page.getByLabel('Name').fill('billing-eu-west-1-reconciliation-worker');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('row').filter({ hasText: 'billing-eu-west-1-reconciliation-worker' }).waitFor();
+    await fits('keys');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(ADMIN_KEYS.operator, '/console/accounts');
+    await page.getByRole('row').filter({ hasText: 'globex' }).waitFor();
+    await fits('accounts');
   });
 
   it('says in words when a key may not read the events', async () => {

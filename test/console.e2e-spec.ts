@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { attemptSql } from './support/raw-sql';
-import { launchChromium, seriousAxeViolations } from './support/browser';
+import { crampedTexts, launchChromium, seriousAxeViolations } from './support/browser';
 import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -17,6 +17,13 @@ import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 const SCREENSHOTS = join(__dirname, '..', 'dist', 'console-screenshots');
 const XSS_ACTOR = '<img src=x onerror="window.__pwned=1">';
 const XSS_CONTEXT = { note: '<script>window.__pwned=2</script>', html: '<b onmouseover="window.__pwned=3">x</b>' };
+/** Values as long as real ones get: service actors, dotted actions, deep resource paths, long chain names. */
+const LONG_EVENT = {
+  actor: 'svc-payments-reconciler@billing.acme-corp.example',
+  action: 'invoice.payment.reconciled',
+  resource: 'invoices/2026/INV-000123-eu-west-1/line-items',
+  chain: 'billing-eu-west-1-reconciliation',
+};
 
 interface ApiEvent {
   id: string;
@@ -39,12 +46,12 @@ describe('the console in Chromium', () => {
   let page: Page;
   const problems: string[] = [];
 
-  const append = async (body: Record<string, unknown>): Promise<ApiEvent> =>
+  const append = async (body: Record<string, unknown>, key: string = KEYS.acme): Promise<ApiEvent> =>
     (
       await t
         .http()
         .post('/v1/events')
-        .set(...bearer(KEYS.acme))
+        .set(...bearer(key))
         .send(body)
         .expect(201)
     ).body.data as ApiEvent;
@@ -350,6 +357,39 @@ describe('the console in Chromium', () => {
     await expect(rows().first().textContent()).resolves.toContain('live.ping');
     await expectAccessible('live');
     await shot('live');
+  });
+
+  it('shows one card per event at 360 px: long values at a readable width, a bounded page, still a table for screen readers', async () => {
+    // Another account's events, so that the counts the other tests see stay as they are.
+    for (let i = 0; i < 50; i++) await append({ ...LONG_EVENT, resource: `${LONG_EVENT.resource}/${i}` }, KEYS.globex);
+    await page.setViewportSize({ width: 360, height: 740 });
+    await open('/console/events');
+    await signIn(KEYS.globex);
+    await rows().nth(49).waitFor();
+    await expectNoHorizontalScroll();
+    const height = (await page.locator('table').boundingBox())!.height;
+    console.log(`console: 50 events with long values at 360 px take ${height} px`);
+    await shot('360-events-long');
+    expect(height).toBeLessThan(50 * 200);
+    await expect(crampedTexts(page, 'tbody td')).resolves.toEqual([]);
+    // What Chromium gives screen readers: the same table, its headers, and cells without the visible labels.
+    const cdp = await context.newCDPSession(page);
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
+      nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[];
+    };
+    const named = (role: string) => nodes.filter((n) => !n.ignored && n.role?.value === role).map((n) => n.name?.value);
+    expect(named('table')).toHaveLength(1);
+    expect(named('columnheader')).toEqual(['Time (UTC)', 'Action', 'Actor', 'Resource', 'Chain']);
+    expect(named('row')).toHaveLength(51);
+    expect(named('cell').filter((name) => name === LONG_EVENT.actor)).toHaveLength(50);
+    await expectAccessible('events at 360 px');
+    // Two cards a row at 768 px, the table at 1280 px: nothing squeezed either.
+    for (const width of [768, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await shot(`${width}-events-long`);
+      await expectNoHorizontalScroll();
+      await expect(crampedTexts(page, 'tbody td')).resolves.toEqual([]);
+    }
   });
 
   it('works at 360 px wide without horizontal scrolling on every page', async () => {

@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { CapturedLogs, capturingLogs } from './support/captured-logs';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /*
@@ -37,9 +38,15 @@ interface StalledExport {
 describe('exports in flight (contract §4, §8)', () => {
   let t: TestApp;
   const stalled: StalledExport[] = [];
+  const logs = new CapturedLogs();
 
   beforeAll(async () => {
-    t = await startTestApp({ exportsPerAccount: 2, exportsPerInstance: 3 });
+    t = await startTestApp(
+      { exportsPerAccount: 2, exportsPerInstance: 3, logLevel: 'warn' },
+      undefined,
+      undefined,
+      capturingLogs(logs),
+    );
     await t.dataSource.query(
       `WITH chain AS (
          INSERT INTO chains (id, account_id, name, created_at)
@@ -134,7 +141,8 @@ describe('exports in flight (contract §4, §8)', () => {
     'cuts a client that stops reading after EXPORT_STALL_TIMEOUT_SECONDS and gives its slot back; reading again, it gets no more of the file (%s)',
     async (format) => {
       Object.assign(t.config, { exportsPerAccount: 1, exportStallTimeoutSeconds: 1 });
-      const reader = await startStalled(format);
+      const requestId = `stalled-export-${format}`;
+      const reader = await startStalled(format, requestId);
       stalled.push(reader);
       expect(reader.status).toBe(200);
       await expectRateLimited(KEYS.acme);
@@ -153,6 +161,10 @@ describe('exports in flight (contract §4, §8)', () => {
       expect(complete).toBe(false);
       expect(bytes).toBeLessThan(20_000_000);
       expect(await waitFor(() => spoolFiles().length === 0)).toBe(true); // its file closed too
+      // The cut is logged under the request's id (contract §11), though no async context carries it.
+      expect(logs.entries()).toContainEqual(
+        expect.objectContaining({ level: 'warn', reqId: requestId, msg: expect.stringMatching(/took no byte/) }),
+      );
     },
   );
 
@@ -206,7 +218,7 @@ describe('exports in flight (contract §4, §8)', () => {
   }
 
   /** Starts a 10,000-row export of acme, takes its first bytes and stops reading: the socket buffers fill. */
-  async function startStalled(format: string): Promise<StalledExport> {
+  async function startStalled(format: string, requestId?: string): Promise<StalledExport> {
     const server = t.app.getHttpServer();
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -216,7 +228,7 @@ describe('exports in flight (contract §4, §8)', () => {
           host: '127.0.0.1',
           port,
           path: `/v1/events/export?format=${format}&${BULK}`,
-          headers: { Authorization: `Bearer ${KEYS.acme}` },
+          headers: { Authorization: `Bearer ${KEYS.acme}`, ...(requestId ? { 'X-Request-Id': requestId } : {}) },
         },
         (res: IncomingMessage) => {
           let bytes = 0;

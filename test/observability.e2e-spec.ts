@@ -1,29 +1,10 @@
 import { createServer } from 'node:net';
 import request from 'supertest';
-import type { DestinationStream } from 'pino';
-import { LOG_DESTINATION } from '../apps/api/src/observability/logger';
+import { CapturedLogs, capturingLogs } from './support/captured-logs';
 import { attemptSql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /** Contract §11: metrics on their own listener, JSON log lines, request ids, TRUST_PROXY. */
-
-/** Every line the app logs, as written. */
-class CapturedLogs implements DestinationStream {
-  readonly lines: string[] = [];
-  write(line: string): void {
-    this.lines.push(line);
-  }
-  get text(): string {
-    return this.lines.join('');
-  }
-  entries(): Record<string, unknown>[] {
-    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-  /** The per-request lines (`request completed` / `request failed`) of one request id. */
-  requestLines(reqId: string): Record<string, unknown>[] {
-    return this.entries().filter((e) => e.reqId === reqId && typeof e.durationMs === 'number');
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -40,9 +21,7 @@ async function startObserved(
   overrides: Parameters<typeof startTestApp>[0] = {},
 ): Promise<{ t: TestApp; logs: CapturedLogs }> {
   const logs = new CapturedLogs();
-  const t = await startTestApp({ logLevel: 'info', ...overrides }, undefined, undefined, (builder) =>
-    builder.overrideProvider(LOG_DESTINATION).useValue(logs),
-  );
+  const t = await startTestApp({ logLevel: 'info', ...overrides }, undefined, undefined, capturingLogs(logs));
   return { t, logs };
 }
 

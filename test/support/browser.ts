@@ -54,3 +54,28 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map((n) => ({ target: n.target })) }));
 }
+
+/**
+ * The texts inside `selector` that wrap onto lines all narrower than `minWidth` px: a table cell
+ * squeezed until its words break every few characters. Text on one line passes at any width, and
+ * so does a long token that must wrap in a box of a readable width.
+ */
+export async function crampedTexts(page: Page, selector: string, minWidth = 120): Promise<string[]> {
+  return page.evaluate(
+    ({ selector, minWidth }) => {
+      const cramped: string[] = [];
+      for (const box of Array.from(document.querySelectorAll(selector))) {
+        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          const lines = Array.from(range.getClientRects()).filter((line) => line.width > 0);
+          if (lines.length > 1 && Math.max(...lines.map((line) => line.width)) < minWidth)
+            cramped.push(node.textContent ?? '');
+        }
+      }
+      return cramped;
+    },
+    { selector, minWidth },
+  );
+}

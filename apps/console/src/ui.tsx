@@ -30,6 +30,69 @@ export function Busy({ label }: { label: string }) {
   );
 }
 
+/** A column of a `CardTable`: its header, what each row shows under it, and its cells' class. */
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+  /** `mono` for ids and times; `lead` for what a narrow screen's card shows largest. */
+  class?: string;
+}
+
+/**
+ * A table that narrow screens show as one card per row (`.card-table` in styles.css). It stays
+ * one table element at every width, so the keyboard order, the rows' links and the header of each
+ * cell are the same for everyone; on a card each cell shows its header as a label that assistive
+ * technology skips, since it has the real header. The roles are spelled out because some browsers
+ * (Safari) drop a table's semantics once CSS changes its `display`.
+ */
+export function CardTable<T>(props: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+  /** Opens a row clicked anywhere but on a link or button of its own. */
+  onOpen?: (row: T) => void;
+}) {
+  const { columns, onOpen } = props;
+  return (
+    <div class="table-wrap">
+      <table class="card-table" role="table">
+        <caption>{props.caption}</caption>
+        <thead role="rowgroup">
+          <tr role="row">
+            {columns.map((column) => (
+              <th key={column.header} scope="col" role="columnheader">
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody role="rowgroup">
+          {props.rows.map((row) => (
+            <tr
+              key={props.rowKey(row)}
+              role="row"
+              class={onOpen && 'clickable'}
+              onClick={
+                onOpen &&
+                ((e) => {
+                  if (!(e.target as Element).closest('a, button')) onOpen(row);
+                })
+              }
+            >
+              {columns.map((column) => (
+                <td key={column.header} role="cell" class={column.class} data-label={column.header}>
+                  {column.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Page({ title, children }: { title: string; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · Audit trail console`;

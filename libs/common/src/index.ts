@@ -7,4 +7,6 @@ export * from './json';
 export * from './limits';
 export * from './observability/metrics';
 export * from './observability/route-template';
+export * from './observability/request-id';
 export * from './search';
+export * from './time/instant';

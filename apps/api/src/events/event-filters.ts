@@ -1,6 +1,5 @@
-import { parseSearchQuery } from '@app/common';
+import { parseSearchQuery, instantMillis } from '@app/common';
 import { EventFilters } from '@app/database';
-import { instantMillis } from './dto/instant';
 
 /** What every reader of events takes: the list's exact filters and `q`, and `after`/`before`. */
 interface FilterQuery {

@@ -1,4 +1,4 @@
-import { instantMillis } from '../events/dto/instant';
+import { instantMillis } from '@app/common';
 
 /** The export's inclusive period, normalized to the millisecond precision of stored timestamps. */
 export interface ExportPeriod {

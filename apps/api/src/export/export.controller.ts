@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey } from '@app/auth';
-import { EXPORT_LIMIT } from '@app/common';
+import { EXPORT_LIMIT, RequestId } from '@app/common';
 import { ApiErrors, errorResponse } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -56,7 +56,7 @@ export class ExportController {
         '(EXPORTS_PER_INSTANCE) already has as many exports in flight as allowed; retry after Retry-After seconds',
     ),
   })
-  export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto) {
-    return this.exports.export(key.accountId, query, key.keyId);
+  export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto, @RequestId() requestId?: string) {
+    return this.exports.export(key.accountId, query, key.keyId, requestId);
   }
 }

@@ -42,10 +42,10 @@ export class ExportService implements OnModuleInit {
    * rows sent. Over the limit, the 422 leaves before any byte of the file. The export holds one
    * of ExportSlots' slots (429 when none is left) until its stream closes, however it ends.
    */
-  async export(accountId: string, query: ExportQueryDto, keyId: string): Promise<StreamableFile> {
+  async export(accountId: string, query: ExportQueryDto, keyId: string, requestId?: string): Promise<StreamableFile> {
     const slot = this.slots.take(accountId);
     try {
-      return this.file(query, await this.body(accountId, query, keyId), slot);
+      return this.file(query, await this.body(accountId, query, keyId, requestId), slot, requestId);
     } catch (error) {
       slot.release();
       throw error;
@@ -53,7 +53,7 @@ export class ExportService implements OnModuleInit {
   }
 
   /** The file's bytes: from the snapshot as the client takes them, or from the spool (one connection). */
-  private async body(accountId: string, query: ExportQueryDto, keyId: string): Promise<Readable> {
+  private async body(accountId: string, query: ExportQueryDto, keyId: string, requestId?: string): Promise<Readable> {
     const period = exportPeriod(query.after, query.before);
     const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period));
     let count: number;
@@ -73,7 +73,7 @@ export class ExportService implements OnModuleInit {
       await snapshot.close();
       throw error;
     }
-    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count, pruned));
+    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count, pruned), requestId);
     const body = this.oneConnection ? await this.spool.spool(text) : text;
     await this.recordExport(accountId, keyId, query, period, body);
     return body;
@@ -105,11 +105,11 @@ export class ExportService implements OnModuleInit {
   }
 
   /** The last stage cuts a stalled client (contract §8); the slot is given back when it closes. */
-  private file(query: ExportQueryDto, body: Readable, slot: ExportSlot): StreamableFile {
+  private file(query: ExportQueryDto, body: Readable, slot: ExportSlot, requestId?: string): StreamableFile {
     const format = FORMATS[query.format];
     const period = exportPeriod(query.after, query.before);
     const guarded = pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
-      if (error instanceof ExportStalledError) this.logger.warn(error.message);
+      if (error instanceof ExportStalledError) this.logger.warn({ msg: error.message, reqId: requestId });
     });
     guarded.once('close', () => slot.release());
     return new StreamableFile(guarded, {
@@ -149,14 +149,14 @@ export class ExportService implements OnModuleInit {
   }
 
   /** rows -> records -> text; destroying the returned stream (client gone, stalled) closes the snapshot. */
-  private text(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader): Readable {
+  private text(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader, requestId?: string): Readable {
     const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventView(event)));
-    return pipeline(rows, format.encoder(header), (error) => this.streamFailed(error));
+    return pipeline(rows, format.encoder(header), (error) => this.streamFailed(error, requestId));
   }
 
   /** Logged once, here; a stall (logged where it is detected) or a client gone is no failure. */
-  private streamFailed(error: NodeJS.ErrnoException | null): void {
+  private streamFailed(error: NodeJS.ErrnoException | null, requestId?: string): void {
     if (!error || error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error instanceof ExportStalledError) return;
-    this.logger.error('Export stream failed', error.stack);
+    this.logger.error({ msg: 'Export stream failed', reqId: requestId, err: error });
   }
 }

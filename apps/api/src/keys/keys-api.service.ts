@@ -1,7 +1,6 @@
-import { instantMillis } from '../events/dto/instant';
+import { instantMillis, DEFAULT_ROTATION_OVERLAP_SECONDS, PageQueryDto } from '@app/common';
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey, KeysService } from '@app/auth';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS, PageQueryDto } from '@app/common';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { KeyView, NewKeyView } from './dto/key.view';
 import { RotateKeyDto } from './dto/rotate-key.dto';

@@ -1,11 +1,11 @@
 import { Inject, Injectable, LoggerService } from '@nestjs/common';
 import type { Level, Logger } from 'pino';
-import { requestIds } from './request-context';
 import { ROOT_LOGGER } from './logger';
 
 /**
  * Nest's LoggerService on pino (app.useLogger): Nest's own lines and every `new Logger(context)`
- * of ours become JSON lines, with `context`; inside a request, with that request's reqId.
+ * of ours become JSON lines, with `context`. A line about a request names it with a `reqId` field
+ * of its message object (requestIdOf): no async context carries it (request-observer.ts).
  * Nest calls `error(message, stack?, context?)` and the others `(message, context?)`; a message
  * may be an object of fields (with `msg`), or an Error.
  */
@@ -35,8 +35,7 @@ export class PinoNestLogger implements LoggerService {
   private write(level: Level, message: unknown, params: unknown[]): void {
     const logger = this.root;
     if (!logger.isLevelEnabled(level)) return;
-    const reqId = requestIds.getStore();
-    const fields: Record<string, unknown> = reqId === undefined ? {} : { reqId };
+    const fields: Record<string, unknown> = {};
     const rest = [...params];
     if (rest.length > 0 && typeof rest[rest.length - 1] === 'string') fields.context = rest.pop();
     if (level === 'error' && typeof rest[0] === 'string') fields.stack = rest.shift();

@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DestinationStream } from 'pino';
 import { AppConfig, MetricsModule } from '@app/common';
-import { createRootLogger, LOG_DESTINATION, ROOT_LOGGER, stdoutDestination } from './logger';
+import {
+  createRequestLogger,
+  createRootLogger,
+  LOG_DESTINATION,
+  REQUEST_LOGGER,
+  ROOT_LOGGER,
+  stdoutDestination,
+} from './logger';
 import { MetricsListener } from './metrics-listener';
 import { PinoNestLogger } from './nest-logger';
 
@@ -19,9 +26,14 @@ import { PinoNestLogger } from './nest-logger';
       inject: [AppConfig, LOG_DESTINATION],
       useFactory: (config: AppConfig, destination: DestinationStream) => createRootLogger(config, destination),
     },
+    {
+      provide: REQUEST_LOGGER,
+      inject: [AppConfig, LOG_DESTINATION],
+      useFactory: (config: AppConfig, destination: DestinationStream) => createRequestLogger(config, destination),
+    },
     PinoNestLogger,
     MetricsListener,
   ],
-  exports: [ROOT_LOGGER, PinoNestLogger],
+  exports: [ROOT_LOGGER, REQUEST_LOGGER, PinoNestLogger],
 })
 export class ObservabilityModule {}

@@ -2,17 +2,16 @@ import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { AppConfig, loadAppConfig, Metrics } from '@app/common';
-import { createRootLogger, ROOT_LOGGER, stdoutDestination } from './logger';
+import { createRootLogger, REQUEST_LOGGER, stdoutDestination } from './logger';
 import { PinoNestLogger } from './nest-logger';
-import { requestLogging } from './request-logging';
-import { requestMetrics } from './request-metrics';
+import { observeRequests } from './request-observer';
 
 /**
  * The HTTP edge's part of contract §11, run by configureApp right after the request id is set:
  * pino as Nest's logger (lines buffered since the app was created are written now), TRUST_PROXY as
  * Express's `trust proxy` (the client address of logs and of the refused-key limit), then one log
- * line and the request metrics per request. With LOG_LEVEL=silent and METRICS_PORT=0 neither
- * middleware is installed: the requests take the path they took before either existed.
+ * line and the request metrics per request. With LOG_LEVEL=silent and METRICS_PORT=0 the
+ * middleware is not installed: the requests take the path they took before either existed.
  */
 export function configureObservability(app: INestApplication): void {
   const express = app as NestExpressApplication;
@@ -20,8 +19,9 @@ export function configureObservability(app: INestApplication): void {
   app.useLogger(app.get(PinoNestLogger));
   app.flushLogs();
   express.set('trust proxy', config.trustProxy);
-  if (config.logLevel !== 'silent') express.use(requestLogging(app.get<Logger>(ROOT_LOGGER)));
-  if (config.metricsPort !== 0) express.use(requestMetrics(app.get(Metrics)));
+  const logger = config.logLevel === 'silent' ? null : app.get<Logger>(REQUEST_LOGGER);
+  const metrics = config.metricsPort === 0 ? null : app.get(Metrics);
+  if (logger || metrics) express.use(observeRequests(logger, metrics));
 }
 
 /**

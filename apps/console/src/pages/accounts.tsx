@@ -2,7 +2,23 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
 import type { Account, Page as ApiPage } from '../types';
-import { Busy, ErrorText, Page, useLoad } from '../ui';
+import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
+
+const ACCOUNT_COLUMNS: Column<Account>[] = [
+  { header: 'Name', class: 'lead', cell: (a) => a.name },
+  { header: 'Id', class: 'mono', cell: (a) => a.id },
+  { header: 'Events', cell: (a) => a.eventCount },
+  { header: 'Chains', cell: (a) => a.chainCount },
+  { header: 'Last event', class: 'mono', cell: (a) => a.lastEventAt ?? 'none' },
+  {
+    header: 'Keys',
+    cell: (a) => (
+      <Link to={href('/keys', { account: a.id })}>
+        {a.keyCount} key(s) of {a.name}
+      </Link>
+    ),
+  },
+];
 
 /** Accounts (contract §12), for operator keys: list, create, and each one's keys. */
 export function AccountsPage() {
@@ -45,37 +61,7 @@ export function AccountsPage() {
       <ErrorText error={error ?? accounts.error} />
       {accounts.loading && <Busy label="Loading accounts" />}
       {accounts.value && (
-        <div class="table-wrap">
-          <table>
-            <caption>Accounts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Id</th>
-                <th scope="col">Events</th>
-                <th scope="col">Chains</th>
-                <th scope="col">Last event</th>
-                <th scope="col">Keys</th>
-              </tr>
-            </thead>
-            <tbody>
-              {accounts.value.data.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.name}</td>
-                  <td class="mono">{a.id}</td>
-                  <td>{a.eventCount}</td>
-                  <td>{a.chainCount}</td>
-                  <td class="mono">{a.lastEventAt ?? 'none'}</td>
-                  <td>
-                    <Link to={href('/keys', { account: a.id })}>
-                      {a.keyCount} key(s) of {a.name}
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable caption="Accounts" columns={ACCOUNT_COLUMNS} rows={accounts.value.data} rowKey={(a) => a.id} />
       )}
       {accounts.value?.nextCursor && (
         <button type="button" onClick={() => setCursor(accounts.value!.nextCursor)}>

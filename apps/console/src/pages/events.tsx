@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, download } from '../api';
 import { BASE, href, Link, navigate, useLocation } from '../router';
 import type { Event, EventsPage as EventsAnswer, EventsQuery, ExportQuery } from '../types';
-import { Busy, ErrorText, isoToLocal, localToIso, Page } from '../ui';
+import { Busy, CardTable, type Column, ErrorText, isoToLocal, localToIso, Page } from '../ui';
 
 const PAGE_SIZE = 50;
 
@@ -68,43 +68,30 @@ export function SearchForm({
   );
 }
 
+const eventPath = (event: Event) => `${BASE}/events/${event.id}`;
+
+const EVENT_COLUMNS: Column<Event>[] = [
+  {
+    header: 'Time (UTC)',
+    class: 'mono lead',
+    cell: (event) => <Link to={eventPath(event)}>{event.timestamp}</Link>,
+  },
+  { header: 'Action', class: 'lead', cell: (event) => event.action },
+  { header: 'Actor', class: 'lead', cell: (event) => event.actor },
+  { header: 'Resource', cell: (event) => event.resource ?? '—' },
+  { header: 'Chain', cell: (event) => `${event.chain.name} #${event.chain.position}` },
+];
+
+/** Events as a table, one card per event on narrow screens; a row opens its event. */
 export function EventsTable({ events, caption }: { events: Event[]; caption: string }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">Action</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Resource</th>
-            <th scope="col">Chain</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event) => (
-            <tr
-              key={event.id}
-              class="clickable"
-              onClick={(e) => {
-                if (!(e.target as Element).closest('a')) navigate(`${BASE}/events/${event.id}`);
-              }}
-            >
-              <td>
-                <Link to={`${BASE}/events/${event.id}`}>{event.timestamp}</Link>
-              </td>
-              <td>{event.action}</td>
-              <td>{event.actor}</td>
-              <td>{event.resource ?? '—'}</td>
-              <td>
-                {event.chain.name} #{event.chain.position}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <CardTable
+      caption={caption}
+      columns={EVENT_COLUMNS}
+      rows={events}
+      rowKey={(event) => event.id}
+      onOpen={(event) => navigate(eventPath(event))}
+    />
   );
 }
 

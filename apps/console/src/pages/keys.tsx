@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
 import type { Key, Me, NewKey, Page as ApiPage, Scope } from '../types';
-import { Busy, ErrorText, Page, useLoad } from '../ui';
+import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin', 'operator'];
 
@@ -37,6 +37,45 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
     }
   };
   const offered = SCOPES.filter((s) => s !== 'operator' || me?.scopes.includes('operator'));
+  const columns: Column<Key>[] = [
+    { header: 'Name', class: 'lead', cell: (key) => key.name },
+    { header: 'Prefix', class: 'mono', cell: (key) => `${key.prefix}…` },
+    { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
+    { header: 'Created', class: 'mono', cell: (key) => key.createdAt },
+    { header: 'Expires', class: 'mono', cell: (key) => key.expiresAt ?? 'never' },
+    { header: 'Last used', class: 'mono', cell: (key) => key.lastUsedAt ?? 'never' },
+    {
+      header: 'State',
+      cell: (key) =>
+        key.revokedAt ? (
+          `revoked ${key.revokedAt}`
+        ) : (
+          <span class="actions">
+            <button
+              type="button"
+              aria-label={`Revoke ${key.name} (${key.prefix})`}
+              disabled={busy}
+              onClick={() => void act(() => api.send('DELETE', `${base}/${key.id}`).then(() => undefined))}
+            >
+              Revoke
+            </button>
+            <button
+              type="button"
+              aria-label={`Rotate ${key.name} (${key.prefix})`}
+              disabled={busy}
+              onClick={() =>
+                void act(async () => {
+                  setCopied('');
+                  setCreated((await api.send<{ data: NewKey }>('POST', `${base}/${key.id}/rotate`, {})).data);
+                })
+              }
+            >
+              Rotate
+            </button>
+          </span>
+        ),
+    },
+  ];
   return (
     <Page title={me?.accountId === accountId ? 'Keys' : `Keys of ${accountId}`}>
       <form
@@ -94,65 +133,12 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
       <ErrorText error={error ?? keys.error} />
       {keys.loading && <Busy label="Loading keys" />}
       {keys.value && (
-        <div class="table-wrap">
-          <table>
-            <caption>Keys{cursor ? ' (next page)' : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.value.data.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td class="mono">{key.prefix}…</td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td class="mono">{key.createdAt}</td>
-                  <td class="mono">{key.expiresAt ?? 'never'}</td>
-                  <td class="mono">{key.lastUsedAt ?? 'never'}</td>
-                  <td>
-                    {key.revokedAt ? (
-                      `revoked ${key.revokedAt}`
-                    ) : (
-                      <span class="actions">
-                        <button
-                          type="button"
-                          aria-label={`Revoke ${key.name} (${key.prefix})`}
-                          disabled={busy}
-                          onClick={() => void act(() => api.send('DELETE', `${base}/${key.id}`).then(() => undefined))}
-                        >
-                          Revoke
-                        </button>
-                        <button
-                          type="button"
-                          aria-label={`Rotate ${key.name} (${key.prefix})`}
-                          disabled={busy}
-                          onClick={() =>
-                            void act(async () => {
-                              setCopied('');
-                              setCreated(
-                                (await api.send<{ data: NewKey }>('POST', `${base}/${key.id}/rotate`, {})).data,
-                              );
-                            })
-                          }
-                        >
-                          Rotate
-                        </button>
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable
+          caption={`Keys${cursor ? ' (next page)' : ''}`}
+          columns={columns}
+          rows={keys.value.data}
+          rowKey={(key) => key.id}
+        />
       )}
       {keys.value?.nextCursor && (
         <button type="button" onClick={() => setCursor(keys.value!.nextCursor)}>

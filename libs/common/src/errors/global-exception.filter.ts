@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { AppError } from './app-error';
 import { ErrorCode, statusOf } from './error-code';
 import { routeTemplate } from '../observability/route-template';
+import { requestIdOf } from '../observability/request-id';
 
 /** Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions. */
 const DB_UNREACHABLE = new Set([
@@ -32,11 +33,17 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     const error = this.toAppError(exception, request);
     const status = statusOf(error.code);
-    const requestId = request.headers['x-request-id'];
+    const requestId = requestIdOf(request);
     if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
-      // On the request's logger (its reqId); the route template, never the URL (ids, query string).
+      // With the request's id; the route template, never the URL (ids, query string).
       const route = routeTemplate(request);
-      this.logger.error({ msg: `${request.method} ${route} failed`, method: request.method, route, err: exception });
+      this.logger.error({
+        msg: `${request.method} ${route} failed`,
+        reqId: requestId,
+        method: request.method,
+        route,
+        err: exception,
+      });
     }
     if (response.headersSent) {
       response.destroy();
@@ -45,9 +52,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
     // A 500 names the request id under which it was logged, so an operator can find it.
     const details =
-      error.code === 'INTERNAL_ERROR' && typeof requestId === 'string'
-        ? { ...error.details, requestId }
-        : error.details;
+      error.code === 'INTERNAL_ERROR' && requestId !== undefined ? { ...error.details, requestId } : error.details;
     response.status(status).json({ error: { code: error.code, message: error.message, details } });
   }
 

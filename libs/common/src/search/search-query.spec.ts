@@ -82,6 +82,17 @@ describe('parseSearchQuery', () => {
     ]);
   });
 
+  it('reads time terms as the list reads after/before (years 0000–9999, leap seconds, offsets)', () => {
+    const at = (text: string) => {
+      const [term] = parseSearchQuery(`timestamp:>=${text}`).terms;
+      return term!.kind === 'time' ? term!.at.toISOString() : null;
+    };
+    expect(at('0099-10-11T14:22:16Z')).toBe('0099-10-11T14:22:16.000Z');
+    expect(at('2016-12-31T23:59:60Z')).toBe('2017-01-01T00:00:00.000Z');
+    expect(at('2026-11-01T01:00:00+01:00')).toBe('2026-11-01T00:00:00.000Z');
+    expect(at('2026-11-01')).toBe('2026-11-01T00:00:00.000Z');
+  });
+
   it('is empty for an empty or blank q', () => {
     expect(parseSearchQuery('').terms).toEqual([]);
     expect(parseSearchQuery('  \t ').terms).toEqual([]);

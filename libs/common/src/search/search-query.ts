@@ -1,4 +1,4 @@
-import { isISO8601 } from 'class-validator';
+import { instantMillis } from '../time/instant';
 import * as peggy from 'peggy';
 import {
   MAX_ACTION_LENGTH,
@@ -69,8 +69,6 @@ interface RawTerm {
 
 const parser = peggy.generate(SEARCH_GRAMMAR);
 
-/** The time forms of the list's `after`/`before`: a date, or a date-time with an offset. */
-const TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 /** JSON's number grammar (RFC 8259 §6), and its three literals. */
 const JSON_LITERAL = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/;
 
@@ -104,11 +102,12 @@ function toTerm(term: RawTerm): SearchTerm {
     if (term.comparison === null) {
       throw new SearchQueryError('timestamp takes a comparison: >=, >, <= or <', value.offset);
     }
-    const at = new Date(value.text);
-    if (!TIME.test(value.text) || !isISO8601(value.text, { strict: true }) || Number.isNaN(at.getTime())) {
+    // The list's `after`/`before` forms, read by the one parser (RFC 3339: years 0000–9999, leap seconds).
+    const at = instantMillis(value.text);
+    if (at === null) {
       throw new SearchQueryError('expected an ISO 8601 date or date-time with an offset', value.offset);
     }
-    return { kind: 'time', comparison: term.comparison, at, negated };
+    return { kind: 'time', comparison: term.comparison, at: new Date(at), negated };
   }
   if (term.comparison !== null) {
     throw new SearchQueryError(`only timestamp takes ${term.comparison}`, value.offset - term.comparison.length);

@@ -6,8 +6,9 @@ import {
   MAX_ACTOR_LENGTH,
   MAX_RESOURCE_LENGTH,
   MAX_SEARCH_QUERY_LENGTH,
+  DATE_TIME_TEXT,
+  isInstant,
 } from '@app/common';
-import { DATE_TIME_TEXT, isInstant } from './instant';
 import { IsSearchQuery } from './search-query.validator';
 import { IsEventText } from './storable.validator';
 

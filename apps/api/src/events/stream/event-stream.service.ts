@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
-import { AppConfig, AppError } from '@app/common';
+import { AppConfig, AppError, requestIdOf } from '@app/common';
 import { ApiKeysRepository, EventRecord, EventsRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
 import { toEventView } from '../event.mapper';
@@ -128,7 +128,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
         }
       } catch (error) {
         // The database went away: the client resumes with its Last-Event-ID.
-        this.logger.warn(`An event stream stopped: ${(error as Error).message}`);
+        this.logger.warn({ msg: `An event stream stopped: ${(error as Error).message}`, reqId: requestIdOf(res.req) });
         return close();
       }
       if (!closed) timer = setTimeout(() => void poll(), this.config.streamPollMilliseconds);

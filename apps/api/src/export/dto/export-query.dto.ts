@@ -1,7 +1,7 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { IsIn, registerDecorator, ValidationArguments } from 'class-validator';
 import { EventFiltersDto, IsInstant } from '../../events/dto/event-filters.dto';
-import { DATE_TIME_TEXT, isInstant } from '../../events/dto/instant';
+import { DATE_TIME_TEXT, isInstant } from '@app/common';
 import { compareInstants } from '../export-period';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;

@@ -12,8 +12,7 @@ import {
   MinLength,
   ValidateBy,
 } from 'class-validator';
-import { MAX_KEY_NAME_LENGTH, Scope, SCOPES } from '@app/common';
-import { isInstant } from '../../events/dto/instant';
+import { MAX_KEY_NAME_LENGTH, Scope, SCOPES, isInstant } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 
 /** No control characters: a name is shown to people. */

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
 import { EventFiltersDto, IsInstant } from '../../events/dto/event-filters.dto';
-import { DATE_TIME_TEXT, instantMillis, isInstant } from '../../events/dto/instant';
+import { DATE_TIME_TEXT, instantMillis, isInstant } from '@app/common';
 import { IsNotEarlierThan } from '../../export/dto/export-query.dto';
 
 export const STATS_GROUPS = ['action', 'actor', 'resource', 'chain', 'hour', 'day'] as const;
