@@ -204,11 +204,11 @@ function fromRollup(
   params: unknown[],
 ): string {
   const param = (value: unknown) => `$${params.push(value)}`;
+  // First and last day (`to` is the midnight after the last, year 10000 after 9999-12-31).
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const where = [
     `r.account_id = ${param(accountId)}`,
-    `r.day >= ${param(day(from))}::date`,
-    `r.day < ${param(day(to))}::date`,
+    `r.day BETWEEN ${param(day(from))}::date AND ${param(day(to - 1))}::date`,
   ];
   if (filters.action !== undefined) where.push(`r.action = ${param(filters.action)}`);
   if (filters.chainId !== undefined) where.push(`r.chain_id = ${param(filters.chainId)}`);
