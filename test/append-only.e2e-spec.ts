@@ -354,6 +354,8 @@ describe('append-only schema', () => {
       'trg_events_reject_delete',
       'trg_events_reject_truncate',
       'trg_events_reject_update',
+      'trg_events_rollup_delete', // not guards: they keep event_counts (migration 1764900000000)
+      'trg_events_rollup_insert',
       'trg_events_time_order',
     ]);
   });

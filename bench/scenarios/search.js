@@ -67,7 +67,9 @@ async function searchScenario(ctx) {
 
 /**
  * Issue 20: GET /v1/stats/events by day over the seed's 30 days, and by action over the same
- * range (every seeded event in range), against the GROUP BY EventsRepository builds, via `pg`.
+ * range (every seeded event in range), against the GROUP BY over the events, via `pg`: the
+ * issue's "equivalent GROUP BY", which the service answers from `event_counts` instead (whole
+ * days; the seed's COPY fills it through the triggers) and the events at the edges.
  */
 function statsVariants(seed) {
   const after = seed.timeOf(0);

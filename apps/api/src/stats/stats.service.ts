@@ -6,9 +6,11 @@ import { StatsView } from './dto/stats.view';
 import { toEventFilters } from '../events/event-filters';
 
 /**
- * Counts computed from the events at request time, through the same filters as the list: the
- * grouping columns each lead an index after the account, so a group's count is an index-only
- * range, and nothing is written beside the append (no rollup to keep in step, prune or verify).
+ * Counts through the same filters as the list. EventsRepository reads them from the rollup
+ * `event_counts` (per account, UTC day, chain and action, kept in step by triggers on `events`,
+ * so no write path here has anything to do) for the whole days of the period when the group is
+ * action, chain or day and the filters are only period, chain and action, and from the events
+ * otherwise and for the partial days at the period's edges: the same answer either way.
  */
 @Injectable()
 export class StatsService {

@@ -2,6 +2,7 @@ import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
+import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { MerkleNodeEntity } from './merkle-node.entity';
@@ -10,6 +11,7 @@ export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
+export * from './event-count.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
 export * from './merkle-node.entity';
@@ -20,6 +22,7 @@ export const ENTITIES = [
   ApiKeyEntity,
   ChainEntity,
   EventEntity,
+  EventCountEntity,
   CheckpointEntity,
   IdempotencyKeyEntity,
   MerkleNodeEntity,

@@ -10,6 +10,7 @@ import { EventTransactionIds1764600000000 } from './1764600000000-event-transact
 import { EventContextIndex1764700000000 } from './1764700000000-event-context-index';
 import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 import { Retention1764800000000 } from './1764800000000-retention';
+import { EventCounts1764900000000 } from './1764900000000-event-counts';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   EventTransactionIds1764600000000,
   EventContextIndex1764700000000,
   Retention1764800000000,
+  EventCounts1764900000000,
 ];

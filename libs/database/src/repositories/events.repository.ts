@@ -5,6 +5,7 @@ import type { SearchTerm } from '@app/common';
 import { Db } from '../transaction-runner';
 import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
+import { rollupRange, splitDays } from './event-counts';
 
 /** The one domain shape of a stored event (with its chain's name), whatever query read it. */
 export interface EventRecord {
@@ -94,8 +95,7 @@ export function toEventRecord(row: EventRow): EventRecord {
  * index ending in (timestamp, id), so pages are index range scans however large the table.
  */
 function matching(accountId: string, filters: EventFilters, params: unknown[] = []): Sql {
-  const where = ['e.account_id = $1'];
-  params.push(accountId);
+  const where = [`e.account_id = $${params.push(accountId)}`];
   const add = (condition: (placeholder: string) => string, value: unknown) => {
     params.push(value);
     where.push(condition(`$${params.length}`));
@@ -130,10 +130,13 @@ const TEXT_COLUMN = {
  * document `{"a":{"b":value}}`: it matches that scalar exactly, never an array holding it, never an
  * absent path, and the GIN index on `context` (jsonb_path_ops) answers it.
  */
-function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
+function searchCondition(
+  term: SearchTerm,
+  columns: Partial<typeof TEXT_COLUMN> = TEXT_COLUMN,
+): [(p: string) => string, unknown] {
   switch (term.kind) {
     case 'text': {
-      const column = TEXT_COLUMN[term.field];
+      const column = columns[term.field]!;
       return term.prefix
         ? [(p) => `starts_with(${column}, ${p})`, term.value]
         : [(p) => `${column} = ${p}`, term.value];
@@ -148,7 +151,77 @@ function searchCondition(term: SearchTerm): [(p: string) => string, unknown] {
   }
 }
 
-const GROUP_COLUMN = { action: 'e.action', actor: 'e.actor', resource: 'e.resource', chain: 'e.chain_id' };
+type CountGroup = 'action' | 'actor' | 'resource' | 'chain' | 'hour' | 'day';
+
+/** What events are counted by: a column, or the UTC hour or day (a `timestamp`) of their time. */
+const EVENT_GROUP: Record<CountGroup, string> = {
+  action: 'e.action',
+  actor: 'e.actor',
+  resource: 'e.resource',
+  chain: 'e.chain_id',
+  hour: `date_trunc('hour', e."timestamp" AT TIME ZONE 'UTC')`,
+  day: `date_trunc('day', e."timestamp" AT TIME ZONE 'UTC')`,
+};
+
+/** The same for rows of `event_counts` (`r`), which keep no actor, resource or hour. */
+const ROLLUP_GROUP: Partial<Record<CountGroup, string>> = {
+  action: 'r.action',
+  chain: 'r.chain_id',
+  day: 'r.day::timestamp',
+};
+
+/** The columns of a rollup row that `q`'s text terms read (ROLLUP_TEXT_FIELDS); `c` is joined for `chain`. */
+const ROLLUP_TEXT_COLUMN = { action: 'r.action', chain: 'c.name', chain_id: 'r.chain_id' };
+
+/**
+ * The matching events counted by `group`, as rows (key, count), unordered; `count` is a bigint
+ * or numeric. When the group and filters allow it (by action, chain or day; rollupRange: an
+ * inclusive period, and nothing else but chain and action) and the period holds whole UTC days,
+ * those are read from `event_counts` and only the parts of a day before and after them from the
+ * events (two index ranges of under a day); otherwise the events alone. Either way the same
+ * groups and counts, a group only where there is an event.
+ */
+function counted(accountId: string, filters: EventFilters, group: CountGroup, params: unknown[]): string {
+  const fromEvents = (range: EventFilters) =>
+    `SELECT ${EVENT_GROUP[group]} AS key, count(*) AS count ${matching(accountId, range, params).text} GROUP BY 1`;
+  const range = ROLLUP_GROUP[group] === undefined ? null : rollupRange(filters);
+  const parts = range === null ? [] : splitDays(range);
+  if (!parts.some((part) => part.rollup)) return fromEvents(filters);
+  const queries = parts.map(({ rollup, from, to }) =>
+    rollup
+      ? fromRollup(accountId, filters, group, { from, to }, params)
+      : fromEvents({ ...filters, after: new Date(from), before: new Date(to - 1), inclusive: true }),
+  );
+  return `SELECT key, sum(count) AS count FROM (${queries.join(' UNION ALL ')}) AS parts GROUP BY key`;
+}
+
+/** The rows of `event_counts` for the whole days [from, to) that match the filters (rollupRange allowed them), counted by `group`. */
+function fromRollup(
+  accountId: string,
+  filters: EventFilters,
+  group: CountGroup,
+  { from, to }: { from: number; to: number },
+  params: unknown[],
+): string {
+  const param = (value: unknown) => `$${params.push(value)}`;
+  // First and last day (`to` is the midnight after the last, year 10000 after 9999-12-31).
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const where = [
+    `r.account_id = ${param(accountId)}`,
+    `r.day BETWEEN ${param(day(from))}::date AND ${param(day(to - 1))}::date`,
+  ];
+  if (filters.action !== undefined) where.push(`r.action = ${param(filters.action)}`);
+  if (filters.chainId !== undefined) where.push(`r.chain_id = ${param(filters.chainId)}`);
+  const terms = (filters.search ?? []).filter((term) => term.kind === 'text');
+  for (const term of terms) {
+    const [condition, value] = searchCondition(term, ROLLUP_TEXT_COLUMN);
+    const p = param(value);
+    where.push(term.negated ? `(${condition(p)}) IS NOT TRUE` : condition(p));
+  }
+  const join = terms.some((term) => term.field === 'chain') ? 'JOIN chains c ON c.id = r.chain_id' : '';
+  return `SELECT ${ROLLUP_GROUP[group]} AS key, sum(r.count) AS count FROM event_counts r ${join}
+           WHERE ${where.join(' AND ')} GROUP BY 1`;
+}
 
 /** Every query of the `events` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -321,15 +394,15 @@ export class EventsRepository {
     limit: number,
     db: Db = this.pool,
   ): Promise<{ data: { key: string | null; count: number }[]; total: number }> {
-    const column = GROUP_COLUMN[group];
-    const from = matching(accountId, filters);
-    from.params.push(limit);
+    const params: unknown[] = [];
+    const groups = counted(accountId, filters, group, params);
+    params.push(limit);
     const rows = (await db.query(
       `SELECT key, count::int AS count, (sum(count) OVER ())::int8::text AS total
-         FROM (SELECT ${column} AS key, count(*) AS count ${from.text} GROUP BY 1) AS g
+         FROM (${groups}) AS g
         ORDER BY count DESC, key COLLATE "C" ASC NULLS LAST
-        LIMIT $${from.params.length}`,
-      from.params,
+        LIMIT $${params.length}`,
+      params,
     )) as { key: string | null; count: number; total: string }[];
     // No group at all means no matching event.
     const total = rows.length === 0 ? 0 : Number(rows[0]!.total);
@@ -343,19 +416,18 @@ export class EventsRepository {
     unit: 'hour' | 'day',
     db: Db = this.pool,
   ): Promise<{ data: { key: string; count: number }[]; total: number }> {
-    const from = matching(accountId, filters);
-    from.params.push(filters.after.toISOString(), filters.before.toISOString());
-    const [after, before] = [`$${from.params.length - 1}::timestamptz`, `$${from.params.length}::timestamptz`];
+    const params: unknown[] = [];
+    const groups = counted(accountId, filters, unit, params);
+    params.push(filters.after.toISOString(), filters.before.toISOString());
+    const [after, before] = [`$${params.length - 1}::timestamptz`, `$${params.length}::timestamptz`];
     const rows = (await db.query(
-      `WITH counted AS (
-         SELECT date_trunc('${unit}', e."timestamp" AT TIME ZONE 'UTC') AS bucket, count(*)::int AS count
-           ${from.text} GROUP BY 1)
-       SELECT to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS key, coalesce(c.count, 0) AS count
+      `WITH counted AS (${groups})
+       SELECT to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS key, coalesce(c.count, 0)::int AS count
          FROM generate_series(date_trunc('${unit}', ${after} AT TIME ZONE 'UTC'),
                               date_trunc('${unit}', ${before} AT TIME ZONE 'UTC'), interval '1 ${unit}') AS b(bucket)
-         LEFT JOIN counted c ON c.bucket = b.bucket
+         LEFT JOIN counted c ON c.key = b.bucket
         ORDER BY b.bucket`,
-      from.params,
+      params,
     )) as { key: string; count: number }[];
     return { data: rows, total: rows.reduce((sum, row) => sum + row.count, 0) };
   }
