@@ -7,6 +7,7 @@ import {
   PRUNE_BATCH_MIN_EVENTS,
   VACUUM_FULL_LOCK_WAIT_MILLISECONDS,
   VACUUM_FULL_MAX_RETAINED_EVENTS,
+  VACUUM_FULL_MAX_TABLE_BYTES,
 } from '@app/common';
 import {
   ChainsRepository,
@@ -168,12 +169,14 @@ describe('RetentionSweeper', () => {
     ]);
   });
 
-  it('vacuumFullPays: only when what remains is small next to what was deleted, and small', () => {
-    expect(vacuumFullPays(1_000_000, 3_000)).toBe(true);
-    expect(vacuumFullPays(1_000_000, 250_000)).toBe(false); // a quarter, but too much to rewrite under the lock
-    expect(vacuumFullPays(100_000, 25_000)).toBe(true);
-    expect(vacuumFullPays(100_000, 25_001)).toBe(false);
-    expect(vacuumFullPays(100 * VACUUM_FULL_MAX_RETAINED_EVENTS, VACUUM_FULL_MAX_RETAINED_EVENTS + 1)).toBe(false);
+  it('vacuumFullPays: only when what remains is small next to what was deleted, and the rewrite is short', () => {
+    const GB = 1024 ** 3;
+    expect(vacuumFullPays(1_000_000, 3_000, 1.3 * GB)).toBe(true);
+    expect(vacuumFullPays(100_000, 25_000, 0.2 * GB)).toBe(true);
+    expect(vacuumFullPays(100_000, 25_001, 0.2 * GB)).toBe(false); // more than a quarter remains
+    expect(vacuumFullPays(1_000_000, 250_000, 1.3 * GB)).toBe(false); // a quarter, but too much to copy under the lock
+    expect(vacuumFullPays(100 * VACUUM_FULL_MAX_RETAINED_EVENTS, VACUUM_FULL_MAX_RETAINED_EVENTS + 1, GB)).toBe(false);
+    expect(vacuumFullPays(10_000_000, 3_000, VACUUM_FULL_MAX_TABLE_BYTES + 1)).toBe(false); // too much to read under the lock
   });
 
   it('RETENTION_VACUUM=auto: FULL with a bounded wait for its lock when little remains, plain otherwise', async () => {

@@ -10,6 +10,7 @@ import {
   VACUUM_FULL_LOCK_WAIT_MILLISECONDS,
   VACUUM_FULL_MAX_RETAINED_EVENTS,
   VACUUM_FULL_MAX_RETAINED_RATIO,
+  VACUUM_FULL_MAX_TABLE_BYTES,
 } from '@app/common';
 import {
   ChainsRepository,
@@ -23,6 +24,13 @@ import {
 } from '@app/database';
 import { CheckpointsService } from '../checkpoints/checkpoints.service';
 import { RetentionAudit } from './retention-audit';
+
+/** How a sweep's batches went: how many, and how long they held their chain's lock (the log line's). */
+interface BatchStats {
+  count: number;
+  heldMilliseconds: number;
+  longestMilliseconds: number;
+}
 
 /** What a sweep pruned (POST /v1/retention/sweep's answer). */
 export interface SweepResult {
@@ -105,16 +113,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   private async run(accountId: string | null): Promise<SweepResult> {
     const offset = this.config.retentionClockOffsetSeconds;
     const result: SweepResult = { chains: 0, events: 0 };
+    const batches: BatchStats = { count: 0, heldMilliseconds: 0, longestMilliseconds: 0 };
     const started = performance.now();
     for (const chain of await this.chains.prunable(offset, accountId)) {
       if (this.stopping) break;
-      const deleted = await this.pruneChain(chain, offset);
+      const deleted = await this.pruneChain(chain, offset, batches);
       if (deleted > 0) {
         result.chains++;
         result.events += deleted;
       }
     }
-    if (result.events > 0) await this.vacuum(result, performance.now() - started);
+    if (result.events > 0) await this.vacuum(result, performance.now() - started, batches);
     return result;
   }
 
@@ -123,7 +132,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
    * is gone: each batch sized from how long the last one held the chain's lock (nextBatchSize), a
    * pause after each (pauseAfter) in which appends waiting for that lock take it.
    */
-  private async pruneChain(chain: PrunableChain, offset: number): Promise<number> {
+  private async pruneChain(chain: PrunableChain, offset: number, batches: BatchStats): Promise<number> {
     await this.checkpoints.latest(chain.accountId, chain.id);
     const signed = await this.checkpointRows.findLatest(chain.id, Number.MAX_SAFE_INTEGER);
     if (!signed) return 0;
@@ -152,6 +161,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
       });
       // How long the batch held the chain's lock, commit included.
       const elapsed = performance.now() - locked;
+      batches.count++;
+      batches.heldMilliseconds += elapsed;
+      batches.longestMilliseconds = Math.max(batches.longestMilliseconds, elapsed);
       if (pruned.deleted > 0) first ??= pruned.from;
       total += pruned.deleted;
       if (pruned.deleted < max || this.stopping) return total;
@@ -163,13 +175,14 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   /**
    * VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`auto`: FULL when vacuumFullPays
    * on ANALYZE's estimate of the events that remain), then one log line with the sizes before and
-   * after and how long each step took (a FULL one's time is how long its table was locked).
+   * after, the batches, and how long each step took (a FULL one's time is how long its table was
+   * locked).
    */
-  private async vacuum(result: SweepResult, pruneMilliseconds: number): Promise<void> {
+  private async vacuum(result: SweepResult, pruneMilliseconds: number, batches: BatchStats): Promise<void> {
     const mode = this.config.retentionVacuum;
     const before = await this.storageBytes();
     const full =
-      mode === 'full' || (mode === 'auto' && vacuumFullPays(result.events, await this.events.analyzedRows()));
+      mode === 'full' || (mode === 'auto' && vacuumFullPays(result.events, await this.events.analyzedRows(), before));
     const vacuum =
       mode === 'off'
         ? null
@@ -179,6 +192,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
       events: result.events,
       chains: result.chains,
       pruneMilliseconds: Math.round(pruneMilliseconds),
+      batches: batches.count,
+      lockHeldMilliseconds: Math.round(batches.heldMilliseconds),
+      longestBatchMilliseconds: Math.round(batches.longestMilliseconds),
       vacuum,
       storageBytesBeforeVacuum: before,
       storageBytesAfterVacuum: await this.storageBytes(),
@@ -230,9 +246,14 @@ export function pauseAfter(elapsedMilliseconds: number): number {
 /**
  * RETENTION_VACUUM=auto: whether VACUUM FULL pays after a sweep that deleted `deleted` events of
  * which `retained` remain: the tables are then mostly dead space (what remains at most
- * VACUUM_FULL_MAX_RETAINED_RATIO of what went) and the rewrite under the exclusive lock is short (at
- * most VACUUM_FULL_MAX_RETAINED_EVENTS to copy).
+ * VACUUM_FULL_MAX_RETAINED_RATIO of what went) and the rewrite under the exclusive lock is short: it
+ * reads the old files, `bytes` (at most VACUUM_FULL_MAX_TABLE_BYTES), and copies what remains (at
+ * most VACUUM_FULL_MAX_RETAINED_EVENTS).
  */
-export function vacuumFullPays(deleted: number, retained: number): boolean {
-  return retained <= VACUUM_FULL_MAX_RETAINED_EVENTS && retained <= deleted * VACUUM_FULL_MAX_RETAINED_RATIO;
+export function vacuumFullPays(deleted: number, retained: number, bytes: number): boolean {
+  return (
+    retained <= deleted * VACUUM_FULL_MAX_RETAINED_RATIO &&
+    retained <= VACUUM_FULL_MAX_RETAINED_EVENTS &&
+    bytes <= VACUUM_FULL_MAX_TABLE_BYTES
+  );
 }

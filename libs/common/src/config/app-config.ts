@@ -66,7 +66,7 @@ export class AppConfig {
   retentionClockOffsetSeconds = 0;
   /**
    * After a sweep that deleted events: `auto` (`full` when what remains is small next to what was
-   * deleted, else `plain`: VACUUM_FULL_MAX_RETAINED_RATIO and _EVENTS), `plain` VACUUM (ANALYZE)
+   * deleted and the tables small enough, else `plain`: VACUUM_FULL_MAX_*), `plain` VACUUM (ANALYZE)
    * (space reused, appends go on), `full` (VACUUM FULL: space returned to the system, but events and
    * merkle_nodes are locked while their retained rows are rewritten), or `off` (autovacuum's).
    */
