@@ -49,14 +49,15 @@ export interface SweepResult {
  *    retention, not on hold" itself, keeps the Merkle nodes proofs still need and the last pruned
  *    event's hash, and deletes the rest; the last batch appends the prune's one `retention.pruned`
  *    entry (first and last pruned positions, reason) in its transaction. An append to that chain
- *    waits for one batch at most, so batches are short: each sized from the last one's duration to
- *    take PRUNE_BATCH_MILLISECONDS, and followed by a pause (PRUNE_DUTY_CYCLE) in which waiting
- *    appends take the lock (a row lock is not handed fairly to a waiter when its holder locks again
- *    at once) and have the CPU;
+ *    waits for one batch at most, so batches are short: each sized from how long the last one held
+ *    the lock to hold it PRUNE_BATCH_MILLISECONDS, and followed by a pause (PRUNE_DUTY_CYCLE) in
+ *    which waiting appends take the lock (a row lock is not handed fairly to a waiter when its
+ *    holder locks again at once) and have the CPU;
  * 3. once anything was deleted, VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`auto` by
  *    default: FULL, which returns the space to the system but locks both tables while it rewrites
- *    what is retained, only when little remains next to what went; plain otherwise, whose space is
- *    reused by later appends and for which nothing waits), sizes and durations logged.
+ *    what is retained, only when little remains next to what went and the tables are small enough
+ *    for the lock to be short; plain otherwise, whose space is reused by later appends and for
+ *    which nothing waits), sizes and durations logged.
  * Sweeps of one instance never overlap; sweeps of several instances meet at the chain locks.
  */
 @Injectable()
@@ -229,16 +230,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
 }
 
 /**
- * The size of the batch after one of `size` events that held the chain's lock for `elapsedMilliseconds`: scaled to take
- * PRUNE_BATCH_MILLISECONDS, at most twice `size` (a batch too quick to time well does not make the
- * next one huge), within PRUNE_BATCH_MIN_EVENTS … PRUNE_BATCH_MAX_EVENTS.
+ * The size of the batch after one of `size` events that held the chain's lock for
+ * `elapsedMilliseconds`: scaled to hold it PRUNE_BATCH_MILLISECONDS, at most twice `size` (a batch
+ * too quick to time well does not make the next one huge), within PRUNE_BATCH_MIN_EVENTS …
+ * PRUNE_BATCH_MAX_EVENTS.
  */
 export function nextBatchSize(size: number, elapsedMilliseconds: number): number {
   const scaled = Math.floor((size * PRUNE_BATCH_MILLISECONDS) / Math.max(elapsedMilliseconds, 1));
   return Math.max(PRUNE_BATCH_MIN_EVENTS, Math.min(PRUNE_BATCH_MAX_EVENTS, 2 * size, scaled));
 }
 
-/** The pause after a batch that held the lock `elapsedMilliseconds`: the sweep works PRUNE_DUTY_CYCLE of the time. */
+/** The pause after a batch that held the lock `elapsedMilliseconds`: the sweep holds it PRUNE_DUTY_CYCLE of the time. */
 export function pauseAfter(elapsedMilliseconds: number): number {
   return (elapsedMilliseconds * (1 - PRUNE_DUTY_CYCLE)) / PRUNE_DUTY_CYCLE;
 }
