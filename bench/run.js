@@ -37,6 +37,7 @@ const { searchScenario, statsScenario } = require('./scenarios/search');
 const { tailScenario } = require('./scenarios/tail');
 const { indexesScenario } = require('./scenarios/indexes');
 const { buildsScenario } = require('./scenarios/builds');
+const { retentionScenario } = require('./scenarios/retention');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -53,6 +54,7 @@ const SCENARIOS = {
   tail: tailScenario,
   indexes: indexesScenario,
   builds: buildsScenario,
+  retention: retentionScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
@@ -101,12 +103,17 @@ async function startQuietService(cfg, serviceEnv, cpu) {
 }
 
 /**
- * A service of the same build and settings on a fresh database of its own, which `prepare(client)`
- * may alter after the migrations, seeded with `seed` events into the account `bench-ingest` (the
- * seed of the read scenarios, smaller) and settled: for scenarios that compare schemas (`indexes`).
- * Dropped by cleanup(); the service stops with the returned stop() or at cleanup.
+ * A service of the same build and settings (plus `env`) on a fresh database of its own, which
+ * `prepare(client)` may alter after the migrations, seeded with `seed` events over `chainCount`
+ * chains into the account `bench-ingest` (the seed of the read scenarios, smaller) and settled: for
+ * scenarios that compare schemas (`indexes`) or change the data (`retention`). Dropped by
+ * cleanup(); the service stops with the returned stop() or at cleanup.
  */
-async function startVariantService(name, serviceEnv, { prepare, seed, hashing, serviceMain = state.cfg.serviceMain }) {
+async function startVariantService(
+  name,
+  serviceEnv,
+  { prepare, seed, hashing, serviceMain = state.cfg.serviceMain, env = {}, chainCount = 300 },
+) {
   const url = await createBenchDatabase(`${benchDatabaseName()}_${name}`);
   const port = await freePort();
   const logFile = path.join(state.tmpDir, `service-${name}.log`);
@@ -119,19 +126,21 @@ async function startVariantService(name, serviceEnv, { prepare, seed, hashing, s
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
       DATA_DIR: path.join(state.tmpDir, `data-${name}`),
+      ...env,
     },
     nodeArgs: SERVICE_NODE_ARGS,
   });
   const serviceUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, `${serviceUrl}/health/ready`, { logFile });
-  await withClient(url, async (client) => {
+  const seeded = await withClient(url, async (client) => {
     await prepare(client);
     const id = await accountId(client, 'bench-ingest');
-    await seedEvents(client, { accountId: id, total: seed, chainCount: 300, hashing, log: () => undefined });
+    const result = await seedEvents(client, { accountId: id, total: seed, chainCount, hashing, log: () => undefined });
     await settleSeed(client, log);
+    return { ...result, accountId: id };
   });
   log(`service ${name} ready on ${serviceUrl} (pid ${child.pid})`);
-  return { serviceUrl, pid: child.pid, stop: () => stopChild(child) };
+  return { serviceUrl, databaseUrl: url, logFile, seeded, pid: child.pid, stop: () => stopChild(child) };
 }
 
 const t0 = Date.now();
@@ -466,7 +475,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'tail', 'indexes', 'builds']) {
+  for (const name of [...INGEST, 'tail', 'indexes', 'builds', 'retention']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {

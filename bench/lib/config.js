@@ -22,6 +22,7 @@ const ALL_SCENARIOS = [
   'tail',
   'indexes',
   'builds',
+  'retention',
   'list',
   'search',
   'stats',
@@ -66,6 +67,9 @@ function loadBenchConfig() {
     exportRuns: int('BENCH_EXPORT_RUNS', 5, 1, 50),
     exportEvents: 10_000,
     chainVerifyRuns: int('BENCH_CHAIN_VERIFY_RUNS', 3, 1, 20),
+    /** Events of the one chain the `retention` scenario prunes, and the connections appending to it meanwhile. */
+    retentionEvents: int('BENCH_RETENTION_EVENTS', 1_000_000, 1_000, 50_000_000),
+    retentionConnections: int('BENCH_RETENTION_CONNECTIONS', 4, 1, 64),
     scenarios: only.length > 0 ? only : ALL_SCENARIOS,
     /** A directory: write a CPU profile of the service per scenario there (see bench/README.md). */
     profileDir: process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null,

@@ -63,7 +63,9 @@ function checkText(check) {
         ? secs(check.value)
         : check.unit === 'MB'
           ? `${check.value.toFixed(1)} MB`
-          : `${num(check.value)} ${check.unit}`;
+          : check.unit === '×' || check.unit === '%'
+            ? `${check.value === null ? '—' : check.value.toFixed(check.unit === '×' ? 2 : 1)} ${check.unit}`
+            : `${num(check.value)} ${check.unit}`;
   const bound = check.max !== undefined ? `≤ ${check.max}` : `≥ ${num(check.min)}`;
   return { actual: v, target: `${bound} ${check.unit}` };
 }

@@ -68,7 +68,32 @@ export const MAX_RETENTION_DAYS = 36_500;
 /** … and a legal hold's reason, in characters. */
 export const MAX_LEGAL_HOLD_REASON_LENGTH = 512;
 /**
- * The retention sweep deletes a chain's prefix in transactions of at most this many events, each
- * holding the chain's lock: an append to that chain waits for one batch at most.
+ * The retention sweep deletes a chain's prefix in batches, one short transaction each that holds the
+ * chain's lock (an append to that chain waits for the batch running, at most): each batch is sized
+ * from the last one's duration to take about PRUNE_BATCH_MILLISECONDS (at most twice the last
+ * size), within PRUNE_BATCH_MIN_EVENTS … PRUNE_BATCH_MAX_EVENTS, the first one the minimum.
  */
-export const PRUNE_BATCH_EVENTS = 1000;
+export const PRUNE_BATCH_MILLISECONDS = 20;
+export const PRUNE_BATCH_MIN_EVENTS = 100;
+export const PRUNE_BATCH_MAX_EVENTS = 10_000;
+/**
+ * … and after each batch the sweep pauses so that it holds the lock this share of the time (a pause
+ * half as long as the batch at 2/3): appends waiting for the chain's lock take it in the pause (a
+ * row lock's queue does not make a transaction that locks again at once wait its turn), and the
+ * sweep leaves a share of its core to them.
+ */
+export const PRUNE_DUTY_CYCLE = 2 / 3;
+/**
+ * RETENTION_VACUUM=auto: after a sweep, VACUUM FULL (the space goes back to the system) only when
+ * the events that remain are at most VACUUM_FULL_MAX_RETAINED_RATIO of those it deleted (the tables
+ * are then mostly dead space, which plain VACUUM leaves in the file), and its exclusive lock, which
+ * stops every append and read of the table, is short: it reads the whole old file and rewrites
+ * what remains, so events and merkle_nodes (with their indexes) at most VACUUM_FULL_MAX_TABLE_BYTES
+ * before, at most VACUUM_FULL_MAX_RETAINED_EVENTS remaining (docs/performance.md: 1.2 s for 1.26 GB
+ * and 5,000 events). Its lock is waited for at most VACUUM_FULL_LOCK_WAIT_MILLISECONDS (a
+ * long export would otherwise queue every append behind it); past that, plain VACUUM.
+ */
+export const VACUUM_FULL_MAX_RETAINED_RATIO = 0.25;
+export const VACUUM_FULL_MAX_RETAINED_EVENTS = 100_000;
+export const VACUUM_FULL_MAX_TABLE_BYTES = 2 * 1024 ** 3;
+export const VACUUM_FULL_LOCK_WAIT_MILLISECONDS = 1000;

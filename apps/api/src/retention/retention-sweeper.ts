@@ -1,15 +1,36 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { AppConfig, PRUNE_BATCH_EVENTS } from '@app/common';
+import {
+  AppConfig,
+  PRUNE_BATCH_MAX_EVENTS,
+  PRUNE_BATCH_MILLISECONDS,
+  PRUNE_BATCH_MIN_EVENTS,
+  PRUNE_DUTY_CYCLE,
+  VACUUM_FULL_LOCK_WAIT_MILLISECONDS,
+  VACUUM_FULL_MAX_RETAINED_EVENTS,
+  VACUUM_FULL_MAX_RETAINED_RATIO,
+  VACUUM_FULL_MAX_TABLE_BYTES,
+} from '@app/common';
 import {
   ChainsRepository,
   CheckpointsRepository,
   EventsRepository,
+  LOCK_NOT_AVAILABLE,
   MerkleNodesRepository,
   PrunableChain,
+  sqlState,
   TransactionRunner,
 } from '@app/database';
 import { CheckpointsService } from '../checkpoints/checkpoints.service';
 import { RetentionAudit } from './retention-audit';
+
+/** How a sweep's batches went: how many, and how long they held their chain's lock (the log line's). */
+interface BatchStats {
+  count: number;
+  heldMilliseconds: number;
+  longestMilliseconds: number;
+}
 
 /** What a sweep pruned (POST /v1/retention/sweep's answer). */
 export interface SweepResult {
@@ -23,15 +44,20 @@ export interface SweepResult {
  * retention:
  * 1. a checkpoint of the chain's head is signed (CheckpointsService.latest, the one signer): it
  *    covers the whole prefix about to go, and the prune never passes its size;
- * 2. the prefix is deleted in transactions of at most PRUNE_BATCH_EVENTS events, each one call of
- *    `audit_prune_chain` (migration 1764800000000), which takes the chain's row lock as appends do,
- *    checks "prefix, older than the retention, not on hold" itself, keeps the Merkle nodes proofs
- *    still need and the last pruned event's hash, and deletes the rest; the last batch appends the
- *    prune's one `retention.pruned` entry (first and last pruned positions, reason) in its
- *    transaction. An append to that chain waits for one batch at most.
- * 3. once anything was deleted, VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`plain` by
- *    default: the space is reused by later appends, nothing waits; `full` returns it to the system but
- *    locks both tables while it rewrites what is retained), sizes logged before and after.
+ * 2. the prefix is deleted in batches, each one transaction calling `audit_prune_chain` (migration
+ *    1764800000000), which takes the chain's row lock as appends do, checks "prefix, older than the
+ *    retention, not on hold" itself, keeps the Merkle nodes proofs still need and the last pruned
+ *    event's hash, and deletes the rest; the last batch appends the prune's one `retention.pruned`
+ *    entry (first and last pruned positions, reason) in its transaction. An append to that chain
+ *    waits for one batch at most, so batches are short: each sized from how long the last one held
+ *    the lock to hold it PRUNE_BATCH_MILLISECONDS, and followed by a pause (PRUNE_DUTY_CYCLE) in
+ *    which waiting appends take the lock (a row lock is not handed fairly to a waiter when its
+ *    holder locks again at once) and have the CPU;
+ * 3. once anything was deleted, VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`auto` by
+ *    default: FULL, which returns the space to the system but locks both tables while it rewrites
+ *    what is retained, only when little remains next to what went and the tables are small enough
+ *    for the lock to be short; plain otherwise, whose space is reused by later appends and for
+ *    which nothing waits), sizes and durations logged.
  * Sweeps of one instance never overlap; sweeps of several instances meet at the chain locks.
  */
 @Injectable()
@@ -88,20 +114,26 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   private async run(accountId: string | null): Promise<SweepResult> {
     const offset = this.config.retentionClockOffsetSeconds;
     const result: SweepResult = { chains: 0, events: 0 };
+    const batches: BatchStats = { count: 0, heldMilliseconds: 0, longestMilliseconds: 0 };
+    const started = performance.now();
     for (const chain of await this.chains.prunable(offset, accountId)) {
       if (this.stopping) break;
-      const deleted = await this.pruneChain(chain, offset);
+      const deleted = await this.pruneChain(chain, offset, batches);
       if (deleted > 0) {
         result.chains++;
         result.events += deleted;
       }
     }
-    if (result.events > 0 && this.config.retentionVacuum !== 'off') await this.vacuum(result);
+    if (result.events > 0) await this.vacuum(result, performance.now() - started, batches);
     return result;
   }
 
-  /** Signs the head first, then deletes batch after batch until the prefix older than the retention is gone. */
-  private async pruneChain(chain: PrunableChain, offset: number): Promise<number> {
+  /**
+   * Signs the head first, then deletes batch after batch until the prefix older than the retention
+   * is gone: each batch sized from how long the last one held the chain's lock (nextBatchSize), a
+   * pause after each (pauseAfter) in which appends waiting for that lock take it.
+   */
+  private async pruneChain(chain: PrunableChain, offset: number, batches: BatchStats): Promise<number> {
     await this.checkpoints.latest(chain.accountId, chain.id);
     const signed = await this.checkpointRows.findLatest(chain.id, Number.MAX_SAFE_INTEGER);
     if (!signed) return 0;
@@ -109,12 +141,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const reason = `older than the retention of ${chain.retentionDays} day(s)`;
     let first: number | null = null;
     let total = 0;
+    let size = PRUNE_BATCH_MIN_EVENTS;
     for (;;) {
+      const max = size;
+      let locked = 0;
       const pruned = await this.transactions.run(async (tx) => {
-        const batch = await this.chains.pruneBatch(chain.id, upTo, PRUNE_BATCH_EVENTS, offset, tx);
+        await this.chains.lockForPrune(chain.id, tx);
+        locked = performance.now();
+        const batch = await this.chains.pruneBatch(chain.id, upTo, max, offset, tx);
         const from = first ?? (batch.deleted > 0 ? batch.from : null);
         // The prune's one `retention.pruned` entry, in the transaction of its last batch.
-        if ((batch.deleted < PRUNE_BATCH_EVENTS || this.stopping) && from !== null)
+        if ((batch.deleted < max || this.stopping) && from !== null)
           await this.audit.pruned(
             chain.accountId,
             chain.id,
@@ -123,24 +160,102 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
           );
         return batch;
       });
+      // How long the batch held the chain's lock, commit included.
+      const elapsed = performance.now() - locked;
+      batches.count++;
+      batches.heldMilliseconds += elapsed;
+      batches.longestMilliseconds = Math.max(batches.longestMilliseconds, elapsed);
       if (pruned.deleted > 0) first ??= pruned.from;
       total += pruned.deleted;
-      if (pruned.deleted < PRUNE_BATCH_EVENTS || this.stopping) return total;
+      if (pruned.deleted < max || this.stopping) return total;
+      await sleep(pauseAfter(elapsed));
+      size = nextBatchSize(max, elapsed);
     }
   }
 
-  private async vacuum(result: SweepResult): Promise<void> {
-    const before = (await this.events.storageBytes()) + (await this.nodes.storageBytes());
-    const full = this.config.retentionVacuum === 'full';
-    await this.events.vacuum(full);
-    await this.nodes.vacuum(full);
-    const after = (await this.events.storageBytes()) + (await this.nodes.storageBytes());
+  /**
+   * VACUUM of events and merkle_nodes as RETENTION_VACUUM says (`auto`: FULL when vacuumFullPays
+   * on ANALYZE's estimate of the events that remain), then one log line with the sizes before and
+   * after, the batches, and how long each step took (a FULL one's time is how long its table was
+   * locked).
+   */
+  private async vacuum(result: SweepResult, pruneMilliseconds: number, batches: BatchStats): Promise<void> {
+    const mode = this.config.retentionVacuum;
+    const before = await this.storageBytes();
+    const full =
+      mode === 'full' || (mode === 'auto' && vacuumFullPays(result.events, await this.events.analyzedRows(), before));
+    const vacuum =
+      mode === 'off'
+        ? null
+        : { events: await this.vacuumTable(this.events, full), merkleNodes: await this.vacuumTable(this.nodes, full) };
     this.logger.log({
       msg: `Pruned ${result.events} event(s) of ${result.chains} chain(s)`,
       events: result.events,
       chains: result.chains,
+      pruneMilliseconds: Math.round(pruneMilliseconds),
+      batches: batches.count,
+      lockHeldMilliseconds: Math.round(batches.heldMilliseconds),
+      longestBatchMilliseconds: Math.round(batches.longestMilliseconds),
+      vacuum,
       storageBytesBeforeVacuum: before,
-      storageBytesAfterVacuum: after,
+      storageBytesAfterVacuum: await this.storageBytes(),
     });
   }
+
+  /**
+   * One table's VACUUM, FULL or plain; under `auto` a FULL one waits at most
+   * VACUUM_FULL_LOCK_WAIT_MILLISECONDS for its lock (behind a long export, say), then runs plain.
+   */
+  private async vacuumTable(
+    table: EventsRepository | MerkleNodesRepository,
+    full: boolean,
+  ): Promise<{ mode: 'full' | 'plain'; milliseconds: number }> {
+    const started = performance.now();
+    const done = (mode: 'full' | 'plain') => ({ mode, milliseconds: Math.round(performance.now() - started) });
+    const lockWaitMilliseconds =
+      full && this.config.retentionVacuum === 'auto' ? VACUUM_FULL_LOCK_WAIT_MILLISECONDS : null;
+    try {
+      await table.vacuum({ full, lockWaitMilliseconds });
+      return done(full ? 'full' : 'plain');
+    } catch (error) {
+      if (lockWaitMilliseconds === null || sqlState(error) !== LOCK_NOT_AVAILABLE) throw error;
+      await table.vacuum({ full: false, lockWaitMilliseconds: null });
+      return done('plain');
+    }
+  }
+
+  private async storageBytes(): Promise<number> {
+    return (await this.events.storageBytes()) + (await this.nodes.storageBytes());
+  }
+}
+
+/**
+ * The size of the batch after one of `size` events that held the chain's lock for
+ * `elapsedMilliseconds`: scaled to hold it PRUNE_BATCH_MILLISECONDS, at most twice `size` (a batch
+ * too quick to time well does not make the next one huge), within PRUNE_BATCH_MIN_EVENTS …
+ * PRUNE_BATCH_MAX_EVENTS.
+ */
+export function nextBatchSize(size: number, elapsedMilliseconds: number): number {
+  const scaled = Math.floor((size * PRUNE_BATCH_MILLISECONDS) / Math.max(elapsedMilliseconds, 1));
+  return Math.max(PRUNE_BATCH_MIN_EVENTS, Math.min(PRUNE_BATCH_MAX_EVENTS, 2 * size, scaled));
+}
+
+/** The pause after a batch that held the lock `elapsedMilliseconds`: the sweep holds it PRUNE_DUTY_CYCLE of the time. */
+export function pauseAfter(elapsedMilliseconds: number): number {
+  return (elapsedMilliseconds * (1 - PRUNE_DUTY_CYCLE)) / PRUNE_DUTY_CYCLE;
+}
+
+/**
+ * RETENTION_VACUUM=auto: whether VACUUM FULL pays after a sweep that deleted `deleted` events of
+ * which `retained` remain: the tables are then mostly dead space (what remains at most
+ * VACUUM_FULL_MAX_RETAINED_RATIO of what went) and the rewrite under the exclusive lock is short: it
+ * reads the old files, `bytes` (at most VACUUM_FULL_MAX_TABLE_BYTES), and copies what remains (at
+ * most VACUUM_FULL_MAX_RETAINED_EVENTS).
+ */
+export function vacuumFullPays(deleted: number, retained: number, bytes: number): boolean {
+  return (
+    retained <= deleted * VACUUM_FULL_MAX_RETAINED_RATIO &&
+    retained <= VACUUM_FULL_MAX_RETAINED_EVENTS &&
+    bytes <= VACUUM_FULL_MAX_TABLE_BYTES
+  );
 }

@@ -55,9 +55,10 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({})).toMatchObject({
       retentionSweepSeconds: 3600,
       retentionClockOffsetSeconds: 0,
-      retentionVacuum: 'plain',
+      retentionVacuum: 'auto',
     });
-    expect(loadAppConfig({ RETENTION_VACUUM: 'full' }).retentionVacuum).toBe('full');
+    for (const mode of ['auto', 'plain', 'full', 'off'])
+      expect(loadAppConfig({ RETENTION_VACUUM: mode }).retentionVacuum).toBe(mode);
     expect(() => loadAppConfig({ RETENTION_VACUUM: 'always' })).toThrow(/RETENTION_VACUUM/);
     expect(
       loadAppConfig({ RETENTION_SWEEP_SECONDS: '0', RETENTION_CLOCK_OFFSET_SECONDS: String(400 * 86400) }),

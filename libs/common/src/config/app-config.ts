@@ -65,12 +65,16 @@ export class AppConfig {
   /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
   retentionClockOffsetSeconds = 0;
   /**
-   * After a sweep that deleted events: `plain` VACUUM (ANALYZE) (space reused, appends go on), `full`
-   * (VACUUM FULL: space returned to the system, but events and merkle_nodes are locked while their
-   * retained rows are rewritten), or `off` (autovacuum's).
+   * After a sweep that deleted events: `auto` (`full` when what remains is small next to what was
+   * deleted and the tables small enough, else `plain`: VACUUM_FULL_MAX_*), `plain` VACUUM (ANALYZE)
+   * (space reused, appends go on), `full` (VACUUM FULL: space returned to the system, but events and
+   * merkle_nodes are locked while their retained rows are rewritten), or `off` (autovacuum's).
    */
-  retentionVacuum: 'plain' | 'full' | 'off' = 'plain';
+  retentionVacuum: RetentionVacuum = 'auto';
 }
+
+export const RETENTION_VACUUMS = ['auto', 'plain', 'full', 'off'] as const;
+export type RetentionVacuum = (typeof RETENTION_VACUUMS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -182,9 +186,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
   if (env.RETENTION_VACUUM) {
-    if (env.RETENTION_VACUUM === 'plain' || env.RETENTION_VACUUM === 'full' || env.RETENTION_VACUUM === 'off')
-      config.retentionVacuum = env.RETENTION_VACUUM;
-    else problems.push('RETENTION_VACUUM must be plain, full or off');
+    if ((RETENTION_VACUUMS as readonly string[]).includes(env.RETENTION_VACUUM))
+      config.retentionVacuum = env.RETENTION_VACUUM as RetentionVacuum;
+    else problems.push(`RETENTION_VACUUM must be one of ${RETENTION_VACUUMS.join(', ')}`);
   }
   if (env.LOG_FORMAT) {
     if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') config.logFormat = env.LOG_FORMAT;

@@ -270,6 +270,15 @@ export class ChainsRepository {
   }
 
   /**
+   * Takes the chain's row lock FOR UPDATE, as appends do, until the caller's transaction ends: a
+   * prune batch takes it first, so that the sweep can time how long it holds it (not how long it
+   * waited for an append to let go of it). audit_prune_chain takes it again, a no-op then.
+   */
+  async lockForPrune(chainId: string, db: Db): Promise<void> {
+    await db.query(`SELECT 1 FROM chains WHERE id = $1 FOR UPDATE`, [chainId]);
+  }
+
+  /**
    * One batch of a chain's prune, in the caller's transaction: audit_prune_chain (migration
    * 1764800000000) locks the chain's row as appends do, checks the policy itself and deletes at
    * most `maxEvents` of the prefix older than the retention, none above position `upTo`. What it

@@ -6,6 +6,7 @@ import { Db } from '../transaction-runner';
 import { ISO_TIMESTAMP, VerifiedEventRow } from './verification-window.queries';
 import { EventSnapshot } from './event-snapshot';
 import { rollupRange, splitDays } from './event-counts';
+import { vacuumTable, VacuumOptions } from './vacuum';
 
 /** The one domain shape of a stored event (with its chain's name), whatever query read it. */
 export interface EventRecord {
@@ -233,13 +234,24 @@ export class EventsRepository {
   }
 
   /**
-   * After a retention prune: VACUUM (ANALYZE) makes the deleted rows' space reusable by the
-   * inserts that follow (and gives back trailing pages), without the exclusive lock of VACUUM FULL
-   * that would stop every append; `full` (RETENTION_VACUUM=full) rewrites the table with that lock
-   * and returns the space. Runs outside any transaction, on the pool.
+   * After a retention prune: VACUUM (ANALYZE) makes the deleted rows' space reusable by the inserts
+   * that follow (and gives back trailing pages), without the exclusive lock of VACUUM FULL that
+   * would stop every append; VACUUM FULL rewrites the table with that lock and returns the space.
    */
-  async vacuum(full = false): Promise<void> {
-    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) events` : `VACUUM (ANALYZE) events`);
+  async vacuum(options: VacuumOptions): Promise<void> {
+    await vacuumTable(this.dataSource, 'events', options);
+  }
+
+  /**
+   * The table's live rows as ANALYZE estimates them from a sample (pg_class.reltuples): right
+   * after a prune, what remains, at the price of a sample whatever the table's size.
+   */
+  async analyzedRows(): Promise<number> {
+    await this.pool.query(`ANALYZE events`);
+    const [row] = (await this.pool.query(
+      `SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'events'::regclass`,
+    )) as { rows: number }[];
+    return Math.max(0, row?.rows ?? 0);
   }
 
   /** The table's size with its indexes and TOAST, in bytes (pg_total_relation_size). */

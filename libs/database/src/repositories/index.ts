@@ -18,6 +18,7 @@ export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './merkle-nodes.repository';
 export * from './sql-query';
+export * from './vacuum';
 export * from './verification-window.queries';
 export * from './verification-window.reader';
 

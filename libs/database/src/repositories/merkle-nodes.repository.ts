@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { frontierIds, LOWEST_STORED_LEVEL, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
 import { Db, queryPrepared } from '../transaction-runner';
 import { SqlQuery } from './sql-query';
+import { vacuumTable, VacuumOptions } from './vacuum';
 
 /** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
 export interface InclusionFacts {
@@ -115,8 +116,8 @@ export class MerkleNodesRepository {
   }
 
   /** After a retention prune: VACUUM (ANALYZE), or VACUUM FULL, as EventsRepository.vacuum. */
-  async vacuum(full = false): Promise<void> {
-    await this.pool.query(full ? `VACUUM (FULL, ANALYZE) merkle_nodes` : `VACUUM (ANALYZE) merkle_nodes`);
+  async vacuum(options: VacuumOptions): Promise<void> {
+    await vacuumTable(this.dataSource, 'merkle_nodes', options);
   }
 
   /** The table's size with its index, in bytes (pg_total_relation_size). */
