@@ -61,7 +61,7 @@ function createLogger(config: AppConfig, destination: DestinationStream, options
     {
       level: config.logLevel,
       base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: errorFields },
       ...options,
@@ -69,6 +69,22 @@ function createLogger(config: AppConfig, destination: DestinationStream, options
     config.logFormat === 'pretty' ? prettyLines(destination) : destination,
   );
 }
+
+/**
+ * pino's isoTime (`,"time":"2026-11-27T12:49:33.123Z"`) with the text up to the second kept while
+ * the second lasts: Date#toISOString was a tenth of what a request line cost. The same text, digit
+ * for digit.
+ */
+export function isoTime(now = Date.now()): string {
+  const second = now - (((now % 1000) + 1000) % 1000);
+  if (second !== isoSecond) {
+    isoSecond = second;
+    isoPrefix = `,"time":"${new Date(second).toISOString().slice(0, 20)}`;
+  }
+  return `${isoPrefix}${String(now - second).padStart(3, '0')}Z"`;
+}
+let isoSecond = Number.NaN;
+let isoPrefix = '';
 
 /**
  * An error as logged: its class, code (a SQLSTATE, say), message and stack, and nothing else. A
