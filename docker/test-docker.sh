@@ -35,7 +35,14 @@ for tool in dockerd docker debootstrap; do command -v "$tool" >/dev/null || fail
 state="${AUDIT_DOCKER_ROOT:-/var/lib/audit-trail-docker}"
 mkdir -p "$state"
 exec 9>"$state.lock"
-flock -n 9 || fail "another test:docker uses $state"
+if ! flock -n 9; then
+  # Daemons that runs before 2026-11-27 started kept the lock open after their run was killed.
+  holders=$(find /proc/[0-9]*/fd -lname "$state.lock" 2>/dev/null | cut -d/ -f3 | sort -u)
+  for pid in $holders; do [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ] || fail "another test:docker uses $state"; done
+  echo "  stopping the daemon(s) a killed run left holding the lock: $holders"
+  kill $holders 2>/dev/null || true
+  flock -w 30 9 || fail "another test:docker uses $state"
+fi
 
 run="$(mktemp -d /run/audit-trail-docker.XXXXXX)"
 export DOCKER_HOST="unix://$run/docker.sock" DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
@@ -69,10 +76,28 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 step "start dockerd (data root $state)"
+# A run that was killed (SIGKILL: no trap) can leave its daemon, its exec root and its containers
+# behind. The lock is ours, so a daemon on this data root is such a leftover: stop it first.
+stale=$(pgrep -f -- "^dockerd --data-root $state " || true)
+if [ -n "$stale" ]; then
+  echo "  stopping a daemon a killed run left on $state (pid $stale)"
+  kill $stale 2>/dev/null || true
+  for _ in $(seq 1 60); do pgrep -f -- "^dockerd --data-root $state " >/dev/null || break; sleep 0.5; done
+  pkill -9 -f -- "^dockerd --data-root $state " || true
+fi
+for old in /run/audit-trail-docker.*; do
+  [ "$old" != "$run" ] && [ -d "$old" ] || continue
+  awk -v run="$old/" 'index($2, run) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r -n1 umount -l
+  rm -rf "$old"
+done
+# 9>&-: the daemon must not hold this run's lock after the run is gone.
 dockerd --data-root "$state" --exec-root "$run/exec" --pidfile "$run/dockerd.pid" -H "$DOCKER_HOST" \
-  --iptables=false --ip-masq=false --ip-forward=false --bridge=none --log-level=warn >"$run/dockerd.log" 2>&1 &
+  --iptables=false --ip-masq=false --ip-forward=false --bridge=none --log-level=warn >"$run/dockerd.log" 2>&1 9>&- &
 for _ in $(seq 1 60); do docker version >/dev/null 2>&1 && break; sleep 0.5; done
 docker version >/dev/null 2>&1 || fail "dockerd did not start"
+# And the containers, networks and volumes of such a run: reusing them gave a PostgreSQL container
+# that the new API container could not reach (ECONNREFUSED). Every run starts from none.
+compose --profile test down -v --remove-orphans >/dev/null 2>&1 || true
 [ "$(cat /proc/sys/net/ipv4/ip_forward)" = 0 ] ||
   echo "  note: this machine forwards IPv4 (not our doing): only the internal network \"backend\" is sure to reach nothing outside"
 

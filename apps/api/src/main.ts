@@ -10,7 +10,8 @@ import { startupLogger } from './observability/observability';
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule, new JsonReplyAdapter(), {
     bodyParser: false,
-    bufferLogs: true,
+    // Not bufferLogs: Nest would write the buffered lines when the app is set up (or fails to be),
+    // all with that moment's time; nine "Retrying" lines 3 s apart read as one instant.
     logger: startupLogger(),
   });
   configureApp(app);

@@ -35,13 +35,18 @@ const FLUSH_EVERY_MS = 100;
 /**
  * stdout, written asynchronously in blocks of up to 4 KiB: one write per block, not per line (a
  * write per request line cost single appends several percent). A timer writes what waits every
- * FLUSH_EVERY_MS, so a line is out within that; pino writes the rest at exit.
+ * FLUSH_EVERY_MS, so a line is out within that; pino writes the rest at exit. One per process: the
+ * start-up logger and the app's write through the same buffer, so lines stay in order.
  */
 export function stdoutDestination(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
-  return destination;
+  if (stdout === undefined) {
+    const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
+    stdout = destination;
+  }
+  return stdout;
 }
+let stdout: DestinationStream | undefined;
 
 /**
  * JSON lines (contract §11): `time` ISO 8601, `level` as a word, `msg`; no pid or hostname.

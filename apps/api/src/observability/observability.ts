@@ -8,7 +8,7 @@ import { observeRequests } from './request-observer';
 
 /**
  * The HTTP edge's part of contract §11, run by configureApp right after the request id is set:
- * pino as Nest's logger (lines buffered since the app was created are written now), TRUST_PROXY as
+ * pino as Nest's logger (the start-up logger's until now, on the same stdout buffer), TRUST_PROXY as
  * Express's `trust proxy` (the client address of logs and of the refused-key limit), then one log
  * line and the request metrics per request. With LOG_LEVEL=silent and METRICS_PORT=0 the
  * middleware is not installed: the requests take the path they took before either existed.
@@ -17,7 +17,6 @@ export function configureObservability(app: INestApplication): void {
   const express = app as NestExpressApplication;
   const config = app.get(AppConfig);
   app.useLogger(app.get(PinoNestLogger));
-  app.flushLogs();
   express.set('trust proxy', config.trustProxy);
   const logger = config.logLevel === 'silent' ? null : app.get<Logger>(REQUEST_LOGGER);
   const metrics = config.metricsPort === 0 ? null : app.get(Metrics);
