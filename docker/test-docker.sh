@@ -97,7 +97,9 @@ for _ in $(seq 1 60); do docker version >/dev/null 2>&1 && break; sleep 0.5; don
 docker version >/dev/null 2>&1 || fail "dockerd did not start"
 # And the containers, networks and volumes of such a run: reusing them gave a PostgreSQL container
 # that the new API container could not reach (ECONNREFUSED). Every run starts from none.
-compose --profile test down -v --remove-orphans >/dev/null 2>&1 || true
+# (The file needs API_KEYS and SIGNING_KEY_SECRET set even to be read: stand-ins, for `down`.)
+: >"$run/no-key"
+API_KEYS=- SIGNING_KEY_SECRET="$run/no-key" compose --profile test down -v --remove-orphans 2>&1 | grep -v -e '^$' -e 'not found' | sed 's/^/  /' || true
 [ "$(cat /proc/sys/net/ipv4/ip_forward)" = 0 ] ||
   echo "  note: this machine forwards IPv4 (not our doing): only the internal network \"backend\" is sure to reach nothing outside"
 
