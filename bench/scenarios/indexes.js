@@ -6,12 +6,13 @@ const { appendContender, compareRuns } = require('./common');
 const SEED = Number(process.env.BENCH_INDEXES_SEED || 200_000);
 
 /**
- * Issue 20: what the indexes of search and the live tail cost the append path (target: ingest
- * within 10 % of before). Two services of the same build, each on a fresh database seeded alike:
- * one as migrated, one without `ix_events_context` (GIN, q's context terms), `ix_events_account_txid`
- * and the `txid` column's default (the live tail's). Single appends over 64 chains
- * (BENCH_CONNECTIONS) and batches of BENCH_BATCH_SIZE over 64 chains (BENCH_BATCH_CONNECTIONS),
- * interleaved in one run.
+ * Issue 20: what search, the live tail and statistics cost the append path (target: ingest within
+ * 10 % of before). Two services of the same build, each on a fresh database seeded alike: one as
+ * migrated, one as before issue 20, without `ix_events_context` (GIN, q's context terms),
+ * `ix_events_account_txid` and the `txid` column's default (the live tail's), and without the
+ * rollup's insert trigger `trg_events_rollup_insert` (statistics' `event_counts`). Single appends
+ * over 64 chains (BENCH_CONNECTIONS) and batches of BENCH_BATCH_SIZE over 64 chains
+ * (BENCH_BATCH_CONNECTIONS), interleaved in one run.
  */
 async function indexesScenario(ctx) {
   const { cfg } = ctx;
@@ -20,7 +21,8 @@ async function indexesScenario(ctx) {
     prepare: (client) =>
       client.query(`DROP INDEX ix_events_context;
                     DROP INDEX ix_events_account_txid;
-                    ALTER TABLE events ALTER COLUMN txid DROP DEFAULT`),
+                    ALTER TABLE events ALTER COLUMN txid DROP DEFAULT;
+                    DROP TRIGGER trg_events_rollup_insert ON events`),
     seed: SEED,
   });
   ctx.cpu.track('serviceWithIndexes', withIndexes.pid, 'service');
@@ -28,7 +30,7 @@ async function indexesScenario(ctx) {
   try {
     const singles = await compareRuns({
       ctx,
-      label: 'ingest, with and without the search indexes',
+      label: 'ingest, with and without issue 20 (indexes, txid, rollup)',
       contenders: [
         appendContender(ctx, 'service', withIndexes.serviceUrl, 'single'),
         appendContender(ctx, 'withoutIndexes', without.serviceUrl, 'single'),
@@ -36,7 +38,7 @@ async function indexesScenario(ctx) {
     });
     const batches = await compareRuns({
       ctx,
-      label: 'batch, with and without the search indexes',
+      label: 'batch, with and without issue 20 (indexes, txid, rollup)',
       contenders: [
         appendContender(ctx, 'service', withIndexes.serviceUrl, 'batch'),
         appendContender(ctx, 'withoutIndexes', without.serviceUrl, 'batch'),
@@ -50,7 +52,7 @@ async function indexesScenario(ctx) {
       baselines: [
         {
           key: 'withoutIndexes',
-          title: `same build, ${SEED.toLocaleString('en-US')} seeded events, without ix_events_context, ix_events_account_txid, txid default`,
+          title: `same build, ${SEED.toLocaleString('en-US')} seeded events, without ix_events_context, ix_events_account_txid, txid default, rollup trigger`,
           summary: scale(result.withoutIndexes),
           target: { minRatio: 0.9 },
         },
@@ -70,14 +72,14 @@ async function indexesScenario(ctx) {
     return [
       row(
         'indexes-ingest',
-        `ingest over 64 chains, ${cfg.ingestConnections} conns, with the search indexes`,
+        `ingest over 64 chains, ${cfg.ingestConnections} conns, with issue 20's indexes and rollup`,
         singles,
         'events/s',
         perEvent,
       ),
       row(
         'indexes-batch',
-        `batch of ${cfg.batchSize} over 64 chains, ${cfg.batchConnections} conns, with the search indexes`,
+        `batch of ${cfg.batchSize} over 64 chains, ${cfg.batchConnections} conns, with issue 20's indexes and rollup`,
         batches,
         'events/s',
         perBatch,
