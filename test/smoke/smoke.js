@@ -36,6 +36,7 @@ function freePort() {
 
 async function main() {
   await smoke('embedded', {});
+  await unreachableDatabase();
   const database = `audit_smoke_${randomBytes(4).toString('hex')}`;
   if (await admin((c) => c.query(`CREATE DATABASE "${database}"`))) {
     const url = new URL(ADMIN_URL);
@@ -204,6 +205,46 @@ async function smoke(label, settings, givenKey) {
     const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? s)));
     check('stops cleanly on SIGTERM (exit 0, contract §11)', code === 0, String(code));
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A start whose PostgreSQL does not answer writes each failed attempt when it happens, with its
+ * own time (Nest's bufferLogs held them back until the start gave up, ~27 s later, all with that
+ * one time).
+ */
+async function unreachableDatabase() {
+  const closedPort = await freePort();
+  const child = spawn(process.execPath, ['dist/apps/api/apps/api/src/main.js'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${closedPort}/none`,
+      PORT: String(await freePort()),
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  const retries = () =>
+    stdout
+      .split('\n')
+      .filter(isJsonObject)
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg.startsWith('Unable to connect to the database'));
+  try {
+    const [first, second] = await waitFor(() => retries().length >= 2 && retries(), 20_000);
+    const apart = Date.parse(second.time) - Date.parse(first.time);
+    check('an unreachable database: each retry is logged when it happens', apart >= 1000, `${apart} ms apart`);
+  } catch (error) {
+    check(
+      'an unreachable database: each retry is logged when it happens',
+      false,
+      `${error.message}\n${stdout.slice(-1000)}`,
+    );
+  } finally {
+    child.kill('SIGKILL');
   }
 }
 
