@@ -85,6 +85,8 @@ describe('the console: Keys and Accounts', () => {
     await row.waitFor();
     await expect(row.textContent()).resolves.toContain(secret.slice(0, 8));
     await expect(page.locator('main').textContent()).resolves.not.toContain(secret);
+    // Its state says so in words, not only through the buttons beside it.
+    await expect(row.getByRole('cell').last().textContent()).resolves.toMatch(/^active/);
 
     await row.getByRole('button', { name: /^Revoke/ }).click();
     await row.getByText(/^revoked /).waitFor();

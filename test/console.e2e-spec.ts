@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page } from 'playwright-core';
 import { attemptSql } from './support/raw-sql';
-import { crampedTexts, launchChromium, seriousAxeViolations } from './support/browser';
+import { crampedTexts, launchChromium, midWordBreaks, seriousAxeViolations } from './support/browser';
 import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -372,6 +372,7 @@ describe('the console in Chromium', () => {
     await shot('360-events-long');
     expect(height).toBeLessThan(50 * 200);
     await expect(crampedTexts(page, 'tbody td')).resolves.toEqual([]);
+    await expect(midWordBreaks(page, 'tbody td')).resolves.toEqual([]);
     // What Chromium gives screen readers: the same table, its headers, and cells without the visible labels.
     const cdp = await context.newCDPSession(page);
     const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as {
@@ -389,6 +390,8 @@ describe('the console in Chromium', () => {
       await shot(`${width}-events-long`);
       await expectNoHorizontalScroll();
       await expect(crampedTexts(page, 'tbody td')).resolves.toEqual([]);
+      // Identifiers wrap between their parts ("invoice.payment.|reconciled"), never inside a word.
+      await expect(midWordBreaks(page, 'tbody td')).resolves.toEqual([]);
     }
   });
 

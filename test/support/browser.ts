@@ -79,3 +79,37 @@ export async function crampedTexts(page: Page, selector: string, minWidth = 120)
     { selector, minWidth },
   );
 }
+
+/**
+ * The cells inside `selector` whose text wraps inside a word: a line that ends on a letter or digit
+ * followed by a letter or digit on the next ("invoice.payment.reco|nciled"), rather than after a
+ * separator or space. Each character's line is read from its own Range, across the text nodes
+ * a cell is made of (`<wbr>` splits them).
+ */
+export async function midWordBreaks(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const broken: string[] = [];
+    for (const cell of Array.from(document.querySelectorAll(selector))) {
+      const chars: { char: string; top: number }[] = [];
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (let i = 0; i < text.length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const rect = range.getClientRects()[0];
+          if (rect) chars.push({ char: text[i]!, top: rect.top });
+        }
+      }
+      for (let i = 1; i < chars.length; i++) {
+        const [before, after] = [chars[i - 1]!, chars[i]!];
+        if (after.top > before.top + 1 && /[\p{L}\p{N}]/u.test(before.char) && /[\p{L}\p{N}]/u.test(after.char)) {
+          broken.push(cell.textContent ?? '');
+          break;
+        }
+      }
+    }
+    return broken;
+  }, selector);
+}

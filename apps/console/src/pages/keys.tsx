@@ -50,29 +50,32 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
         key.revokedAt ? (
           `revoked ${key.revokedAt}`
         ) : (
-          <span class="actions">
-            <button
-              type="button"
-              aria-label={`Revoke ${key.name} (${key.prefix})`}
-              disabled={busy}
-              onClick={() => void act(() => api.send('DELETE', `${base}/${key.id}`).then(() => undefined))}
-            >
-              Revoke
-            </button>
-            <button
-              type="button"
-              aria-label={`Rotate ${key.name} (${key.prefix})`}
-              disabled={busy}
-              onClick={() =>
-                void act(async () => {
-                  setCopied('');
-                  setCreated((await api.send<{ data: NewKey }>('POST', `${base}/${key.id}/rotate`, {})).data);
-                })
-              }
-            >
-              Rotate
-            </button>
-          </span>
+          <>
+            {key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now() ? 'expired' : 'active'}
+            <span class="actions">
+              <button
+                type="button"
+                aria-label={`Revoke ${key.name} (${key.prefix})`}
+                disabled={busy}
+                onClick={() => void act(() => api.send('DELETE', `${base}/${key.id}`).then(() => undefined))}
+              >
+                Revoke
+              </button>
+              <button
+                type="button"
+                aria-label={`Rotate ${key.name} (${key.prefix})`}
+                disabled={busy}
+                onClick={() =>
+                  void act(async () => {
+                    setCopied('');
+                    setCreated((await api.send<{ data: NewKey }>('POST', `${base}/${key.id}/rotate`, {})).data);
+                  })
+                }
+              >
+                Rotate
+              </button>
+            </span>
+          </>
         ),
     },
   ];
