@@ -75,6 +75,10 @@ function createLogger(config: AppConfig, destination: DestinationStream, options
   );
 }
 
+/** The second (ms since the epoch) isoTime last formatted, and its text up to the second. */
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
 /**
  * pino's isoTime (`,"time":"2026-11-27T12:49:33.123Z"`) with the text up to the second kept while
  * the second lasts: Date#toISOString was a tenth of what a request line cost. The same text, digit
@@ -88,8 +92,6 @@ export function isoTime(now = Date.now()): string {
   }
   return `${isoPrefix}${String(now - second).padStart(3, '0')}Z"`;
 }
-let isoSecond = Number.NaN;
-let isoPrefix = '';
 
 /**
  * An error as logged: its class, code (a SQLSTATE, say), message and stack, and nothing else. A
