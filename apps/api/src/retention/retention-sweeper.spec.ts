@@ -31,6 +31,8 @@ describe('RetentionSweeper', () => {
     deleted: number;
     ms?: number;
     waited?: number;
+    /** The batch's statement fails (the database went away, say). */
+    fails?: boolean;
   }
 
   let clock = 0;
@@ -47,7 +49,14 @@ describe('RetentionSweeper', () => {
       retentionVacuum = 'plain',
       retained = 0,
       vacuumFails = null,
-    }: { retentionVacuum?: AppConfig['retentionVacuum']; retained?: number; vacuumFails?: string | null } = {},
+      committing = () => undefined,
+    }: {
+      retentionVacuum?: AppConfig['retentionVacuum'];
+      retained?: number;
+      vacuumFails?: string | null;
+      /** Called while each transaction commits, after its work (a shutdown arriving then, say). */
+      committing?: (sut: RetentionSweeper) => void;
+    } = {},
   ) {
     const calls: string[] = [];
     let next = 1;
@@ -58,8 +67,12 @@ describe('RetentionSweeper', () => {
         return Promise.resolve();
       },
       pruneBatch: (_chain: string, upTo: number, max: number, offset: number) => {
-        const { deleted, ms = 1 } = batches.shift() ?? { deleted: 0 };
+        const { deleted, ms = 1, fails = false } = batches.shift() ?? { deleted: 0 };
         clock += ms;
+        if (fails) {
+          calls.push(`batch max=${max} fails`);
+          return Promise.reject(new Error('connection terminated'));
+        }
         calls.push(`batch upTo=${upTo} max=${max} offset=${offset} -> ${deleted}`);
         const from = next;
         next += deleted;
@@ -73,7 +86,13 @@ describe('RetentionSweeper', () => {
       },
     } as unknown as CheckpointsService;
     const rows = { findLatest: () => Promise.resolve({ size: '5000', hash: '', key_id: '', note: '' }) };
-    const transactions = { run: (work: (tx: object) => Promise<unknown>) => work({}) } as unknown as TransactionRunner;
+    const transactions = {
+      run: async (work: (tx: object) => Promise<unknown>) => {
+        const result = await work({});
+        committing(sut);
+        return result;
+      },
+    } as unknown as TransactionRunner;
     const storage = (table: string) => ({
       storageBytes: () => Promise.resolve(1),
       analyzedRows: () => Promise.resolve(retained),
@@ -166,6 +185,32 @@ describe('RetentionSweeper', () => {
     await sut.sweep(null);
     expect(calls.filter((c) => c.startsWith('audit'))).toEqual([
       `audit chn_a {"firstPrunedPosition":1,"lastPrunedPosition":${MIN},"reason":"older than the retention of 30 day(s)"}`,
+    ]);
+  });
+
+  it('a shutdown that arrives while a batch commits ends the prune one batch later, recorded', async () => {
+    let stops = 0;
+    const { sut, calls } = setup([{ deleted: MIN }, { deleted: 2 * MIN }, { deleted: 4 * MIN }], {
+      committing: (sweeper) => {
+        if (stops++ === 0) void sweeper.onApplicationShutdown();
+      },
+    });
+    expect(await sut.sweep(null)).toEqual({ chains: 1, events: 3 * MIN });
+    expect(calls.filter((c) => c.startsWith('batch') || c.startsWith('audit'))).toEqual([
+      `batch upTo=5000 max=${MIN} offset=7 -> ${MIN}`,
+      `batch upTo=5000 max=${2 * MIN} offset=7 -> ${2 * MIN}`,
+      `audit chn_a {"firstPrunedPosition":1,"lastPrunedPosition":${3 * MIN},"reason":"older than the retention of 30 day(s)"}`,
+    ]);
+  });
+
+  it('a batch that fails after others committed: theirs are recorded in a transaction of their own, then the error goes on', async () => {
+    const { sut, calls } = setup([{ deleted: MIN }, { deleted: 2 * MIN }, { deleted: 0, fails: true }]);
+    await expect(sut.sweep(null)).rejects.toThrow('connection terminated');
+    expect(calls.filter((c) => c.startsWith('batch') || c.startsWith('audit'))).toEqual([
+      `batch upTo=5000 max=${MIN} offset=7 -> ${MIN}`,
+      `batch upTo=5000 max=${2 * MIN} offset=7 -> ${2 * MIN}`,
+      `batch max=${4 * MIN} fails`,
+      `audit chn_a {"firstPrunedPosition":1,"lastPrunedPosition":${3 * MIN},"reason":"older than the retention of 30 day(s)"}`,
     ]);
   });
 

@@ -139,37 +139,73 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     if (!signed) return 0;
     const upTo = Number(signed.size);
     const reason = `older than the retention of ${chain.retentionDays} day(s)`;
-    let first: number | null = null;
+    /** The positions pruned by the batches committed so far, null before the first. */
+    let committed = null as { first: number; last: number } | null;
     let total = 0;
     let size = PRUNE_BATCH_MIN_EVENTS;
     for (;;) {
       const max = size;
       let locked = 0;
-      const pruned = await this.transactions.run(async (tx) => {
-        await this.chains.lockForPrune(chain.id, tx);
-        locked = performance.now();
-        const batch = await this.chains.pruneBatch(chain.id, upTo, max, offset, tx);
-        const from = first ?? (batch.deleted > 0 ? batch.from : null);
-        // The prune's one `retention.pruned` entry, in the transaction of its last batch.
-        if ((batch.deleted < max || this.stopping) && from !== null)
-          await this.audit.pruned(
-            chain.accountId,
-            chain.id,
-            { firstPrunedPosition: from, lastPrunedPosition: batch.to, reason },
-            tx,
-          );
-        return batch;
-      });
+      let done: { batch: { deleted: number; from: number; to: number }; last: boolean };
+      try {
+        done = await this.transactions.run(async (tx) => {
+          await this.chains.lockForPrune(chain.id, tx);
+          locked = performance.now();
+          const batch = await this.chains.pruneBatch(chain.id, upTo, max, offset, tx);
+          const from = committed?.first ?? (batch.deleted > 0 ? batch.from : null);
+          // Decided once, here: a stop that comes while this commits must not end the prune unrecorded.
+          const last = batch.deleted < max || this.stopping;
+          // The prune's one `retention.pruned` entry, in the transaction of its last batch.
+          if (last && from !== null)
+            await this.audit.pruned(
+              chain.accountId,
+              chain.id,
+              { firstPrunedPosition: from, lastPrunedPosition: batch.to, reason },
+              tx,
+            );
+          return { batch, last };
+        });
+      } catch (error) {
+        if (committed) await this.recordCommitted(chain, committed, reason);
+        throw error;
+      }
+      const { batch, last } = done;
       // How long the batch held the chain's lock, commit included.
       const elapsed = performance.now() - locked;
       batches.count++;
       batches.heldMilliseconds += elapsed;
       batches.longestMilliseconds = Math.max(batches.longestMilliseconds, elapsed);
-      if (pruned.deleted > 0) first ??= pruned.from;
-      total += pruned.deleted;
-      if (pruned.deleted < max || this.stopping) return total;
+      if (batch.deleted > 0) committed = { first: committed?.first ?? batch.from, last: batch.to };
+      total += batch.deleted;
+      if (last) return total;
       await sleep(pauseAfter(elapsed));
       size = nextBatchSize(max, elapsed);
+    }
+  }
+
+  /**
+   * A batch failed after others committed: their positions are gone, so they are recorded now, in
+   * a transaction of their own, before the error goes on (the next sweep records only its own).
+   */
+  private async recordCommitted(
+    chain: PrunableChain,
+    { first, last }: { first: number; last: number },
+    reason: string,
+  ): Promise<void> {
+    try {
+      await this.transactions.run((tx) =>
+        this.audit.pruned(
+          chain.accountId,
+          chain.id,
+          { firstPrunedPosition: first, lastPrunedPosition: last, reason },
+          tx,
+        ),
+      );
+    } catch (error) {
+      this.logger.error({
+        msg: `Positions ${first}–${last} of chain ${chain.id} were pruned but their retention.pruned entry could not be written`,
+        err: error,
+      });
     }
   }
 
