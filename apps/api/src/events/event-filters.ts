@@ -1,4 +1,4 @@
-import { parseSearchQuery, instantMillis } from '@app/common';
+import { instantMillis, instantMillisUp, parseSearchQuery } from '@app/common';
 import { EventFilters } from '@app/database';
 
 /** What every reader of events takes: the list's exact filters and `q`, and `after`/`before`. */
@@ -18,13 +18,17 @@ interface FilterQuery {
  * (the export, statistics), which then replaces them.
  */
 export function toEventFilters(query: FilterQuery, period?: { after: Date; before: Date }): EventFilters {
-  const instant = (text: string | undefined) => (text === undefined ? undefined : new Date(instantMillis(text)!));
+  // To the stored millisecond that keeps the same events: `after` (>) down, `before` (<) up.
+  const instant = (text: string | undefined, read: (text: string) => number | null) =>
+    text === undefined ? undefined : new Date(read(text)!);
   return {
     actor: query.actor,
     action: query.action,
     resource: query.resource,
     chainId: query.chain_id,
     search: query.q === undefined ? undefined : parseSearchQuery(query.q).terms,
-    ...(period ? { ...period, inclusive: true } : { after: instant(query.after), before: instant(query.before) }),
+    ...(period
+      ? { ...period, inclusive: true }
+      : { after: instant(query.after, instantMillis), before: instant(query.before, instantMillisUp) }),
   };
 }

@@ -1,4 +1,4 @@
-import { instantMillis } from '@app/common';
+import { instantMillis, instantMillisUp } from '@app/common';
 
 /** The export's inclusive period, normalized to the millisecond precision of stored timestamps. */
 export interface ExportPeriod {
@@ -8,14 +8,10 @@ export interface ExportPeriod {
 
 /**
  * Stored timestamps have milliseconds, so an inclusive bound with finer digits rounds inward:
- * `after` up and `before` down (instantMillis truncates, which is already down).
+ * `after` up (instantMillisUp) and `before` down (instantMillis).
  */
 export function exportPeriod(after: string, before: string): ExportPeriod {
-  const start = instantMillis(after)!;
-  return {
-    after: new Date(/[1-9]/.test(subMillisecondDigits(after)) ? start + 1 : start),
-    before: new Date(instantMillis(before)!),
-  };
+  return { after: new Date(instantMillisUp(after)!), before: new Date(instantMillis(before)!) };
 }
 
 /** Compares two valid ISO 8601 instants exactly, digits below the millisecond included. */

@@ -93,6 +93,21 @@ describe('parseSearchQuery', () => {
     expect(at('2026-11-01')).toBe('2026-11-01T00:00:00.000Z');
   });
 
+  it('reads a time with digits below the millisecond as the stored millisecond that keeps the same events', () => {
+    const at = (comparison: string, text: string) => {
+      const [term] = parseSearchQuery(`timestamp:${comparison}${text}`).terms;
+      return term!.kind === 'time' ? term!.at.toISOString() : null;
+    };
+    // An event at .000 is before .0005: `<` keeps it, `>=` does not; `>` and `<=` of .0005 are those of .000.
+    expect(at('<', '2026-01-01T00:00:00.0005Z')).toBe('2026-01-01T00:00:00.001Z');
+    expect(at('>=', '2026-01-01T00:00:00.0005Z')).toBe('2026-01-01T00:00:00.001Z');
+    expect(at('>', '2026-01-01T00:00:00.0005Z')).toBe('2026-01-01T00:00:00.000Z');
+    expect(at('<=', '2026-01-01T00:00:00.0005Z')).toBe('2026-01-01T00:00:00.000Z');
+    for (const comparison of ['<', '>=', '>', '<='])
+      expect(at(comparison, '2026-01-01T00:00:00.000000000Z')).toBe('2026-01-01T00:00:00.000Z');
+    expect(at('<', '9999-12-31T23:59:59.9999Z')).toBe('9999-12-31T23:59:59.999Z');
+  });
+
   it('is empty for an empty or blank q', () => {
     expect(parseSearchQuery('').terms).toEqual([]);
     expect(parseSearchQuery('  \t ').terms).toEqual([]);

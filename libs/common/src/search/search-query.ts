@@ -1,4 +1,4 @@
-import { instantMillis } from '../time/instant';
+import { instantMillis, instantMillisUp } from '../time/instant';
 import * as peggy from 'peggy';
 import {
   MAX_ACTION_LENGTH,
@@ -102,8 +102,10 @@ function toTerm(term: RawTerm): SearchTerm {
     if (term.comparison === null) {
       throw new SearchQueryError('timestamp takes a comparison: >=, >, <= or <', value.offset);
     }
-    // The list's `after`/`before` forms, read by the one parser (RFC 3339: years 0000–9999, leap seconds).
-    const at = instantMillis(value.text);
+    // The list's `after`/`before` forms, read by the one parser (RFC 3339: years 0000–9999, leap
+    // seconds), to the stored millisecond that keeps the same events (instantMillisUp).
+    const up = term.comparison === '>=' || term.comparison === '<';
+    const at = (up ? instantMillisUp : instantMillis)(value.text);
     if (at === null) {
       throw new SearchQueryError('expected an ISO 8601 date or date-time with an offset', value.offset);
     }

@@ -22,6 +22,23 @@ const LATEST = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
  * dropped), or null when it names none (a 30 February, a 24:00, an offset of +24:00, …).
  */
 export function instantMillis(text: string): number | null {
+  const read = readInstant(text);
+  return read && clamp(read.millis);
+}
+
+/**
+ * The first stored millisecond at or after the instant `text` names: instantMillis, plus one when
+ * its digits below the millisecond are not all zero; null when it names none. Stored timestamps
+ * have milliseconds, so a bound that keeps events from an instant on (`>=`) or before it (`<`)
+ * rounds up (`< …00.0005` keeps an event at `…00.000`), one that keeps events after it (`>`) or up
+ * to it (`<=`) rounds down, as instantMillis does.
+ */
+export function instantMillisUp(text: string): number | null {
+  const read = readInstant(text);
+  return read && clamp(read.millis + (read.finer ? 1 : 0));
+}
+
+function readInstant(text: string): { millis: number; finer: boolean } | null {
   const m = INSTANT.exec(text);
   if (!m) return null;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', , sign, offH = '0', offM = '0'] = m;
@@ -32,8 +49,10 @@ export function instantMillis(text: string): number | null {
   time.setUTCFullYear(y!, mo! - 1, d!);
   time.setUTCHours(h!, mi!, s!, Number(fraction.slice(0, 3).padEnd(3, '0')));
   const offset = (Number(offH) * 60 + Number(offM)) * 60_000 * (sign === '-' ? -1 : 1);
-  return Math.min(Math.max(time.getTime() - offset, EARLIEST), LATEST);
+  return { millis: time.getTime() - offset, finer: /[1-9]/.test(fraction.slice(3)) };
 }
+
+const clamp = (millis: number): number => Math.min(Math.max(millis, EARLIEST), LATEST);
 
 /** Whether `value` is an instant instantMillis reads. */
 export const isInstant = (value: unknown): value is string =>
