@@ -7,7 +7,7 @@
 #   health and an append + read with a key; `docker stop` of the API under append load (< 10 s, every
 #   201 in PostgreSQL); `down` then `up` keeps the events and the signing key; port published on
 #   127.0.0.1 only; /data 0700; not root; the e2e suite inside Docker (`--profile test`, installed
-#   offline from the host's npm cache); nothing written to the checkout. The trap removes every
+#   offline from the host's npm cache); nothing written to the checkout or to the copy it reads. The trap removes every
 #   container, network and volume it made and stops the daemon it started.
 # Needs root, dockerd (Debian's docker.io), debootstrap, and `docker compose` or docker-compose.
 # Environment: AUDIT_DOCKER_ROOT (data root, default /var/lib/audit-trail-docker), API_PORT
@@ -34,17 +34,25 @@ fail() {
 for tool in dockerd docker debootstrap; do command -v "$tool" >/dev/null || fail "$tool is missing (apt-get install docker.io debootstrap)"; done
 state="${AUDIT_DOCKER_ROOT:-/var/lib/audit-trail-docker}"
 mkdir -p "$state"
+# The pids of the daemons on this data root (matched as text, not as a pattern); with `orphaned`,
+# only those whose run is gone (parent pid 1).
+daemons() {
+  ps -eo pid=,ppid=,args= | awk -v root="$state" -v orphaned="${1:-}" '
+    ($3 == "dockerd" || $3 ~ /\/dockerd$/) && index($0, " --data-root " root " ") && (orphaned == "" || $2 == 1) { print $1 }'
+}
 exec 9>"$state.lock"
 if ! flock -n 9; then
-  # Daemons that runs before 2026-11-27 started kept the lock open after their run was killed.
-  holders=$(find /proc/[0-9]*/fd -lname "$state.lock" 2>/dev/null | cut -d/ -f3 | sort -u)
-  for pid in $holders; do [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ] || fail "another test:docker uses $state"; done
-  echo "  stopping the daemon(s) a killed run left holding the lock: $holders"
-  kill $holders 2>/dev/null || true
+  # Daemons started by runs before 2026-11-27 inherited the lock and kept it after their run was killed.
+  orphans=$(daemons orphaned)
+  [ -n "$orphans" ] || fail "another test:docker uses $state"
+  echo "  stopping the daemon(s) a killed run left holding the lock: $orphans"
+  kill $orphans 2>/dev/null || true
   flock -w 30 9 || fail "another test:docker uses $state"
 fi
 
-run="$(mktemp -d /run/audit-trail-docker.XXXXXX)"
+# This data root's runs are named after it, so that a leftover is told from a run on another root.
+runs="/run/audit-trail-docker.$(printf '%s' "$state" | sha256sum | cut -c1-8)"
+run="$(mktemp -d "$runs.XXXXXX")"
 export DOCKER_HOST="unix://$run/docker.sock" DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
 project="audit-trail-docker-test"
 compose_file="$repo/docker/docker-compose.yml"
@@ -78,14 +86,15 @@ trap 'exit 130' INT TERM
 step "start dockerd (data root $state)"
 # A run that was killed (SIGKILL: no trap) can leave its daemon, its exec root and its containers
 # behind. The lock is ours, so a daemon on this data root is such a leftover: stop it first.
-stale=$(pgrep -f -- "^dockerd --data-root $state " || true)
+stale=$(daemons)
 if [ -n "$stale" ]; then
   echo "  stopping a daemon a killed run left on $state (pid $stale)"
   kill $stale 2>/dev/null || true
-  for _ in $(seq 1 60); do pgrep -f -- "^dockerd --data-root $state " >/dev/null || break; sleep 0.5; done
-  pkill -9 -f -- "^dockerd --data-root $state " || true
+  for _ in $(seq 1 60); do [ -z "$(daemons)" ] && break; sleep 0.5; done
+  stale=$(daemons)
+  [ -z "$stale" ] || kill -9 $stale 2>/dev/null || true
 fi
-for old in /run/audit-trail-docker.*; do
+for old in "$runs".*; do
   [ "$old" != "$run" ] && [ -d "$old" ] || continue
   awk -v run="$old/" 'index($2, run) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r -n1 umount -l
   rm -rf "$old"
@@ -217,11 +226,16 @@ mkdir -p "$E2E_SRC"
 tar -C "$repo" --exclude=./node_modules --exclude=./dist --exclude=./data --exclude=./.git --exclude=./bench/results -cf - . |
   tar -C "$E2E_SRC" -xf -
 chmod -R a+rX "$E2E_SRC"
+copied="$run/copied"
+touch "$copied"
+sleep 1
 compose --profile test run --rm -T e2e || fail "the e2e suite failed inside Docker"
 
-step "nothing written to the checkout"
+step "nothing written to the checkout (nor to the copy the container read)"
 changed=$(find "$repo" -path "$repo/.git" -prune -o -cnewer "$marker" -print | head -20)
-[ -z "$changed" ] || fail "the e2e container changed the checkout: $changed"
+[ -z "$changed" ] || fail "the checkout changed during the e2e step: $changed"
+changed=$(find "$E2E_SRC" -cnewer "$copied" -print | head -20)
+[ -z "$changed" ] || fail "the e2e container wrote to what it mounts read-only: $changed"
 if [ "$(stat -c %u "$repo")" != 0 ]; then
   root_owned=$(find "$repo" -path "$repo/.git" -prune -o -user 0 -print | head -20)
   [ -z "$root_owned" ] || fail "root-owned files in the checkout: $root_owned"
