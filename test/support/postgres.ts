@@ -4,6 +4,10 @@ import { Client } from 'pg';
 export const ADMIN_URL =
   process.env.E2E_POSTGRES_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const RUN_PREFIX_ENV = 'E2E_DATABASE_PREFIX';
+/** On the embedded default: the migrated data directory each suite's fresh one is copied from (embedded-template.ts). */
+export const EMBEDDED_TEMPLATE_ENV = 'E2E_EMBEDDED_TEMPLATE';
+/** The folder of a DATA_DIR that holds PGlite's files (libs/database/src/embedded-postgres.ts). */
+export const PGLITE_FOLDER = 'pglite';
 
 export async function postgresReachable(): Promise<boolean> {
   const client = new Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });

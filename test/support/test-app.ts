@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication, Type } from '@nestjs/common';
@@ -12,7 +12,7 @@ import { configureApp } from '../../apps/api/src/app.setup';
 import { JsonReplyAdapter } from '../../apps/api/src/common/json-reply.adapter';
 import { openApiDocument } from '../../apps/api/src/openapi/openapi';
 import { OpenApiCheck } from './openapi-check';
-import { databaseUrl, RUN_PREFIX_ENV, withAdmin } from './postgres';
+import { databaseUrl, EMBEDDED_TEMPLATE_ENV, PGLITE_FOLDER, RUN_PREFIX_ENV, withAdmin } from './postgres';
 
 /** Keys every test app knows: two accounts, and scoped keys of the first. */
 export const KEYS = {
@@ -31,10 +31,17 @@ const API_KEYS = [
 
 export const usingPostgres = (): boolean => process.env.E2E_MODE === 'postgres';
 
-/** A fresh database for one suite: a new PostgreSQL database, or a new embedded data directory. */
+/**
+ * A fresh database for one suite: a new PostgreSQL database, or a new embedded data directory
+ * (a copy of the run's migrated template, when global-setup made one).
+ */
 export async function freshDatabase(): Promise<{ url: string | null; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-e2e-'));
-  if (!usingPostgres()) return { url: null, dataDir };
+  if (!usingPostgres()) {
+    const template = process.env[EMBEDDED_TEMPLATE_ENV];
+    if (template) cpSync(join(template, PGLITE_FOLDER), join(dataDir, PGLITE_FOLDER), { recursive: true });
+    return { url: null, dataDir };
+  }
   const name = `${process.env[RUN_PREFIX_ENV] ?? 'audit_test'}_${randomBytes(4).toString('hex')}`;
   await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}"`));
   return { url: databaseUrl(name), dataDir };
