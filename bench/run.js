@@ -38,6 +38,7 @@ const { tailScenario } = require('./scenarios/tail');
 const { indexesScenario } = require('./scenarios/indexes');
 const { buildsScenario } = require('./scenarios/builds');
 const { retentionScenario } = require('./scenarios/retention');
+const { soakScenario } = require('./scenarios/soak');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -55,6 +56,7 @@ const SCENARIOS = {
   indexes: indexesScenario,
   builds: buildsScenario,
   retention: retentionScenario,
+  soak: soakScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
@@ -107,14 +109,17 @@ async function startQuietService(cfg, serviceEnv, cpu) {
  * `prepare(client)` may alter after the migrations, seeded with `seed` events over `chainCount`
  * chains into the account `bench-ingest` (the seed of the read scenarios, smaller) and settled: for
  * scenarios that compare schemas (`indexes`) or change the data (`retention`). Dropped by
- * cleanup(); the service stops with the returned stop() or at cleanup.
+ * cleanup(); the service stops with the returned stop() or at cleanup. With `shareDatabaseOf` (another
+ * variant), a second instance on that variant's database instead: nothing created or seeded (`soak`).
  */
 async function startVariantService(
   name,
   serviceEnv,
-  { prepare, seed, hashing, serviceMain = state.cfg.serviceMain, env = {}, chainCount = 300 },
+  { prepare, seed, hashing, serviceMain = state.cfg.serviceMain, env = {}, chainCount = 300, shareDatabaseOf },
 ) {
-  const url = await createBenchDatabase(`${benchDatabaseName()}_${name}`);
+  const url = shareDatabaseOf
+    ? shareDatabaseOf.databaseUrl
+    : await createBenchDatabase(`${benchDatabaseName()}_${name}`);
   const port = await freePort();
   const logFile = path.join(state.tmpDir, `service-${name}.log`);
   const child = startNode(serviceMain, {
@@ -132,13 +137,21 @@ async function startVariantService(
   });
   const serviceUrl = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, `${serviceUrl}/health/ready`, { logFile });
-  const seeded = await withClient(url, async (client) => {
-    await prepare(client);
-    const id = await accountId(client, 'bench-ingest');
-    const result = await seedEvents(client, { accountId: id, total: seed, chainCount, hashing, log: () => undefined });
-    await settleSeed(client, log);
-    return { ...result, accountId: id };
-  });
+  const seeded = shareDatabaseOf
+    ? shareDatabaseOf.seeded
+    : await withClient(url, async (client) => {
+        await prepare(client);
+        const id = await accountId(client, 'bench-ingest');
+        const result = await seedEvents(client, {
+          accountId: id,
+          total: seed,
+          chainCount,
+          hashing,
+          log: () => undefined,
+        });
+        await settleSeed(client, log);
+        return { ...result, accountId: id };
+      });
   log(`service ${name} ready on ${serviceUrl} (pid ${child.pid})`);
   return { serviceUrl, databaseUrl: url, logFile, seeded, pid: child.pid, stop: () => stopChild(child) };
 }
@@ -475,7 +488,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'tail', 'indexes', 'builds', 'retention']) {
+  for (const name of [...INGEST, 'tail', 'indexes', 'builds', 'retention', 'soak']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {

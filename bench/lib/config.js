@@ -23,6 +23,7 @@ const ALL_SCENARIOS = [
   'indexes',
   'builds',
   'retention',
+  'soak',
   'list',
   'search',
   'stats',

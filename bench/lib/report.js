@@ -66,7 +66,8 @@ function checkText(check) {
           : check.unit === '×' || check.unit === '%'
             ? `${check.value === null ? '—' : check.value.toFixed(check.unit === '×' ? 2 : 1)} ${check.unit}`
             : `${num(check.value)} ${check.unit}`;
-  const bound = check.max !== undefined ? `≤ ${check.max}` : `≥ ${num(check.min)}`;
+  const bound =
+    check.max !== undefined ? `≤ ${check.max}` : `≥ ${Number.isInteger(check.min) ? num(check.min) : check.min}`;
   return { actual: v, target: `${bound} ${check.unit}` };
 }
 
