@@ -117,9 +117,10 @@ export class KeysService {
   }
 
   /**
-   * Locks the account's row, then the calling key's (always in this order, so two changes cannot
-   * deadlock): changes to one account's keys are serialized, and each judges the caller, the last
-   * admin and the last operator on what is committed, never on a cache (contract §12).
+   * Locks the account's row, then the calling key's (the one order every key change takes; a
+   * deadlock with another statement is retried by TransactionRunner): changes to one account's keys
+   * are serialized, and each judges the caller, the last admin and the last operator on what is
+   * committed, never on a cache (contract §12).
    */
   private async lockFor(caller: Caller, accountId: string, tx: Db): Promise<{ account: AccountRow; by: Caller }> {
     const account = await this.accountFor(caller, accountId, tx, true);
