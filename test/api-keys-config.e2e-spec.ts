@@ -1,4 +1,7 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { digestApiKey } from '@app/auth';
 import { parseApiKeys } from '@app/common';
 import { bearer, freshDatabase, startTestApp, TestApp } from './support/test-app';
 
@@ -78,5 +81,80 @@ describe('API_KEYS at every start', () => {
     const app = await start(`acme:${keys.full}`, `acme:${keys.dropped}`, `acme:${keys.admin}:admin`);
     await append(app, keys.full).expect(201);
     await append(app, keys.dropped).expect(401);
+  });
+});
+
+/**
+ * Issue 26 item 14: on the embedded default (no DATABASE_URL, no API_KEYS) a newcomer sees every
+ * page of the console while the service runs: the development key administers its account, and a
+ * development operator key manages accounts. Embedded whatever the suite's database.
+ */
+describe("the embedded default's development keys", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'audit-e2e-dev-'));
+  let t: TestApp | null = null;
+  afterEach(async () => {
+    await t?.close();
+    t = null;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const start = async () => (t = await startTestApp({ bootstrapKeys: [] }, { url: null, dataDir }));
+  const kept = (name: string) => {
+    const file = join(dataDir, name);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    return readFileSync(file, 'utf8').trim();
+  };
+  const me = async (app: TestApp, key: string) =>
+    (
+      await app
+        .http()
+        .get('/v1/me')
+        .set(...bearer(key))
+        .expect(200)
+    ).body.data as { accountId: string; accountName: string; scopes: string[] };
+
+  it('first start: the dev key ingests, reads and administers dev (Keys); the operator key manages accounts', async () => {
+    const app = await start();
+    const dev = kept('dev-api-key');
+    const devMe = await me(app, dev);
+    expect(devMe).toMatchObject({ accountName: 'dev', scopes: ['ingest', 'read', 'admin'] });
+    await app
+      .http()
+      .post('/v1/events')
+      .set(...bearer(dev))
+      .send({ actor: 'a', action: 'b' })
+      .expect(201);
+    await app
+      .http()
+      .post(`/v1/accounts/${devMe.accountId}/keys`)
+      .set(...bearer(dev))
+      .send({ name: 'made-in-console', scopes: ['read'] })
+      .expect(201);
+    const operator = kept('dev-operator-key');
+    expect(await me(app, operator)).toMatchObject({ accountName: 'system', scopes: ['operator'] });
+    const accounts = (
+      await app
+        .http()
+        .get('/v1/accounts')
+        .set(...bearer(operator))
+        .expect(200)
+    ).body.data.map((a: { name: string }) => a.name);
+    expect(accounts).toEqual(expect.arrayContaining(['dev', 'system']));
+    // As a DATA_DIR made before this change left it: its dev key ingest+read, no operator key.
+    await app.dataSource.query(`UPDATE api_keys SET scopes = '{ingest,read}' WHERE key_digest = $1`, [
+      digestApiKey(dev),
+    ]);
+    rmSync(join(dataDir, 'dev-operator-key'));
+  });
+
+  it('a DATA_DIR made before: the same dev key gets admin at the next start, and an operator key is made', async () => {
+    const app = await start();
+    const dev = kept('dev-api-key');
+    expect((await me(app, dev)).scopes).toEqual(['ingest', 'read', 'admin']);
+    expect((await me(app, kept('dev-operator-key'))).scopes).toEqual(['operator']);
+    const operators = (await app.dataSource.query(
+      `SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE 'operator' = ANY(scopes) ORDER BY created_at`,
+    )) as { revoked: boolean }[];
+    expect(operators).toEqual([{ revoked: true }, { revoked: false }]); // the one no longer kept is revoked
   });
 });

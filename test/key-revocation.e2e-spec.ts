@@ -94,6 +94,38 @@ describeOnPostgres('keys across instances and the CLI (PostgreSQL)', () => {
     expect(await refusedWithin(second, made.secret)).toBeLessThanOrEqual(5_000);
   });
 
+  it('an admin key revoked on the first instance cannot mint a key on the second, whose cache still holds it (401)', async () => {
+    const leaked = (
+      await first
+        .http()
+        .post(`/v1/accounts/${acmeId}/keys`)
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .send({ name: 'leaked', scopes: ['admin'] })
+        .expect(201)
+    ).body.data as { id: string; secret: string };
+    await http(second)
+      .get('/v1/me')
+      .set(...bearer(leaked.secret))
+      .expect(200); // the second instance caches it now
+    await first
+      .http()
+      .delete(`/v1/accounts/${acmeId}/keys/${leaked.id}`)
+      .set(...bearer(ADMIN_KEYS.acmeAdmin))
+      .expect(200);
+    const minted = await http(second)
+      .post(`/v1/accounts/${acmeId}/keys`)
+      .set(...bearer(leaked.secret))
+      .send({ name: 'replacement', scopes: ['ingest', 'read', 'admin'] });
+    expect(minted.status).toBe(401);
+    const names = (
+      await http(first)
+        .get(`/v1/accounts/${acmeId}/keys?limit=200`)
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .expect(200)
+    ).body.data.map((k: { name: string }) => k.name);
+    expect(names).not.toContain('replacement');
+  });
+
   async function cli(...args: string[]): Promise<{ code: number; out: string }> {
     let out = '';
     const code = await run(args, {

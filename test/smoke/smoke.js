@@ -114,7 +114,7 @@ async function smoke(label, settings, givenKey) {
       givenKey ??
       (await waitFor(
         () =>
-          /Development key \(account "dev", scopes ingest\+read\): (\S+)/.exec(
+          /Development key \(account "dev", scopes ingest\+read\+admin\): (\S+)/.exec(
             logged().replace(/\x1b\[[0-9;]*m/g, ''),
           )?.[1],
         60000,
@@ -168,6 +168,17 @@ async function smoke(label, settings, givenKey) {
     );
     const where = settings.VERIFY_WORKERS ? `on ${settings.VERIFY_WORKERS} worker thread(s)` : 'in-process';
     check(`whole-chain verification hashes ${where}`, logged().includes(`hashes ${where}`), logged().slice(-2000));
+    if (!givenKey) {
+      // A newcomer sees every console page: Keys with the development key, Accounts with the operator key.
+      const me = await (await fetch(`${base}/v1/me`, { headers: auth })).json();
+      const keys = await fetch(`${base}/v1/accounts/${me.data?.accountId}/keys`, { headers: auth });
+      check('the development key administers its account (Keys)', keys.status === 200, JSON.stringify(me));
+      const operatorKey = /Development operator key \(account "system", scope operator\): (\S+)/.exec(
+        logged().replace(/\x1b\[[0-9;]*m/g, ''),
+      )?.[1];
+      const accounts = await fetch(`${base}/v1/accounts`, { headers: { authorization: `Bearer ${operatorKey}` } });
+      check('prints a development operator key that lists accounts', accounts.status === 200, String(accounts.status));
+    }
     const denied = await fetch(`${base}/v1/events`);
     check('no key → 401', denied.status === 401);
     const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);

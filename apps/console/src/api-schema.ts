@@ -372,7 +372,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key (again: unchanged); every instance refuses it within 5 s */
+        /**
+         * Revoke a key (again: unchanged); every instance refuses it within 5 s
+         * @description Needs every scope the key has (else 403): an admin key never revokes an operator key.
+         */
         delete: operations["KeysController_revoke"];
         options?: never;
         head?: never;
@@ -388,7 +391,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new key with the same name and scopes; the old one expires after the overlap */
+        /**
+         * A new key with the same name and scopes; the old one expires after the overlap
+         * @description Needs every scope the key has (else 403).
+         */
         post: operations["KeysController_rotate"];
         delete?: never;
         options?: never;
@@ -915,10 +921,13 @@ export interface components {
             secret: string;
         };
         CreateKeyDto: {
-            /** @example billing-service */
+            /**
+             * @description Shown to people: no control characters, no lone UTF-16 surrogates (else 400)
+             * @example billing-service
+             */
             name: string;
             /**
-             * @description An admin gives at most ingest, read, admin; only an operator gives operator, to keys of system
+             * @description An admin gives at most ingest, read, admin; only an operator gives operator, and only to keys of system (else 403)
              * @example [
              *       "ingest",
              *       "read"
@@ -927,14 +936,14 @@ export interface components {
             scopes: ("ingest" | "read" | "admin" | "operator")[];
             /**
              * Format: date-time
-             * @description In the future; absent: never
+             * @description When the key stops working: later than the moment the request arrives (else 400 VALIDATION_ERROR); absent: never (null is refused)
              * @example 2027-01-01T00:00:00Z
              */
             expiresAt?: string;
         };
         RotateKeyDto: {
             /**
-             * @description How long the old key keeps working; absent: 3600
+             * @description Seconds the old key keeps working from now (an integer, never null); absent: 3600
              * @example 600
              */
             overlapSeconds?: number;
@@ -3571,7 +3580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description CONFLICT: a key cannot revoke itself when it is the account’s last admin key */
+            /** @description CONFLICT: a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key */
             409: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

@@ -80,12 +80,7 @@ function refusal(failure: Refusal): AppError {
   switch (failure.outcome) {
     case 'missing':
     case 'refused':
-      return new AppError(
-        'UNAUTHORIZED',
-        'A valid API key is required: Authorization: Bearer <key>.',
-        {},
-        { 'WWW-Authenticate': 'Bearer' },
-      );
+      return AppError.unauthorized();
     case 'throttled':
       return new AppError(
         'RATE_LIMITED',

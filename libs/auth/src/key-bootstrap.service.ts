@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { AppConfig, BootstrapKey } from '@app/common';
+import { AppConfig, BootstrapKey, SYSTEM_ACCOUNT } from '@app/common';
 import { AccountsRepository, ApiKeysRepository, Db, TransactionRunner } from '@app/database';
 import { apiKeyPrefix, digestApiKey, generateApiKey } from './api-key';
 import { ApiKeyStore } from './api-key.store';
@@ -12,8 +12,8 @@ import { ApiKeyStore } from './api-key.store';
  * entry's account exists and its key is registered (hashed) as a `config` key with exactly the
  * listed scopes; a `config` key no longer listed is revoked. Keys made by the CLI or the API are
  * never touched. Instances sharing a database must share API_KEYS. On the embedded database with
- * no API_KEYS (a developer's first `npm start`), it makes one development key, kept in DATA_DIR so
- * it survives restarts, and prints it once at start: it is the one configured key then.
+ * no API_KEYS (a developer's first `npm start`), it makes two development keys (developmentKeys),
+ * kept in DATA_DIR so they survive restarts, and prints them at start: the configured keys then.
  */
 @Injectable()
 export class KeyBootstrapService implements OnApplicationBootstrap {
@@ -31,7 +31,7 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
     const configured =
       this.config.bootstrapKeys.length > 0 || this.config.databaseUrl !== null
         ? this.config.bootstrapKeys
-        : [this.developmentKey()];
+        : this.developmentKeys();
     let revoked: string[];
     try {
       revoked = await this.transactions.run(async (tx) => {
@@ -51,17 +51,37 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
     await this.store.preload();
   }
 
-  private developmentKey(): BootstrapKey {
-    const file = join(this.config.dataDir, 'dev-api-key');
+  /**
+   * The embedded default's keys, so a newcomer sees every page of the console while the service
+   * runs (issue 26 item 14: the key CLI needs DATABASE_URL, and a second process cannot open
+   * DATA_DIR): account `dev`'s key also administers `dev` (Keys), and one `operator` key of
+   * `system` manages accounts. A DATA_DIR made before keeps its keys; `register` gives its dev key
+   * these scopes. Any API_KEYS revokes both (config keys no longer listed).
+   */
+  private developmentKeys(): BootstrapKey[] {
+    const dev = this.keptKey('dev-api-key');
+    const operator = this.keptKey('dev-operator-key');
+    this.logger.warn(`Development key (account "dev", scopes ingest+read+admin): ${dev.key}`);
+    this.logger.warn(`Development operator key (account "system", scope operator): ${operator.key}`);
+    this.logger.warn(
+      `  kept in ${dev.file} and ${operator.file}; paste one into /console; set API_KEYS for real keys (these are then revoked)`,
+    );
+    return [
+      { account: 'dev', key: dev.key, scopes: ['ingest', 'read', 'admin'] },
+      { account: SYSTEM_ACCOUNT, key: operator.key, scopes: ['operator'] },
+    ];
+  }
+
+  /** The key kept in DATA_DIR/`name` (0600), made there at the first start. */
+  private keptKey(name: string): { key: string; file: string } {
+    const file = join(this.config.dataDir, name);
     let key = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
     if (!key) {
       key = generateApiKey();
       mkdirSync(this.config.dataDir, { recursive: true });
       writeFileSync(file, `${key}\n`, { mode: 0o600 });
     }
-    this.logger.warn(`Development key (account "dev", scopes ingest+read): ${key}`);
-    this.logger.warn(`  kept in ${file}; set API_KEYS or use "npm run cli -- keys create" for real keys`);
-    return { account: 'dev', key, scopes: ['ingest', 'read'] };
+    return { key, file };
   }
 
   /** Race-safe, so several instances may start with the same API_KEYS. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { AuditTrail, AuthenticatedKey, keyActor, mayManage, seesEveryAccount } from '@app/auth';
+import { AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
 import { ACCOUNT_ID, ACCOUNTS_CURSOR, AppError, SYSTEM_ACCOUNT } from '@app/common';
 import { AccountRow, AccountsRepository, ApiKeysRepository, ChainsRepository, TransactionRunner } from '@app/database';
 import { toAccountView } from './account.mapper';
@@ -57,13 +57,18 @@ export class AccountsService {
     return { data: view! };
   }
 
-  /** Operator only (ROUTE_SCOPES); recorded in the `_audit` chain of `system`, in the same transaction. */
+  /**
+   * Operator only (ROUTE_SCOPES, then the calling key re-checked in the transaction, not from the
+   * cache: contract §12); recorded in the `_audit` chain of `system`, in the same transaction.
+   */
   async create(caller: AuthenticatedKey, dto: CreateAccountDto): Promise<{ data: AccountView }> {
     const account = await this.transactions.run(async (tx) => {
+      const by = await lockActiveCaller(this.apiKeys, caller, tx);
+      if (!seesEveryAccount(by)) throw new AppError('FORBIDDEN', 'Only an operator key creates accounts.', {});
       const created = await this.accounts.create(`acc_${ulid()}`, dto.name, tx);
       if (!created) throw new AppError('CONFLICT', `The account name '${dto.name}' is taken.`, { name: dto.name });
       const system = await this.accounts.ensureByName(SYSTEM_ACCOUNT, `acc_${ulid()}`, tx);
-      const entry = { actor: keyActor(caller.keyId), resource: created.id, context: { name: created.name } };
+      const entry = { actor: keyActor(by.keyId), resource: created.id, context: { name: created.name } };
       await this.audit.record(system, [{ ...entry, action: 'account.created' }], tx);
       return created;
     });

@@ -37,10 +37,13 @@ export class KeysController {
   }
 
   @Delete(':keyId')
-  @ApiOperation({ summary: 'Revoke a key (again: unchanged); every instance refuses it within 5 s' })
+  @ApiOperation({
+    summary: 'Revoke a key (again: unchanged); every instance refuses it within 5 s',
+    description: 'Needs every scope the key has (else 403): an admin key never revokes an operator key.',
+  })
   @ApiData(KeyView)
   @ApiErrors(404)
-  @ApiConflict('a key cannot revoke itself when it is the account’s last admin key')
+  @ApiConflict('a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key')
   revoke(
     @CallerKey() key: AuthenticatedKey,
     @Param('accountId') accountId: string,
@@ -51,7 +54,10 @@ export class KeysController {
   }
 
   @Post(':keyId/rotate')
-  @ApiOperation({ summary: 'A new key with the same name and scopes; the old one expires after the overlap' })
+  @ApiOperation({
+    summary: 'A new key with the same name and scopes; the old one expires after the overlap',
+    description: 'Needs every scope the key has (else 403).',
+  })
   @ApiData(NewKeyView, 201, 'Created')
   @ApiErrors(404, 413, 415)
   @ApiConflict('the key is revoked or expired')

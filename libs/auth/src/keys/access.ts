@@ -1,4 +1,4 @@
-import { SCOPES, Scope } from '@app/common';
+import { AppError, SCOPES, Scope, scopesProblem } from '@app/common';
 import { AuthenticatedKey } from '../authenticated-key';
 
 /**
@@ -21,4 +21,33 @@ export const seesEveryAccount = isOperator;
 /** The scopes the caller may give a key: an admin at most ingest+read+admin; `operator` only an operator. */
 export function grantableScopes(caller: Caller): readonly Scope[] {
   return isOperator(caller) ? SCOPES : SCOPES.filter((s) => s !== 'operator');
+}
+
+/**
+ * Whether the caller may revoke or rotate a key with these scopes: it needs every one of them, as
+ * far as it can give them (an operator every scope; an admin ingest, read, admin), so an `admin`
+ * key never revokes an `operator` key (contract §12).
+ */
+export function holdsEvery(caller: Caller, scopes: readonly Scope[]): boolean {
+  const allowed = grantableScopes(caller);
+  return scopes.every((s) => allowed.includes(s));
+}
+
+/** 403 unless the caller may give a key of the account named `accountName` these scopes. */
+export function assertMayGive(caller: Caller, accountName: string, scopes: readonly Scope[]): void {
+  const allowed = grantableScopes(caller);
+  const beyond = scopes.filter((s) => !allowed.includes(s));
+  if (beyond.length > 0)
+    throw new AppError('FORBIDDEN', `This key cannot give the scope(s) ${beyond.join(', ')}.`, { scopes: beyond });
+  const problem = scopesProblem(accountName, scopes);
+  if (problem) throw new AppError('FORBIDDEN', `Not allowed: ${problem}.`, {});
+}
+
+/** 403 unless the caller holds every scope of the key it revokes or rotates (holdsEvery). */
+export function assertMayChange(caller: Caller, key: { id: string; scopes: readonly Scope[] }): void {
+  if (!holdsEvery(caller, key.scopes))
+    throw new AppError('FORBIDDEN', 'Revoking or rotating a key needs every scope it has.', {
+      keyId: key.id,
+      scopes: key.scopes.filter((s) => !grantableScopes(caller).includes(s)),
+    });
 }

@@ -1,3 +1,4 @@
 export * from './access';
+export * from './active-caller';
 export * from './audit-trail';
 export * from './keys.service';

@@ -1,10 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { ACCOUNT_ID, AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope, scopesProblem } from '@app/common';
+import { ACCOUNT_ID, AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope } from '@app/common';
 import { AccountRow, AccountsRepository, ApiKeyRow, ApiKeysRepository, Db, TransactionRunner } from '@app/database';
 import { apiKeyPrefix, digestApiKey, generateApiKey } from '../api-key';
 import { ApiKeyStore } from '../api-key.store';
-import { Caller, grantableScopes, mayManage } from './access';
+import { assertMayChange, assertMayGive, Caller, mayManage } from './access';
+import { lockActiveCaller } from './active-caller';
 import { AuditEntry, AuditTrail, keyActor } from './audit-trail';
 
 export interface NewKey {
@@ -28,9 +29,9 @@ export interface MadeKey {
 /**
  * Every rule about keys, once (contract §12), for the HTTP API and the key CLI alike: who manages
  * which account's keys (access.ts), scope ceilings, `operator` for `system` only, expiry in the
- * future, the last admin key, rotation with overlap. Each change runs in one transaction that
- * locks the account's row (changes to one account's keys are serialized) and appends the change
- * to the account's `_audit` chain when a key made it. A revocation or new expiry is forgotten at
+ * future, the last admin and operator keys, revoking needs the key's every scope, rotation with
+ * overlap. Each change runs in one transaction that locks the account's row, then re-checks the
+ * calling key (lockFor), and appends the change to the account's `_audit` chain when a key made it. A revocation or new expiry is forgotten at
  * once by this instance's key cache, and by the others' within CACHE_TTL_MS.
  */
 @Injectable()
@@ -56,33 +57,27 @@ export class KeysService {
     if (input.expiresAt !== null && input.expiresAt.getTime() <= Date.now())
       throw AppError.validation([{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
     const made = await this.transactions.run(async (tx) => {
-      const account = await this.accountFor(caller, accountId, tx, true);
-      this.checkGrant(caller, account, input.scopes);
-      const { id, secret } = await this.insert(caller, account.id, input, tx);
-      await this.record(caller, account.id, 'key.created', id, keyFacts(input), tx);
+      const { account, by } = await this.lockFor(caller, accountId, tx);
+      assertMayGive(by, account.name, input.scopes);
+      const { id, secret } = await this.insert(by, account.id, input, tx);
+      await this.record(by, account.id, 'key.created', id, keyFacts(input), tx);
       return { key: await this.found(account.id, id, tx), secret };
     });
     this.store?.remember([digestApiKey(made.secret)]);
     return made;
   }
 
-  /** Revokes the key (again: unchanged); a key cannot revoke itself when it is the account's last with `admin`. */
+  /** Revokes the key (again: unchanged), when the caller holds its every scope and it is not a last key (lastKeyProblem). */
   async revoke(caller: Caller, accountId: string, keyId: string): Promise<ApiKeyRow> {
     const { key, changed } = await this.transactions.run(async (tx) => {
-      const account = await this.accountFor(caller, accountId, tx, true);
+      const { account, by } = await this.lockFor(caller, accountId, tx);
       const key = await this.keyOf(account, keyId, tx);
+      assertMayChange(by, key);
       if (key.revokedAt) return { key, changed: false };
-      if (
-        caller !== 'cli' &&
-        caller.keyId === key.id &&
-        key.scopes.includes('admin') &&
-        (await this.apiKeys.countActiveWithScope(account.id, 'admin', key.id, tx)) === 0
-      )
-        throw new AppError('CONFLICT', 'This key is the account’s last admin key: it cannot revoke itself.', {
-          keyId: key.id,
-        });
+      const problem = await this.lastKeyProblem(by, key, tx);
+      if (problem) throw new AppError('CONFLICT', problem, { keyId: key.id });
       await this.apiKeys.revoke(key.id, tx);
-      await this.record(caller, account.id, 'key.revoked', key.id, { name: key.name }, tx);
+      await this.record(by, account.id, 'key.revoked', key.id, { name: key.name }, tx);
       return { key: await this.found(account.id, key.id, tx), changed: true };
     });
     if (changed) this.store?.forget([key.id]);
@@ -92,16 +87,17 @@ export class KeysService {
   /** A new key with the old one's name and scopes; the old one expires `overlapSeconds` from now. */
   async rotate(caller: Caller, accountId: string, keyId: string, overlapSeconds: number): Promise<MadeKey> {
     const made = await this.transactions.run(async (tx) => {
-      const account = await this.accountFor(caller, accountId, tx, true);
+      const { account, by } = await this.lockFor(caller, accountId, tx);
       const old = await this.keyOf(account, keyId, tx);
+      assertMayChange(by, old);
       if (old.revokedAt || (old.expiresAt && old.expiresAt.getTime() <= Date.now()))
         throw new AppError('CONFLICT', 'A revoked or expired key cannot be rotated.', { keyId: old.id });
-      this.checkGrant(caller, account, old.scopes);
-      const { id, secret } = await this.insert(caller, account.id, { ...old, expiresAt: null }, tx);
+      assertMayGive(by, account.name, old.scopes);
+      const { id, secret } = await this.insert(by, account.id, { ...old, expiresAt: null }, tx);
       await this.apiKeys.expireWithin(old.id, overlapSeconds, tx);
       const oldKey = await this.found(account.id, old.id, tx);
       await this.record(
-        caller,
+        by,
         account.id,
         'key.rotated',
         old.id,
@@ -118,6 +114,35 @@ export class KeysService {
   /** The account's id by name, creating it when there is none (the CLI's `keys create --account`). */
   async ensureAccount(name: string): Promise<string> {
     return this.transactions.run((tx) => this.accounts.ensureByName(name, `acc_${ulid()}`, tx));
+  }
+
+  /**
+   * Locks the account's row, then the calling key's (the one order every key change takes; a
+   * deadlock with another statement is retried by TransactionRunner): changes to one account's keys
+   * are serialized, and each judges the caller, the last admin and the last operator on what is
+   * committed, never on a cache (contract §12).
+   */
+  private async lockFor(caller: Caller, accountId: string, tx: Db): Promise<{ account: AccountRow; by: Caller }> {
+    const account = await this.accountFor(caller, accountId, tx, true);
+    if (caller === 'cli') return { account, by: caller };
+    const by = await lockActiveCaller(this.apiKeys, caller, tx);
+    if (!mayManage(by, account.id)) throw AppError.notFound(`Account ${accountId}`);
+    return { account, by };
+  }
+
+  /**
+   * Why revoking `key` would leave an account unmanageable over HTTP, or null: a key revoking
+   * itself as its account's last `admin` key; anyone revoking `system`'s last `operator` key. The
+   * CLI, which recovers from either, may.
+   */
+  private async lastKeyProblem(by: Caller, key: ApiKeyRow, tx: Db): Promise<string | null> {
+    if (by === 'cli') return null;
+    const lastWith = async (scope: Scope) =>
+      key.scopes.includes(scope) && (await this.apiKeys.countActiveWithScope(key.accountId, scope, key.id, tx)) === 0;
+    if (by.keyId === key.id && (await lastWith('admin')))
+      return 'This key is the account’s last admin key: it cannot revoke itself.';
+    if (await lastWith('operator')) return 'This is the last operator key of system: it cannot be revoked.';
+    return null;
   }
 
   /** 404 for an account the caller may not manage, exactly as for one that does not exist (contract §6). */
@@ -140,17 +165,6 @@ export class KeysService {
     const key = await this.apiKeys.findInAccount(accountId, keyId, tx);
     if (!key) throw new Error(`key ${keyId} vanished inside its transaction`);
     return key;
-  }
-
-  private checkGrant(caller: Caller, account: AccountRow, scopes: readonly Scope[]): void {
-    const allowed = grantableScopes(caller);
-    const beyond = scopes.filter((s) => !allowed.includes(s));
-    if (beyond.length > 0)
-      throw new AppError('FORBIDDEN', `This key cannot give the scope(s) ${beyond.join(', ')}.`, {
-        scopes: beyond,
-      });
-    const problem = scopesProblem(account.name, scopes);
-    if (problem) throw new AppError('FORBIDDEN', `Not allowed: ${problem}.`, {});
   }
 
   private async insert(

@@ -21,6 +21,16 @@ export class AppError extends Error {
     return new AppError('VALIDATION_ERROR', message, { fields });
   }
 
+  /** No key, an unknown one, or one revoked or expired: one answer for each (contract §5). */
+  static unauthorized(): AppError {
+    return new AppError(
+      'UNAUTHORIZED',
+      'A valid API key is required: Authorization: Bearer <key>.',
+      {},
+      { 'WWW-Authenticate': 'Bearer' },
+    );
+  }
+
   static notFound(what: string): AppError {
     return new AppError('NOT_FOUND', `${what} was not found.`);
   }

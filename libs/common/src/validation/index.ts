@@ -1,2 +1,3 @@
 export * from './validation-pipe';
 export * from './decimal-integer';
+export * from './may-be-absent';

@@ -68,6 +68,20 @@ export class ApiKeysRepository {
     return row ?? null;
   }
 
+  /**
+   * The key `id` if it is active, its row locked until the transaction ends: a key change re-checks
+   * its caller here, not in a cache (contract §12). A concurrent revocation is waited for, and the
+   * row is then judged as it committed (READ COMMITTED re-reads a row it waited for).
+   */
+  async lockActive(id: string, db: Db): Promise<ActiveApiKeyRow | null> {
+    const [row] = (await db.query(
+      `SELECT k.id, k.account_id AS "accountId", k.key_digest AS "keyDigest", k.scopes, k.expires_at AS "expiresAt"
+         FROM api_keys k WHERE k.id = $1 AND ${ACTIVE} FOR NO KEY UPDATE`,
+      [id],
+    )) as ActiveApiKeyRow[];
+    return row ?? null;
+  }
+
   /** The digests of every active key, newest first, at most `limit`. */
   async activeDigests(limit: number, db: Db = this.pool): Promise<string[]> {
     const rows = (await db.query(

@@ -5,14 +5,14 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
-  IsOptional,
   IsString,
   Matches,
   MaxLength,
   MinLength,
   ValidateBy,
 } from 'class-validator';
-import { MAX_KEY_NAME_LENGTH, Scope, SCOPES, isInstant } from '@app/common';
+import { MAX_KEY_NAME_LENGTH, MayBeAbsent, Scope, SCOPES, isInstant } from '@app/common';
+import { IsStorable } from '../../events/dto/storable.validator';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 
 /** No control characters: a name is shown to people. */
@@ -21,11 +21,17 @@ const KEY_NAME = /^\P{Cc}*$/u;
 /** Body of POST /v1/accounts/:accountId/keys. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateKeyDto {
-  @ApiProperty({ minLength: 1, maxLength: MAX_KEY_NAME_LENGTH, example: 'billing-service' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: MAX_KEY_NAME_LENGTH,
+    description: 'Shown to people: no control characters, no lone UTF-16 surrogates (else 400)',
+    example: 'billing-service',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_KEY_NAME_LENGTH)
   @Matches(KEY_NAME, { message: 'name must not contain control characters' })
+  @IsStorable()
   name!: string;
 
   @ApiProperty({
@@ -34,7 +40,8 @@ export class CreateKeyDto {
     minItems: 1,
     maxItems: SCOPES.length,
     uniqueItems: true,
-    description: 'An admin gives at most ingest, read, admin; only an operator gives operator, to keys of system',
+    description:
+      'An admin gives at most ingest, read, admin; only an operator gives operator, and only to keys of system (else 403)',
     example: ['ingest', 'read'],
   })
   @IsArray()
@@ -46,10 +53,11 @@ export class CreateKeyDto {
 
   @ApiPropertyOptional({
     format: 'date-time',
-    description: 'In the future; absent: never',
+    description:
+      'When the key stops working: later than the moment the request arrives (else 400 VALIDATION_ERROR); absent: never (null is refused)',
     example: '2027-01-01T00:00:00Z',
   })
-  @IsOptional()
+  @MayBeAbsent()
   @IsString()
   @ValidateBy(
     { name: 'isInstant', validator: { validate: isInstant } },
