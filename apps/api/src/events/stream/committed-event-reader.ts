@@ -89,15 +89,29 @@ export class CommittedEventReader {
   /**
    * Every page from the position on: each page at once while behind, then one every `pollMs`,
    * until `signal` aborts (which also ends a wait at once). Empty pages are yielded too, so the
-   * consumer can do its periodic work (heartbeats, key checks) between them.
+   * consumer can do its periodic work (heartbeats, key checks) between them. While behind, the
+   * next page is read while the consumer handles this one (`position` is then already past it).
    */
   async *pages(pollMs: number, signal: AbortSignal): AsyncGenerator<CommittedPage, void, undefined> {
+    let reading = this.readAhead();
     while (!signal.aborted) {
-      const page = await this.next();
+      const page = await reading;
       if (signal.aborted) return;
+      if (!page.caughtUp) reading = this.readAhead();
       yield page;
-      if (page.caughtUp) await pause(pollMs, signal);
+      if (page.caughtUp) {
+        await pause(pollMs, signal);
+        if (signal.aborted) return;
+        reading = this.readAhead();
+      }
     }
+  }
+
+  /** next(), started now and awaited later: a failure the consumer never awaits (it stopped) is not unhandled. */
+  private readAhead(): Promise<CommittedPage> {
+    const page = this.next();
+    page.catch(() => undefined);
+    return page;
   }
 }
 
