@@ -71,6 +71,10 @@ function loadBenchConfig() {
     /** Events of the one chain the `retention` scenario prunes, and the connections appending to it meanwhile. */
     retentionEvents: int('BENCH_RETENTION_EVENTS', 1_000_000, 1_000, 50_000_000),
     retentionConnections: int('BENCH_RETENTION_CONNECTIONS', 4, 1, 64),
+    /** The tail scenario: events of the backlog read from a position, seconds of ingest streamed, and every how many requests of that ingest is a batch (0: none). */
+    tailBacklog: int('BENCH_TAIL_BACKLOG', 100_000, 1_000, 10_000_000),
+    tailSeconds: int('BENCH_TAIL_SECONDS', 60, 1, 3600),
+    tailBatchEvery: int('BENCH_TAIL_BATCH_EVERY', 0, 0, 1_000_000),
     scenarios: only.length > 0 ? only : ALL_SCENARIOS,
     /** A directory: write a CPU profile of the service per scenario there (see bench/README.md). */
     profileDir: process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null,

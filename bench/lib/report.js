@@ -141,9 +141,11 @@ function tableRows(results, targets) {
       return;
     }
     const own = targets.filter((t) => t.scenario === row.id && !t.label.startsWith('ratio to '));
-    (row.baselines || []).forEach((baseline, i) => {
-      const ratio = ratioOf(row, baseline);
-      const ratioTarget = targets.find((t) => t.scenario === row.id && t.label === `ratio to ${baseline.title}`);
+    // A row without a baseline (the tail) still gets its line, with its own targets.
+    const baselines = row.baselines && row.baselines.length > 0 ? row.baselines : [null];
+    baselines.forEach((baseline, i) => {
+      const ratioTarget =
+        baseline && targets.find((t) => t.scenario === row.id && t.label === `ratio to ${baseline.title}`);
       const checks = i === 0 ? own : [];
       const targetText =
         [...(ratioTarget ? [ratioTarget.target] : []), ...checks.map((c) => `${c.label} ${c.target}`)].join('; ') ||
@@ -165,9 +167,9 @@ function tableRows(results, targets) {
         row.kind === 'time' ? '—' : ms(row.service.p50),
         row.kind === 'time' ? '—' : ms(row.service.p99),
         noise(row, row.service),
-        baseline.title,
-        value(row, baseline.summary),
-        ratioText(row, baseline),
+        baseline ? baseline.title : '—',
+        baseline ? value(row, baseline.summary) : '—',
+        baseline ? ratioText(row, baseline) : '—',
         targetText,
         result,
       ]);

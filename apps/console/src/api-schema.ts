@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * Follow the account’s events as they are appended (Server-Sent Events)
-         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that falls megabytes behind, or whose key is revoked, is disconnected (within 5 s); resume with the last id.
+         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that keeps reading gets at least 10,000 events/s from a backlog, and each event within 2 s of its append. A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS (30) is disconnected, and a revoked key’s streams within 5 s; resume with the last id.
          */
         get: operations["EventsController_stream"];
         put?: never;

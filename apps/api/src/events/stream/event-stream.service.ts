@@ -2,29 +2,31 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, requestIdOf } from '@app/common';
-import { ApiKeysRepository, EventRecord, EventsRepository } from '@app/database';
+import { ApiKeysRepository, EventsRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
 import { decodeStreamPosition, encodeStreamPosition, StreamPosition } from './stream-position';
 import { toEventFilters } from '../event-filters';
+import { CommittedEventReader } from './committed-event-reader';
+import { drained } from './drained';
 
-/** Events read per query: a window with more is read in pages. */
-const PAGE_SIZE = 100;
 /**
- * A reader this far behind (bytes written but not yet taken) is cut; it resumes with Last-Event-ID.
- * No page is read while the socket's buffer is full, so this bounds what one stream holds.
+ * A page is written in pieces of about this many characters: few writes (not one per event), and
+ * what the socket has not taken yet stays near its buffer's mark plus one piece.
  */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const WRITE_CHARS = 64 * 1024;
 /** How often an open stream asks whether its key still works (revoked: closed within 5 s, contract §13). */
 const KEY_CHECK_MS = 2_000;
 
 /**
- * The live tail, GET /v1/events/stream (contract §13). Each stream polls the database for events
- * whose transactions committed since its last snapshot (EventsRepository.committedBetween), so it
- * sees the appends of every instance, each exactly once, each chain in position order, whatever
- * order transactions commit in (docs/architecture.md, "The live tail"). Nothing is shared between
- * streams but the pool: a stream holds no connection between polls.
+ * The live tail, GET /v1/events/stream (contract §13). Each stream reads the events whose
+ * transactions committed since its last snapshot (CommittedEventReader, over
+ * EventsRepository.committedBetween), so it sees the appends of every instance, each exactly once,
+ * each chain in position order, whatever order transactions commit in (docs/architecture.md, "The
+ * live tail"). While behind it reads the next page as soon as the socket has taken the last one;
+ * once caught up it polls. Nothing is shared between streams but the pool: a stream holds no
+ * connection between pages.
  */
 @Injectable()
 export class EventStreamService implements BeforeApplicationShutdown {
@@ -42,7 +44,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
     const { accountId } = key;
     const resumeFrom = query.last_event_id ?? lastEventId;
     const field = query.last_event_id !== undefined ? 'last_event_id' : 'Last-Event-ID';
-    let position: StreamPosition =
+    const position: StreamPosition =
       resumeFrom === undefined
         ? { since: await this.events.currentSnapshot(), until: null, after: null }
         : decodeStreamPosition(accountId, resumeFrom, field);
@@ -55,18 +57,15 @@ export class EventStreamService implements BeforeApplicationShutdown {
         { 'Retry-After': '5' },
       );
     }
-    const filters = toEventFilters(query);
+    const reader = new CommittedEventReader(this.events, accountId, toEventFilters(query), position);
 
-    let closed = false;
-    let timer: NodeJS.Timeout | undefined;
-    let lastWrite = Date.now();
-    let lastKeyCheck = Date.now();
-    let stalledSince: number | null = null;
+    const ended = new AbortController();
+    let keyCheck: NodeJS.Timeout | undefined = undefined;
     /** Ends the stream; `cut` drops what is still buffered (a reader that stopped reading). */
     const close = (cut = false) => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(timer);
+      if (ended.signal.aborted) return;
+      ended.abort();
+      clearInterval(keyCheck);
       streams.delete(close);
       if (streams.size === 0) this.open.delete(accountId);
       if (cut) res.destroy();
@@ -74,7 +73,16 @@ export class EventStreamService implements BeforeApplicationShutdown {
     };
     streams.add(close);
     this.open.set(accountId, streams);
-    res.on('close', close);
+    res.on('close', () => close());
+    const stopped = (error: Error) => {
+      // The database went away: the client resumes with its Last-Event-ID.
+      this.logger.warn({ msg: `An event stream stopped: ${error.message}`, reqId: requestIdOf(res.req) });
+      close();
+    };
+    // Asked on a timer of its own: a stream waiting for a slow reader is closed on time too.
+    keyCheck = setInterval(() => {
+      this.apiKeys.isActive(key.keyId).then((active) => active || close(), stopped);
+    }, KEY_CHECK_MS);
 
     // Connection: close: once a stream ends, its connection goes too (nothing for a stop to wait out).
     res.writeHead(200, {
@@ -85,55 +93,39 @@ export class EventStreamService implements BeforeApplicationShutdown {
     res.write(': stream open\n\n');
     res.flushHeaders();
 
-    const send = (event: EventRecord, at: StreamPosition) => {
-      const id = encodeStreamPosition(accountId, at);
-      res.write(`id: ${id}\nevent: event\ndata: ${JSON.stringify(toEventView(event))}\n\n`);
+    let lastWrite = Date.now();
+    const stallMs = this.config.exportStallTimeoutSeconds * 1000;
+    /**
+     * Writes `text`; when the socket's buffer is full, waits until the reader has taken it. A reader
+     * that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS is cut (it resumes with its last id), so a
+     * stream holds at most its buffer and one piece. False once the stream has ended.
+     */
+    const write = async (text: string): Promise<boolean> => {
       lastWrite = Date.now();
+      if (res.write(text)) return true;
+      const outcome = await drained(res, stallMs, ended.signal);
+      if (outcome === 'stalled') close(true);
+      return outcome === 'drained' && !ended.signal.aborted;
     };
-
-    const poll = async (): Promise<void> => {
-      if (closed) return;
-      // A stop has begun: end now, so the HTTP drain is not held by a stream; the client resumes elsewhere.
-      if (this.shutdown.stopping) return close();
-      try {
-        if (Date.now() - lastKeyCheck >= KEY_CHECK_MS) {
-          lastKeyCheck = Date.now();
-          if (!(await this.apiKeys.isActive(key.keyId))) return close();
-        }
-        // A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS, or falls too far behind, is cut.
-        stalledSince = res.writableNeedDrain ? (stalledSince ?? Date.now()) : null;
-        const stalled =
-          stalledSince !== null && Date.now() - stalledSince > this.config.exportStallTimeoutSeconds * 1000;
-        if (stalled || res.writableLength > MAX_BUFFERED_BYTES) return close(true);
-        if (!res.writableNeedDrain) {
-          // Read windows until one is exhausted (a window with more than a page is read page by page).
-          for (;;) {
-            const { until, events } = await this.events.committedBetween(accountId, filters, position, PAGE_SIZE);
-            if (closed) return;
-            for (const event of events) {
-              const after = { time: event.timestamp.toISOString(), chainId: event.chainId, position: event.position };
-              position = { since: position.since, until, after };
-              send(event, position);
-            }
-            if (events.length < PAGE_SIZE) {
-              position = { since: until, until: null, after: null };
-              break;
-            }
-            if (res.writableNeedDrain) break;
+    const deliver = async () => {
+      for await (const page of reader.pages(this.config.streamPollMilliseconds, ended.signal)) {
+        // A stop has begun: end now, so the HTTP drain is not held by a stream; the client resumes elsewhere.
+        if (this.shutdown.stopping) return close();
+        let text = '';
+        for (const { event, position: at } of page.events) {
+          const id = encodeStreamPosition(accountId, at);
+          text += `id: ${id}\nevent: event\ndata: ${JSON.stringify(toEventView(event))}\n\n`;
+          if (text.length >= WRITE_CHARS) {
+            if (!(await write(text))) return;
+            text = '';
           }
         }
-        if (Date.now() - lastWrite >= this.config.streamHeartbeatSeconds * 1000) {
-          res.write(': heartbeat\n\n');
-          lastWrite = Date.now();
-        }
-      } catch (error) {
-        // The database went away: the client resumes with its Last-Event-ID.
-        this.logger.warn({ msg: `An event stream stopped: ${(error as Error).message}`, reqId: requestIdOf(res.req) });
-        return close();
+        if (text !== '' && !(await write(text))) return;
+        if (Date.now() - lastWrite >= this.config.streamHeartbeatSeconds * 1000 && !(await write(': heartbeat\n\n')))
+          return;
       }
-      if (!closed) timer = setTimeout(() => void poll(), this.config.streamPollMilliseconds);
     };
-    await poll();
+    void deliver().catch(stopped);
   }
 
   /** Every open stream ends before the pools close; clients resume with their Last-Event-ID. */
