@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
+import { ApiKeyGuard } from '@app/auth';
 import { EVENT_ID, REQUEST_ID } from '@app/common';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { configureObservability } from './observability/observability';
 import { MALFORMED_PATH_PARAM, PathParamRequest } from './common/path-params';
 import { serveOpenApi } from './openapi/openapi';
+import { answerUnmatched, ParamRule } from './common/unmatched-requests';
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
@@ -26,8 +28,12 @@ export function configureApp(app: INestApplication): void {
   configureObservability(app);
   express.use(noSniffNoStore);
   express.use(placeUndecodableSegments);
-  constrainPathParams(express.getHttpAdapter().getInstance() as Application);
+  const instance = express.getHttpAdapter().getInstance() as Application;
+  constrainPathParams(instance);
   serveOpenApi(app);
+  (app.getHttpAdapter() as JsonReplyAdapter).answerUnmatchedWith(
+    answerUnmatched(instance, app.get(ApiKeyGuard), { id: onlyEventIds }),
+  );
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
@@ -75,12 +81,15 @@ function constrainPathParams(app: Application): void {
     if (value === req[UNDECODABLE]) req[MALFORMED_PATH_PARAM] ??= name;
     next();
   });
-  app.param('id', (req: RoutedRequest, _res: Response, next: NextFunction, id: unknown) => {
-    if (id === req[UNDECODABLE] || (typeof id === 'string' && EVENT_ID.test(id))) return next();
-    req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
-    next('route');
-  });
+  app.param('id', onlyEventIds);
 }
+
+/** `:id` is an event id (or an undecodable segment, refused later by name); anything else takes the next route. */
+const onlyEventIds: ParamRule = (req: RoutedRequest, _res, next, id) => {
+  if (id === req[UNDECODABLE] || (typeof id === 'string' && EVENT_ID.test(id))) return next();
+  req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
+  next('route');
+};
 
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
 function assignRequestId(req: Request, res: Response, next: NextFunction): void {
