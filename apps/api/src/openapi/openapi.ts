@@ -35,6 +35,8 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       'Who-did-what events appended to per-account SHA-256 hash chains, listed, exported and verified. ' +
         'Responses are JSON in an envelope, { data } on success and { error: { code, message, details } } on failure, ' +
         'except the export file and the text of checkpoints; every response has an X-Request-Id header. ' +
+        'Every path under /v1/ answers 401 without a valid key, whether a route serves it or not; with one, a method ' +
+        'a path does not serve is 405 METHOD_NOT_ALLOWED with an Allow header. ' +
         'Keys have the scopes ingest (append events), read (every other read), admin (its own account’s keys) ' +
         'and operator (every account; keys of the account system only). Every change through the accounts and keys ' +
         'routes, and every export, is appended to the _audit chain of the account concerned.',
