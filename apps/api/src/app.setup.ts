@@ -14,7 +14,8 @@ import { answerUnmatched, ParamRule } from './common/unmatched-requests';
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
  * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8). And on a
- * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag).
+ * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag), and which runs
+ * answerUnmatched after every route (401 under /v1/ first, then 405 or 404).
  */
 export function configureApp(app: INestApplication): void {
   if (!(app.getHttpAdapter() instanceof JsonReplyAdapter)) {
@@ -74,7 +75,8 @@ function isDecodable(segment: string): boolean {
  * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
  * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
  * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
- * id is the same 404 as an unknown route.
+ * id is the same 404 as an unknown route, after the same 401 without a key (answerUnmatched, which
+ * matches paths with this same rule to find a path's methods for a 405).
  */
 function constrainPathParams(app: Application): void {
   app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
