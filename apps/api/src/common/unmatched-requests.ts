@@ -34,7 +34,7 @@ export function answerUnmatched(
   guard: ApiKeyGuard,
   params: Record<string, ParamRule>,
 ): RequestHandler {
-  let probe: Router | undefined;
+  let probe: Router | undefined; // made at the first such request: by then every route is registered
   return async (req: Probed, res: Response, next: NextFunction): Promise<void> => {
     if (AUTHENTICATED_PATHS.test(req.path)) await guard.authenticate(req, res);
     probe ??= probeOf((app.router as unknown as { listRoutes(): ListedRoute[] }).listRoutes(), params);
@@ -45,7 +45,7 @@ export function answerUnmatched(
     const path = req.originalUrl.split('?')[0];
     throw new AppError(
       'METHOD_NOT_ALLOWED',
-      `${req.method} is not a method of ${path}: ${allowed.join(', ')}.`,
+      `${path} does not answer ${req.method}; its methods are ${allowed.join(', ')}.`,
       { allowedMethods: allowed },
       { Allow: allowed.join(', ') },
     );
