@@ -283,17 +283,29 @@ describe('authentication and scopes', () => {
       .set(...bearer(KEYS.acme))
       .expect(200);
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const echoed = await t.http().get('/v1/nope').set('X-Request-Id', 'trace-42.a').expect(404);
+    const echoed = await t.http().get('/v1/nope').set('X-Request-Id', 'trace-42.a').expect(401);
     expect(echoed.headers['x-request-id']).toBe('trace-42.a');
     const replaced = await t.http().get('/health/live').set('X-Request-Id', 'bad id with spaces').expect(200);
     expect(replaced.headers['x-request-id']).not.toBe('bad id with spaces');
   });
 
-  it('unknown routes and methods are 404 NOT_FOUND in the envelope; health needs no key', async () => {
-    for (const req of [t.http().get('/v2/events'), t.http().delete('/v1/events'), t.http().put('/v1/events/x')]) {
+  it('unknown routes are 404 NOT_FOUND and unserved methods 405 METHOD_NOT_ALLOWED in the envelope; health needs no key', async () => {
+    for (const req of [t.http().get('/v2/events'), t.http().put('/v1/events/x')]) {
       const res = await req.set(...bearer(KEYS.acme)).expect(404);
       expect(res.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String), details: {} } });
     }
+    const res = await t
+      .http()
+      .delete('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .expect(405);
+    expect(res.body).toEqual({
+      error: {
+        code: 'METHOD_NOT_ALLOWED',
+        message: expect.any(String),
+        details: { allowedMethods: ['GET', 'HEAD', 'POST'] },
+      },
+    });
     await t.http().get('/health/live').expect(200);
     await t.http().get('/health/ready').expect(200);
   });

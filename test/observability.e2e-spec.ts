@@ -168,6 +168,29 @@ describe('JSON logs', () => {
     expect(started).toMatchObject({ level: 'info', context: 'NestApplication' });
   });
 
+  it('logs a 405 with the route template and the account that asked; a /v1/ path without a key as a 401 of no route', async () => {
+    await t
+      .http()
+      .delete('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .set('X-Request-Id', 'obs-405')
+      .expect(405);
+    await t.http().get('/v1/events/not-an-event-id').set('X-Request-Id', 'obs-401').expect(401);
+    await settle();
+    expect(logs.requestLines('obs-405')).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        method: 'DELETE',
+        route: '/v1/events',
+        status: 405,
+        accountId: expect.stringMatching(/^acc_/),
+      }),
+    ]);
+    expect(logs.requestLines('obs-401')).toEqual([
+      expect.objectContaining({ level: 'info', method: 'GET', route: 'unmatched', status: 401 }),
+    ]);
+  });
+
   it('writes one line per request with its fields, and never the key, the body or the query string', async () => {
     const reqId = 'obs-test.1:A_b-2';
     const created = await t

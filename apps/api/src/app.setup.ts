@@ -2,17 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
+import { ApiKeyGuard } from '@app/auth';
 import { EVENT_ID, REQUEST_ID } from '@app/common';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { configureObservability } from './observability/observability';
 import { MALFORMED_PATH_PARAM, PathParamRequest } from './common/path-params';
 import { serveOpenApi } from './openapi/openapi';
+import { answerUnmatched, ParamRule } from './common/unmatched-requests';
 
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
  * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8). And on a
- * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag).
+ * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag), and which runs
+ * answerUnmatched after every route (401 under /v1/ first, then 405 or 404).
  */
 export function configureApp(app: INestApplication): void {
   if (!(app.getHttpAdapter() instanceof JsonReplyAdapter)) {
@@ -26,8 +29,12 @@ export function configureApp(app: INestApplication): void {
   configureObservability(app);
   express.use(noSniffNoStore);
   express.use(placeUndecodableSegments);
-  constrainPathParams(express.getHttpAdapter().getInstance() as Application);
+  const instance = express.getHttpAdapter().getInstance() as Application;
+  constrainPathParams(instance);
   serveOpenApi(app);
+  (app.getHttpAdapter() as JsonReplyAdapter).answerUnmatchedWith(
+    answerUnmatched(instance, app.get(ApiKeyGuard), { id: onlyEventIds }),
+  );
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
@@ -68,19 +75,23 @@ function isDecodable(segment: string): boolean {
  * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
  * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
  * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
- * id is the same 404 as an unknown route.
+ * id is the same 404 as an unknown route, after the same 401 without a key (answerUnmatched, which
+ * matches paths with this same rule to find a path's methods for a 405).
  */
 function constrainPathParams(app: Application): void {
   app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
     if (value === req[UNDECODABLE]) req[MALFORMED_PATH_PARAM] ??= name;
     next();
   });
-  app.param('id', (req: RoutedRequest, _res: Response, next: NextFunction, id: unknown) => {
-    if (id === req[UNDECODABLE] || (typeof id === 'string' && EVENT_ID.test(id))) return next();
-    req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
-    next('route');
-  });
+  app.param('id', onlyEventIds);
 }
+
+/** `:id` is an event id (or an undecodable segment, refused later by name); anything else takes the next route. */
+const onlyEventIds: ParamRule = (req: RoutedRequest, _res, next, id) => {
+  if (id === req[UNDECODABLE] || (typeof id === 'string' && EVENT_ID.test(id))) return next();
+  req.route = undefined; // this route did not match after all (logs and metrics say `unmatched` unless another does)
+  next('route');
+};
 
 /** Every request gets an id (the caller's X-Request-Id when it is sane), echoed back and logged on failure. */
 function assignRequestId(req: Request, res: Response, next: NextFunction): void {

@@ -1,5 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AuthGuard } from '@nestjs/passport';
 import { AppError, Metrics } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
@@ -37,6 +38,15 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
       });
     }
     return true;
+  }
+
+  /**
+   * Authenticates a request that no route took, exactly as a route would (same strategy, same
+   * refusals, same metrics): under /v1/ a 401 comes before the 404 or 405 that would tell routes
+   * apart (contract §8). Sets request.user; throws the refusal (401, 429 or 503).
+   */
+  async authenticate(request: object, response: object): Promise<void> {
+    await super.canActivate(new ExecutionContextHost([request, response]));
   }
 
   /** Passport's verdict: the key, or the strategy's failure (its outcome) as 401, 429 or 503. */

@@ -1,6 +1,6 @@
 import { StreamableFile } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 /**
  * Nest's Express adapter, with a shorter way out for what almost every handler returns: a JSON
@@ -19,6 +19,22 @@ import type { Request, Response } from 'express';
  * `json spaces`, `json escape`) are never set in this app.
  */
 export class JsonReplyAdapter extends ExpressAdapter {
+  private unmatched: RequestHandler | null = null;
+
+  /**
+   * A handler for requests no route took, run after every route and before Nest's 404 handler
+   * (configureApp: authentication under /v1/, then 405 + Allow; see unmatched-requests.ts). Nest
+   * registers its 404 handler right after the routes: that is the one moment to put it there.
+   */
+  answerUnmatchedWith(handler: RequestHandler): void {
+    this.unmatched = handler;
+  }
+
+  override setNotFoundHandler(handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0], prefix?: string): unknown {
+    if (this.unmatched) this.use(this.unmatched);
+    return super.setNotFoundHandler(handler, prefix);
+  }
+
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (!isPlainJson(body) || response.getHeader('Content-Type') !== undefined) {
       return super.reply(response, body, statusCode);

@@ -19,12 +19,17 @@ type Answered = Response & {
  *   authenticated, and the client address (TRUST_PROXY decides which). Never a header (but the
  *   request id), the path's ids, the query string or the body: the line is built from these fields alone;
  * - with `metrics`, http_requests_total and http_request_duration_seconds.
+ * The line's level is its status's (levelOf): `error` is kept for what someone must look at.
  *
  * No async context is entered per request: on Node 20 one AsyncLocalStorage in use makes every
  * promise of the process pay a hook, which cost single appends about 10 % (docs/performance.md).
  * A line logged while handling a request names it by passing `reqId: requestIdOf(req)` itself.
  */
-export function observeRequests(logger: Logger | null, metrics: Metrics | null): Middleware {
+export function observeRequests(
+  logger: Logger | null,
+  metrics: Metrics | null,
+  stopping: () => boolean = () => false,
+): Middleware {
   function answered(this: Answered): void {
     const req = this.req;
     const route = routeTemplate(req);
@@ -32,7 +37,7 @@ export function observeRequests(logger: Logger | null, metrics: Metrics | null):
     metrics?.requestAnswered(req.method, route, this.statusCode, milliseconds / 1000);
     if (!logger) return;
     const failed = this.statusCode >= 500;
-    logger[failed ? 'error' : 'info'](
+    logger[levelOf(this.statusCode, stopping)](
       {
         reqId: requestIdOf(req),
         method: req.method,
@@ -51,4 +56,16 @@ export function observeRequests(logger: Logger | null, metrics: Metrics | null):
     res.on('close', answered);
     next();
   };
+}
+
+/**
+ * A 500 (any 5xx but 503) is an `error`: something failed that should not have. A 503 is the
+ * service saying "not now" (the database is away, the append queue is full: `warn`, their cause is
+ * logged where it is found), and while the service stops it is what a stop answers by design
+ * (readiness, contract §11): `info`, so a graceful stop leaves no error line.
+ */
+export function levelOf(status: number, stopping: () => boolean): 'info' | 'warn' | 'error' {
+  if (status < 500) return 'info';
+  if (status !== 503) return 'error';
+  return stopping() ? 'info' : 'warn';
 }

@@ -21,6 +21,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   UNAUTHORIZED: true,
   FORBIDDEN: true,
   NOT_FOUND: true,
+  METHOD_NOT_ALLOWED: true,
   IDEMPOTENCY_IN_PROGRESS: true,
   CONFLICT: true,
   PRUNED: true,

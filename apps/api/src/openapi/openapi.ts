@@ -2,7 +2,9 @@ import { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { NextFunction, Request, Response } from 'express';
 import { IS_PUBLIC } from '@app/auth';
+import { docsCsp } from './docs-csp';
 import { errorResponse, ErrorStatus, REQUEST_ID_HEADER } from './openapi-responses';
 
 const TAGS: Record<string, string> = {
@@ -33,6 +35,8 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
       'Who-did-what events appended to per-account SHA-256 hash chains, listed, exported and verified. ' +
         'Responses are JSON in an envelope, { data } on success and { error: { code, message, details } } on failure, ' +
         'except the export file and the text of checkpoints; every response has an X-Request-Id header. ' +
+        'Every path under /v1/ answers 401 without a valid key, whether a route serves it or not; with one, a method ' +
+        'a path does not serve is 405 METHOD_NOT_ALLOWED with an Allow header. ' +
         'Keys have the scopes ingest (append events), read (every other read), admin (its own account’s keys) ' +
         'and operator (every account; keys of the account system only). Every change through the accounts and keys ' +
         'routes, and every export, is appended to the _audit chain of the account concerned.',
@@ -90,12 +94,32 @@ function describeCrossCuttingBehaviour(document: OpenAPIObject, publicIds: Set<s
   }
 }
 
-/** GET /openapi.json and /openapi.yaml, and a browsable UI at /docs (all public, served from local files). */
+/** GET /openapi.json, /openapi.yaml, and a browsable UI at /docs (all public, served from local files, the UI under docsCsp). */
 export function serveOpenApi(app: INestApplication): void {
+  app.use('/docs', underDocsCsp);
   SwaggerModule.setup('docs', app, () => openApiDocument(app), {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
-    // The UI would otherwise send the document to validator.swagger.io.
-    swaggerOptions: { validatorUrl: null },
+    // The UI would otherwise send the document to validator.swagger.io. Without the top bar, whose
+    // only content here is Swagger's logo (the URL field is hidden), an SVG with an inline <style>
+    // that docsCsp would refuse.
+    swaggerOptions: { validatorUrl: null, layout: 'BaseLayout' },
   });
+}
+
+/**
+ * Every answer under /docs carries docsCsp. @nestjs/swagger renders the page itself and exports no
+ * way to render it elsewhere, so the hashes of its inline styles are taken from the page as it is
+ * sent (the same text every time): the policy always fits the page, whatever version made it.
+ */
+function underDocsCsp(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', docsCsp(''));
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) => {
+    if (typeof body === 'string' && /^text\/html/.test(String(res.getHeader('Content-Type')))) {
+      res.setHeader('Content-Security-Policy', docsCsp(body));
+    }
+    return send(body);
+  };
+  next();
 }

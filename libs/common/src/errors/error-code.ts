@@ -4,6 +4,7 @@ export type ErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'IDEMPOTENCY_IN_PROGRESS'
   | 'CONFLICT'
   | 'PRUNED'
@@ -25,6 +26,8 @@ export function statusOf(code: ErrorCode): number {
       return 403;
     case 'NOT_FOUND':
       return 404;
+    case 'METHOD_NOT_ALLOWED':
+      return 405;
     case 'IDEMPOTENCY_IN_PROGRESS':
     case 'CONFLICT':
       return 409;

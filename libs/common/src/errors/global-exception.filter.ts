@@ -87,7 +87,7 @@ function codeForStatus(status: number): ErrorCode {
     401: 'UNAUTHORIZED',
     403: 'FORBIDDEN',
     404: 'NOT_FOUND',
-    405: 'NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
     409: 'IDEMPOTENCY_IN_PROGRESS',
     410: 'PRUNED',
     413: 'PAYLOAD_TOO_LARGE',

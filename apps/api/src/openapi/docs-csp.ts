@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The Content-Security-Policy of /docs (Swagger UI, served by @nestjs/swagger from swagger-ui-dist),
+ * as strict as the console's (contract §15): this origin only, no other (the document is inlined
+ * in swagger-ui-init.js, which is a file like the bundle), no framing. Its page has no inline
+ * script, only inline style: two <style> elements and one style attribute, each allowed by the
+ * hash of its exact text (a style attribute needs 'unsafe-hashes' for its hash to count), so no
+ * other inline style runs either. Icons are data: URLs in swagger-ui.css.
+ */
+export function docsCsp(html: string): string {
+  const elements = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)].map(([, text]) => text!);
+  const attributes = [...html.matchAll(/\sstyle="([^"]*)"/gi)].map(([, text]) => text!);
+  const hashes = [...new Set([...elements, ...attributes].map(sha256Source))];
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    ['style-src', "'self'", ...(attributes.length > 0 ? ["'unsafe-hashes'"] : []), ...hashes].join(' '),
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** A CSP hash source: `'sha256-<base64 of the SHA-256 of the UTF-8 text>'`. */
+function sha256Source(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
