@@ -38,6 +38,7 @@ const { tailScenario } = require('./scenarios/tail');
 const { indexesScenario } = require('./scenarios/indexes');
 const { buildsScenario } = require('./scenarios/builds');
 const { retentionScenario } = require('./scenarios/retention');
+const { fairnessScenario } = require('./scenarios/fairness');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -55,8 +56,9 @@ const SCENARIOS = {
   indexes: indexesScenario,
   builds: buildsScenario,
   retention: retentionScenario,
+  fairness: fairnessScenario,
 };
-const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
 const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
@@ -403,6 +405,8 @@ async function main() {
     noTree,
     quiet,
     cpu,
+    /** The accounts' keys, for scenarios that load two accounts at once (fairness). */
+    keys,
     accounts: {
       bench: await accountId(state.db, 'bench'),
       ingest: await accountId(state.db, 'bench-ingest'),
@@ -483,7 +487,7 @@ async function main() {
     cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
-  for (const name of ['list', 'search', 'stats', 'export', 'verify', 'chain-verify']) {
+  for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list' && state.quietService) {
       await stopChild(state.quietService);

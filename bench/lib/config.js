@@ -26,6 +26,7 @@ const ALL_SCENARIOS = [
   'list',
   'search',
   'stats',
+  'fairness',
   'export',
   'verify',
   'chain-verify',
