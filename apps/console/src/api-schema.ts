@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * Download the events of a period as JSON or CSV (RFC 4180, header row)
-         * @description At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond). A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.
+         * @description At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond); each counts as one of the account’s READS_PER_ACCOUNT reads until its file is sent. Each statement runs under QUERY_TIMEOUT_SECONDS: past it the count is a 422 QUERY_TOO_EXPENSIVE, a later fetch cuts the file. A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.
          */
         get: operations["ExportController_export"];
         put?: never;
@@ -511,7 +511,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
             message: string;
             /** @description Always an object, often empty; other members by code */
             details: components["schemas"]["ErrorDetails"];
@@ -1175,7 +1175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED */
+            /** @description EXPORT_LIMIT_EXCEEDED: more than the limit of events match; QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -1186,7 +1186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key, or the account (EXPORTS_PER_ACCOUNT) or the service (EXPORTS_PER_INSTANCE) already has as many exports in flight as allowed; retry after Retry-After seconds */
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight, or as many exports as EXPORTS_PER_ACCOUNT (the account) or EXPORTS_PER_INSTANCE (the service) allow; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -1302,7 +1302,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
+            422: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2771,7 +2782,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
+            422: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
