@@ -56,6 +56,13 @@ export async function beginBounded(runner: QueryRunner, begin: string, timeoutMs
   await runner.query(`${begin}; SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
 }
 
+/** Ends `runner`'s transaction with `sql` and gives its connection back (destroyed when that fails); never throws. */
+async function endRunner(runner: QueryRunner, sql: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  let broken: unknown;
+  await runner.query(sql).catch((error: unknown) => (broken = error ?? new Error(`${sql} failed`)));
+  await releaseRunner(runner, broken).catch(() => undefined);
+}
+
 /** Gives `runner`'s connection back, or, after `error` (it could not end its transaction), has pg-pool destroy it. */
 export async function releaseRunner(runner: QueryRunner, error?: unknown): Promise<void> {
   if (error === undefined) return runner.release();
@@ -105,24 +112,26 @@ export class TransactionRunner {
    * its own statement, so no cancel request sent from here can land on the connection's next
    * statement, and the ROLLBACK that follows ends the aborted transaction and its setting: the
    * connection goes back to the pool idle and at the default timeout. A connection that cannot
-   * end its transaction is destroyed, not reused. Three round trips (BEGIN + SET, the work,
-   * COMMIT). PGlite (the embedded database) has no timers in WASM and ignores statement_timeout.
+   * end its transaction is destroyed, not reused. The answer waits for two round trips (BEGIN +
+   * SET, then the work): a read-only transaction has nothing to commit, so its COMMIT goes out
+   * after the result is returned and the connection is back in the pool once it is done. (Each
+   * round trip is a wake-up of this process and of a backend; with other accounts' statements
+   * busy on every core, those wake-ups are what a small read waits for.) PGlite (the embedded
+   * database) has no timers in WASM and ignores statement_timeout.
    */
   async runBounded<T>(timeoutMs: number, work: (tx: Db) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
-    let broken: unknown;
+    let result: T;
     try {
       await beginBounded(runner, 'BEGIN READ ONLY', timeoutMs);
-      const result = await work(runner.manager);
-      await runner.query('COMMIT');
-      return result;
+      result = await work(runner.manager);
     } catch (error) {
-      await runner.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+      await endRunner(runner, 'ROLLBACK');
       throw error;
-    } finally {
-      await releaseRunner(runner, broken);
     }
+    void endRunner(runner, 'COMMIT');
+    return result;
   }
 
   async run<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {
