@@ -39,6 +39,7 @@ const { indexesScenario } = require('./scenarios/indexes');
 const { buildsScenario } = require('./scenarios/builds');
 const { retentionScenario } = require('./scenarios/retention');
 const { soakScenario } = require('./scenarios/soak');
+const { fairnessScenario } = require('./scenarios/fairness');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -57,8 +58,9 @@ const SCENARIOS = {
   builds: buildsScenario,
   retention: retentionScenario,
   soak: soakScenario,
+  fairness: fairnessScenario,
 };
-const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats'];
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
 const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
@@ -416,6 +418,8 @@ async function main() {
     noTree,
     quiet,
     cpu,
+    /** The accounts' keys, for scenarios that load two accounts at once (fairness). */
+    keys,
     accounts: {
       bench: await accountId(state.db, 'bench'),
       ingest: await accountId(state.db, 'bench-ingest'),
@@ -496,7 +500,7 @@ async function main() {
     cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
-  for (const name of ['list', 'search', 'stats', 'export', 'verify', 'chain-verify']) {
+  for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list' && state.quietService) {
       await stopChild(state.quietService);

@@ -192,6 +192,32 @@ describe('GET /v1/events?q=', () => {
     }
   });
 
+  it.each([
+    ['context.n:1e999999', 'q the number overflows', 10],
+    ['actor:a context.n:1e-16384', 'q the number underflows', 18],
+  ])(
+    'refuses q=%j, a number PostgreSQL cannot hold, with 400 on the list, export, statistics and stream',
+    async (q, message, offset) => {
+      const routes: [string, Record<string, string>][] = [
+        ['/v1/events', {}],
+        ['/v1/events/export', { format: 'json', after: '2000-01-01T00:00:00Z', before: '2100-01-01T00:00:00Z' }],
+        ['/v1/stats/events', { group_by: 'resource', after: '2026-01-01T00:00:00Z', before: '2026-12-31T00:00:00Z' }],
+        ['/v1/events/stream', {}],
+      ];
+      for (const [path, extra] of routes) {
+        const res = await t
+          .http()
+          .get(path)
+          .query({ q, ...extra })
+          .set(...bearer(KEYS.acme))
+          .expect(400);
+        expect(res.body.error.code).toBe('VALIDATION_ERROR');
+        expect(res.body.error.details.fields).toEqual([{ field: 'q', message: expect.stringContaining(message) }]);
+        expect(res.body.error.details.fields[0].message).toContain(`(at offset ${offset})`);
+      }
+    },
+  );
+
   it('refuses a q over 2,000 characters and a NUL in a value', async () => {
     for (const q of [`actor:${'a'.repeat(2000)}`, 'actor:"a\u0000b"']) {
       const res = await t

@@ -27,6 +27,7 @@ const ALL_SCENARIOS = [
   'list',
   'search',
   'stats',
+  'fairness',
   'export',
   'verify',
   'chain-verify',

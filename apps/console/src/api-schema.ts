@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * Download the events of a period as JSON or CSV (RFC 4180, header row)
-         * @description At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond). A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.
+         * @description At most 10,000 events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond); each counts as one of the account’s READS_PER_ACCOUNT reads until its file is sent. Each statement runs under QUERY_TIMEOUT_SECONDS: past it the count is a 422 QUERY_TOO_EXPENSIVE, a later fetch cuts the file. A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.
          */
         get: operations["ExportController_export"];
         put?: never;
@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * Follow the account’s events as they are appended (Server-Sent Events)
-         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that keeps reading gets at least 10,000 events/s from a backlog, and each event within 2 s of its append. A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS (30) is disconnected, and a revoked key’s streams within 5 s; resume with the last id.
+         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that falls megabytes behind, or whose key is revoked, is disconnected (within 5 s); resume with the last id.
          */
         get: operations["EventsController_stream"];
         put?: never;
@@ -372,10 +372,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /**
-         * Revoke a key (again: unchanged); every instance refuses it within 5 s
-         * @description Needs every scope the key has (else 403): an admin key never revokes an operator key.
-         */
+        /** Revoke a key (again: unchanged); every instance refuses it within 5 s */
         delete: operations["KeysController_revoke"];
         options?: never;
         head?: never;
@@ -391,10 +388,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * A new key with the same name and scopes; the old one expires after the overlap
-         * @description Needs every scope the key has (else 403).
-         */
+        /** A new key with the same name and scopes; the old one expires after the overlap */
         post: operations["KeysController_rotate"];
         delete?: never;
         options?: never;
@@ -517,7 +511,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
             message: string;
             /** @description Always an object, often empty; other members by code */
             details: components["schemas"]["ErrorDetails"];
@@ -921,13 +915,10 @@ export interface components {
             secret: string;
         };
         CreateKeyDto: {
-            /**
-             * @description Shown to people: no control characters, no lone UTF-16 surrogates (else 400)
-             * @example billing-service
-             */
+            /** @example billing-service */
             name: string;
             /**
-             * @description An admin gives at most ingest, read, admin; only an operator gives operator, and only to keys of system (else 403)
+             * @description An admin gives at most ingest, read, admin; only an operator gives operator, to keys of system
              * @example [
              *       "ingest",
              *       "read"
@@ -936,14 +927,14 @@ export interface components {
             scopes: ("ingest" | "read" | "admin" | "operator")[];
             /**
              * Format: date-time
-             * @description When the key stops working: later than the moment the request arrives (else 400 VALIDATION_ERROR); absent: never (null is refused)
+             * @description In the future; absent: never
              * @example 2027-01-01T00:00:00Z
              */
             expiresAt?: string;
         };
         RotateKeyDto: {
             /**
-             * @description Seconds the old key keeps working from now (an integer, never null); absent: 3600
+             * @description How long the old key keeps working; absent: 3600
              * @example 600
              */
             overlapSeconds?: number;
@@ -1184,7 +1175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED */
+            /** @description EXPORT_LIMIT_EXCEEDED: more than the limit of events match; QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -1195,7 +1186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key, or the account (EXPORTS_PER_ACCOUNT) or the service (EXPORTS_PER_INSTANCE) already has as many exports in flight as allowed; retry after Retry-After seconds */
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight, or as many exports as EXPORTS_PER_ACCOUNT (the account) or EXPORTS_PER_INSTANCE (the service) allow; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -1311,7 +1302,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
+            422: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2780,7 +2782,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
+            422: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -3580,7 +3593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description CONFLICT: a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key */
+            /** @description CONFLICT: a key cannot revoke itself when it is the account’s last admin key */
             409: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
@@ -44,6 +44,34 @@ export async function queryPrepared<Row extends QueryResultRow>(
 
 export type IsolationLevel = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
+/** SQLSTATE 57014 query_canceled: what a statement past its statement_timeout ends with. */
+export const QUERY_CANCELED = '57014';
+
+/**
+ * Starts a transaction on `runner` whose every statement PostgreSQL cancels after `timeoutMs`
+ * (57014), in one round trip (two statements of the simple protocol; the setting is a number, no
+ * parameter can be bound there). SET LOCAL ends with the transaction, however it ends.
+ */
+export async function beginBounded(runner: QueryRunner, begin: string, timeoutMs: number): Promise<void> {
+  await runner.query(`${begin}; SET LOCAL statement_timeout = ${Math.max(1, Math.round(timeoutMs))}`);
+}
+
+/** Ends `runner`'s transaction with `sql` and gives its connection back (destroyed when that fails); never throws. */
+async function endRunner(runner: QueryRunner, sql: 'COMMIT' | 'ROLLBACK'): Promise<void> {
+  let broken: unknown;
+  await runner.query(sql).catch((error: unknown) => (broken = error ?? new Error(`${sql} failed`)));
+  await releaseRunner(runner, broken).catch(() => undefined);
+}
+
+/** Gives `runner`'s connection back, or, after `error` (it could not end its transaction), has pg-pool destroy it. */
+export async function releaseRunner(runner: QueryRunner, error?: unknown): Promise<void> {
+  if (error === undefined) return runner.release();
+  // TypeORM's postgres runner hands an error to pg-pool, which then destroys the client.
+  await (runner as unknown as { releasePostgresConnection(error: unknown): Promise<void> }).releasePostgresConnection(
+    error,
+  );
+}
+
 /** Serialization failures and deadlocks: the transaction wrote nothing and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
@@ -76,6 +104,34 @@ export class TransactionRunner {
   /** Whether the database answers (readiness); throws when it does not. */
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  /**
+   * `work` in a READ ONLY transaction whose statements PostgreSQL cancels past `timeoutMs`
+   * (SQLSTATE 57014, QUERY_CANCELED): reads over many events (contract §8). The server cancels
+   * its own statement, so no cancel request sent from here can land on the connection's next
+   * statement, and the ROLLBACK that follows ends the aborted transaction and its setting: the
+   * connection goes back to the pool idle and at the default timeout. A connection that cannot
+   * end its transaction is destroyed, not reused. The answer waits for two round trips (BEGIN +
+   * SET, then the work): a read-only transaction has nothing to commit, so its COMMIT goes out
+   * after the result is returned and the connection is back in the pool once it is done. (Each
+   * round trip is a wake-up of this process and of a backend; with other accounts' statements
+   * busy on every core, those wake-ups are what a small read waits for.) PGlite (the embedded
+   * database) has no timers in WASM and ignores statement_timeout.
+   */
+  async runBounded<T>(timeoutMs: number, work: (tx: Db) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    let result: T;
+    try {
+      await beginBounded(runner, 'BEGIN READ ONLY', timeoutMs);
+      result = await work(runner.manager);
+    } catch (error) {
+      await endRunner(runner, 'ROLLBACK');
+      throw error;
+    }
+    void endRunner(runner, 'COMMIT');
+    return result;
   }
 
   async run<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {

@@ -5,7 +5,7 @@ import { Account, AuthenticatedKey, CallerKey } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
+import { ApiBoundedRead, ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
@@ -89,7 +89,7 @@ export class EventsController {
   @Get()
   @ApiOperation({ summary: 'List events, newest first', description: 'Filters combine with AND.' })
   @ApiPage(EventView)
-  @ApiErrors()
+  @ApiBoundedRead()
   list(@Account() account: string, @Query() query: ListEventsQuery) {
     return this.events.list(account, query);
   }

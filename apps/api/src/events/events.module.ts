@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LifecycleModule } from '../lifecycle/lifecycle.module';
+import { ReadsModule } from '../reads/reads.module';
 import { AppendQueue } from './append/append-queue';
 import { ChainLedger } from './append/chain-ledger';
 import { ChainTrees } from './append/chain-trees';
@@ -10,7 +11,7 @@ import { IdempotencyService } from './idempotency.service';
 import { EventStreamService } from './stream/event-stream.service';
 
 @Module({
-  imports: [LifecycleModule],
+  imports: [LifecycleModule, ReadsModule],
   controllers: [EventsController],
   providers: [
     EventsService,

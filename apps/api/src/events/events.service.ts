@@ -10,6 +10,7 @@ import { ListEventsQuery } from './dto/list-events.query';
 import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 import { toEventFilters } from './event-filters';
+import { BoundedReads } from '../reads/bounded-reads';
 
 /**
  * An append's answer: its body as JSON text, built once. A keyed request's text is the one stored
@@ -32,6 +33,7 @@ export class EventsService {
     private readonly queue: AppendQueue,
     private readonly idempotency: IdempotencyService,
     private readonly events: EventsRepository,
+    private readonly reads: BoundedReads,
   ) {}
 
   append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
@@ -77,13 +79,12 @@ export class EventsService {
     }
   }
 
-  /** Newest first by (timestamp, id); the cursor is the last row's key. */
+  /** Newest first by (timestamp, id); the cursor is the last row's key. A bounded read (BoundedReads: 429, 422). */
   async list(accountId: string, query: ListEventsQuery): Promise<{ data: EventView[]; nextCursor?: string }> {
-    const rows = await this.events.list(
-      accountId,
-      toEventFilters(query),
-      query.limit + 1,
-      query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined,
+    const filters = toEventFilters(query);
+    const cursor = query.cursor ? EVENTS_CURSOR.decode(accountId, query.cursor) : undefined;
+    const rows = await this.reads.run(accountId, (db) =>
+      this.events.list(accountId, filters, query.limit + 1, cursor, db),
     );
     const page = EVENTS_CURSOR.page(accountId, rows, query.limit, (e) => ({
       time: e.timestamp.toISOString(),

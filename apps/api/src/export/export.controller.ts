@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { EXPORT_LIMIT, RequestId } from '@app/common';
-import { ApiErrors, errorResponse } from '../openapi/openapi-responses';
+import { ApiBoundedRead } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
@@ -18,7 +18,9 @@ export class ExportController {
     summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
     description:
       `At most ${EXPORT_LIMIT.toLocaleString('en-US')} events (422 EXPORT_LIMIT_EXCEEDED before any byte otherwise). ` +
-      'An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond). ' +
+      'An account runs at most EXPORTS_PER_ACCOUNT exports at once, the service EXPORTS_PER_INSTANCE (429 beyond); ' +
+      'each counts as one of the account’s READS_PER_ACCOUNT reads until its file is sent. Each statement runs under ' +
+      'QUERY_TIMEOUT_SECONDS: past it the count is a 422 QUERY_TOO_EXPENSIVE, a later fetch cuts the file. ' +
       'A client that takes no byte for EXPORT_STALL_TIMEOUT_SECONDS is cut, leaving the file unfinished.',
   })
   @ApiExtraModels(ExportDocumentView)
@@ -47,15 +49,10 @@ export class ExportController {
       },
     },
   })
-  @ApiErrors(422)
-  @ApiResponse({
-    status: 429,
-    ...errorResponse(
-      429,
-      'RATE_LIMITED: over the rate per key, or the account (EXPORTS_PER_ACCOUNT) or the service ' +
-        '(EXPORTS_PER_INSTANCE) already has as many exports in flight as allowed; retry after Retry-After seconds',
-    ),
-  })
+  @ApiBoundedRead(
+    'EXPORT_LIMIT_EXCEEDED: more than the limit of events match; ',
+    ', or as many exports as EXPORTS_PER_ACCOUNT (the account) or EXPORTS_PER_INSTANCE (the service) allow',
+  )
   export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto, @RequestId() requestId?: string) {
     return this.exports.export(key.accountId, query, key.keyId, requestId);
   }

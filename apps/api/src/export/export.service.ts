@@ -15,6 +15,8 @@ import { jsonExport } from './formats/json-export.format';
 import { SnapshotRows } from './snapshot-rows';
 import { ExportStalledError, StallGuard } from './stall-guard';
 import { toEventFilters } from '../events/event-filters';
+import { BoundedReads } from '../reads/bounded-reads';
+import { Slot } from '../common/account-slots';
 
 const FORMATS: Record<ExportQueryDto['format'], ExportFormat> = { csv: csvExport, json: jsonExport };
 
@@ -29,6 +31,7 @@ export class ExportService implements OnModuleInit {
     private readonly database: DatabaseLocator,
     private readonly slots: ExportSlots,
     private readonly audit: AuditTrail,
+    private readonly reads: BoundedReads,
   ) {
     this.spool = new ExportSpool(config.dataDir);
   }
@@ -40,22 +43,27 @@ export class ExportService implements OnModuleInit {
   /**
    * Counts and streams inside one read-only snapshot, so the header's count is the number of
    * rows sent. Over the limit, the 422 leaves before any byte of the file. The export holds one
-   * of ExportSlots' slots (429 when none is left) until its stream closes, however it ends.
+   * of ExportSlots' slots and one of BoundedReads' (429 when either has none left) until its
+   * stream closes, however it ends: it is a read over many events for as long as it sends.
+   * Each of its statements runs under QUERY_TIMEOUT_SECONDS (EventSnapshot): a count cancelled
+   * past it is 422 QUERY_TOO_EXPENSIVE; a cursor fetch cancelled mid-file cuts the file.
    */
   async export(accountId: string, query: ExportQueryDto, keyId: string, requestId?: string): Promise<StreamableFile> {
-    const slot = this.slots.take(accountId);
+    const slots: Slot[] = [];
     try {
+      slots.push(this.slots.take(accountId), this.reads.take(accountId));
+      const slot = { release: () => slots.forEach((s) => s.release()) };
       return this.file(query, await this.body(accountId, query, keyId, requestId), slot, requestId);
     } catch (error) {
-      slot.release();
-      throw error;
+      for (const slot of slots) slot.release();
+      throw this.reads.translated(error);
     }
   }
 
   /** The file's bytes: from the snapshot as the client takes them, or from the spool (one connection). */
   private async body(accountId: string, query: ExportQueryDto, keyId: string, requestId?: string): Promise<Readable> {
     const period = exportPeriod(query.after, query.before);
-    const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period));
+    const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period), this.reads.timeoutMs);
     let count: number;
     let pruned: ExportedPrunedChain[];
     try {

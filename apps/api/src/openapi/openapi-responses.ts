@@ -29,6 +29,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   UNSUPPORTED_MEDIA_TYPE: true,
   EXPORT_LIMIT_EXCEEDED: true,
   IDEMPOTENCY_KEY_REUSED: true,
+  QUERY_TOO_EXPENSIVE: true,
   RATE_LIMITED: true,
   SERVICE_UNAVAILABLE: true,
   INTERNAL_ERROR: true,
@@ -144,6 +145,31 @@ export function ApiErrors(...more: ErrorStatus[]) {
   return applyDecorators(
     ApiExtraModels(ErrorEnvelope),
     ...more.map((status) => ApiResponse({ status, ...errorResponse(status) })),
+  );
+}
+
+/**
+ * A read over many events (contract §8, BoundedReads): 422 QUERY_TOO_EXPENSIVE past
+ * QUERY_TIMEOUT_SECONDS, 429 beyond READS_PER_ACCOUNT (besides the rate per key). `more429` names
+ * the route's own reasons for a 429 (the export's).
+ */
+export function ApiBoundedRead(more422 = '', more429 = '') {
+  return applyDecorators(
+    ApiExtraModels(ErrorEnvelope),
+    ApiResponse({
+      status: 422,
+      ...errorResponse(
+        422,
+        `${more422}QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds`,
+      ),
+    }),
+    ApiResponse({
+      status: 429,
+      ...errorResponse(
+        429,
+        `RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight${more429}; retry after Retry-After seconds`,
+      ),
+    }),
   );
 }
 

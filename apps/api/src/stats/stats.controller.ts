@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
-import { ApiErrors } from '../openapi/openapi-responses';
+import { ApiBoundedRead } from '../openapi/openapi-responses';
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { StatsView } from './dto/stats.view';
 import { StatsService } from './stats.service';
@@ -15,7 +15,7 @@ export class StatsController {
   @Get('events')
   @ApiOperation({ summary: 'Count the account’s events by action, actor, resource, chain, hour or day' })
   @ApiOkResponse({ type: StatsView })
-  @ApiErrors()
+  @ApiBoundedRead()
   events(@Account() account: string, @Query() query: StatsQueryDto): Promise<StatsView> {
     return this.stats.countEvents(account, query);
   }

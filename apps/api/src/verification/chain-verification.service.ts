@@ -6,6 +6,7 @@ import { ChainAudit, PrunedPrefix, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 import { ChainVerificationView } from './dto/chain-verification.view';
 import { WindowInspector } from './window-inspector';
+import { AccountSlots } from '../common/account-slots';
 
 /**
  * GET /v1/chain/:chainId/verify. Walks the chain up to the head read at the start in windows of
@@ -24,9 +25,8 @@ import { WindowInspector } from './window-inspector';
 @Injectable()
 export class ChainVerificationService {
   private readonly windowSize: number;
-  private readonly maxPerAccount: number;
-  /** Verifications running now, by account. */
-  private readonly running = new Map<string, number>();
+  /** Verifications running now, by account (VERIFY_CONCURRENCY each). */
+  private readonly running: AccountSlots;
 
   constructor(
     private readonly chains: ChainsRepository,
@@ -37,28 +37,22 @@ export class ChainVerificationService {
     private readonly metrics: Metrics,
   ) {
     this.windowSize = config.verifyPageSize;
-    this.maxPerAccount = config.verifyConcurrency;
+    const perAccount = config.verifyConcurrency;
+    this.running = new AccountSlots(
+      () => ({ perAccount }),
+      (_scope, running, limit) =>
+        new AppError(
+          'RATE_LIMITED',
+          `This account is already running ${running} whole-chain verification(s); retry when one has finished.`,
+          { limit },
+          { 'Retry-After': '1' },
+        ),
+    );
   }
 
   /** `clientGone` aborts when nobody waits for the answer any more. */
-  async verify(accountId: string, chainId: string, clientGone?: AbortSignal): Promise<{ data: ChainVerificationView }> {
-    const running = this.running.get(accountId) ?? 0;
-    if (running >= this.maxPerAccount) {
-      throw new AppError(
-        'RATE_LIMITED',
-        `This account is already running ${running} whole-chain verification(s); retry when one has finished.`,
-        { limit: this.maxPerAccount },
-        { 'Retry-After': '1' },
-      );
-    }
-    this.running.set(accountId, running + 1);
-    try {
-      return await this.verifyChain(accountId, chainId, clientGone);
-    } finally {
-      const left = (this.running.get(accountId) ?? 1) - 1;
-      if (left === 0) this.running.delete(accountId);
-      else this.running.set(accountId, left);
-    }
+  verify(accountId: string, chainId: string, clientGone?: AbortSignal): Promise<{ data: ChainVerificationView }> {
+    return this.running.run(accountId, () => this.verifyChain(accountId, chainId, clientGone));
   }
 
   private async verifyChain(

@@ -84,6 +84,21 @@ describe('loadAppConfig', () => {
     }
   });
 
+  it('reads READS_PER_ACCOUNT (4) and QUERY_TIMEOUT_SECONDS (15, to the millisecond) of contract §8', () => {
+    expect(loadAppConfig({})).toMatchObject({ readsPerAccount: 4, queryTimeoutSeconds: 15 });
+    expect(loadAppConfig({ READS_PER_ACCOUNT: '9', QUERY_TIMEOUT_SECONDS: '0.25' })).toMatchObject({
+      readsPerAccount: 9,
+      queryTimeoutSeconds: 0.25,
+    });
+    expect(loadAppConfig({ QUERY_TIMEOUT_SECONDS: '3600' }).queryTimeoutSeconds).toBe(3600);
+    for (const bad of ['0', '1.5', 'x'])
+      expect(() => loadAppConfig({ READS_PER_ACCOUNT: bad })).toThrow(/READS_PER_ACCOUNT/);
+    for (const bad of ['0', '0.0001', '3600.5', '-1', '1e3', ' 2', 'soon'])
+      expect(() => loadAppConfig({ QUERY_TIMEOUT_SECONDS: bad })).toThrow(
+        /QUERY_TIMEOUT_SECONDS must be a number of seconds from 0.001 to 3600/,
+      );
+  });
+
   it('reads SHUTDOWN_TIMEOUT_SECONDS: 25 by default, 2 to 3600', () => {
     expect(loadAppConfig({}).shutdownTimeoutSeconds).toBe(25);
     expect(loadAppConfig({ SHUTDOWN_TIMEOUT_SECONDS: '8' }).shutdownTimeoutSeconds).toBe(8);

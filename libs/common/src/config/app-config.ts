@@ -47,6 +47,10 @@ export class AppConfig {
   exportsPerAccount = 2;
   /** Exports in flight at once on an instance, all accounts together (more: 429): half the pool by default. */
   exportsPerInstance = 5;
+  /** Reads over many events (list, export, statistics) one account may have in flight on an instance (more: 429, contract §8). */
+  readsPerAccount = 4;
+  /** Each statement of those reads is cancelled in the database past this (422 QUERY_TOO_EXPENSIVE); fractions allowed. */
+  queryTimeoutSeconds = 15;
   signingKey: string | null = null;
   /** SIGNING_KEY_FILE: an existing key file outside DATA_DIR (absolute); SIGNING_KEY wins over it. */
   signingKeyFile: string | null = null;
@@ -129,6 +133,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     }
     return value;
   };
+  /** A decimal number of seconds, to the millisecond (PostgreSQL's timeouts count milliseconds). */
+  const seconds = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = /^\d+(\.\d{1,3})?$/.test(raw) ? Number(raw) : NaN;
+    if (!(value >= min && value <= max)) {
+      problems.push(`${name} must be a number of seconds from ${min} to ${max}, at most 3 decimals (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
   config.port = int('PORT', config.port, 0, 65535);
   config.host = env.HOST || config.host;
   config.databasePoolSize = int('DATABASE_POOL_SIZE', config.databasePoolSize, 1, 200);
@@ -160,6 +175,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     1,
     1000,
   );
+  config.readsPerAccount = int('READS_PER_ACCOUNT', config.readsPerAccount, 1, 1000);
+  config.queryTimeoutSeconds = seconds('QUERY_TIMEOUT_SECONDS', config.queryTimeoutSeconds, 0.001, 3600);
   config.retentionSweepSeconds = int('RETENTION_SWEEP_SECONDS', config.retentionSweepSeconds, 0, 366 * 86400);
   config.retentionClockOffsetSeconds = int(
     'RETENTION_CLOCK_OFFSET_SECONDS',

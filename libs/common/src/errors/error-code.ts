@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'EXPORT_LIMIT_EXCEEDED'
   | 'IDEMPOTENCY_KEY_REUSED'
+  | 'QUERY_TOO_EXPENSIVE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
@@ -39,6 +40,7 @@ export function statusOf(code: ErrorCode): number {
       return 415;
     case 'EXPORT_LIMIT_EXCEEDED':
     case 'IDEMPOTENCY_KEY_REUSED':
+    case 'QUERY_TOO_EXPENSIVE':
       return 422;
     case 'RATE_LIMITED':
       return 429;

@@ -71,6 +71,32 @@ const parser = peggy.generate(SEARCH_GRAMMAR);
 
 /** JSON's number grammar (RFC 8259 §6), and its three literals. */
 const JSON_LITERAL = /^(-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/;
+const JSON_NUMBER = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * PostgreSQL's `numeric`, which jsonb keeps numbers in (src/backend/utils/adt/numeric.c): a
+ * weight of at most 32767 base-10000 digits (a first significant digit below 10^131072), a scale
+ * (digits after the point, as written) of at most 16383, and an exponent under INT_MAX / 2 even
+ * for zero. Anything beyond is `22003 value overflows numeric format` in the containment's
+ * `::jsonb`, on PostgreSQL 15 and on PGlite's 18 alike.
+ */
+const NUMERIC_MAX_DIGITS_BEFORE_POINT = 131072;
+const NUMERIC_MAX_SCALE = 16383;
+const NUMERIC_MAX_EXPONENT = 1073741823;
+
+/** Why PostgreSQL's numeric cannot hold the JSON number `text`, or null when it can. */
+function numericRangeProblem(text: string): string | null {
+  const [, whole = '', fraction = '', exponentText = '0'] = JSON_NUMBER.exec(text) ?? [];
+  const exponent = Number(exponentText);
+  const range = `PostgreSQL's numeric holds at most ${NUMERIC_MAX_DIGITS_BEFORE_POINT} digits before the decimal point and ${NUMERIC_MAX_SCALE} after it`;
+  if (Math.abs(exponent) >= NUMERIC_MAX_EXPONENT) return `the number's exponent is out of range (${range})`;
+  if (fraction.length - exponent > NUMERIC_MAX_SCALE) return `the number underflows: ${range}`;
+  const digits = (whole + fraction).replace(/^0+/, '');
+  // The power of ten of the first significant digit; a zero has none.
+  const magnitude =
+    digits.length === 0 ? 0 : whole.length - 1 - (whole.length + fraction.length - digits.length) + exponent;
+  return magnitude >= NUMERIC_MAX_DIGITS_BEFORE_POINT ? `the number overflows: ${range}` : null;
+}
 
 /**
  * Parses `q` into typed terms, or throws SearchQueryError naming the offset of what is wrong.
@@ -120,6 +146,8 @@ function toTerm(term: RawTerm): SearchTerm {
       throw new SearchQueryError(`a context path has at most ${MAX_CONTEXT_DEPTH - 1} segments`, field.offset);
     }
     const literal = !value.quoted && JSON_LITERAL.test(value.text);
+    const outOfRange = literal ? numericRangeProblem(value.text) : null;
+    if (outOfRange !== null) throw new SearchQueryError(outOfRange, value.offset);
     return {
       kind: 'context',
       path: field.path,

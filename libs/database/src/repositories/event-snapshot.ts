@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource, QueryRunner } from 'typeorm';
 import type { ExportedPrunedChain } from '@app/verification';
 import type { EventRecord } from './events.repository';
+import { beginBounded, releaseRunner } from '../transaction-runner';
 import { merkleNodeAt } from './merkle-nodes.repository';
 
 interface SnapshotSql {
@@ -17,6 +18,9 @@ const CURSOR = 'export_rows';
  * One connection holding one REPEATABLE READ, READ ONLY transaction: what is counted is exactly
  * what the cursor then returns. Holds no other connection (the embedded pool has only one).
  * `close()` is idempotent and always returns the connection, ending the transaction first.
+ * Each statement (the count, the pruned chains, each FETCH of the cursor) is cancelled by
+ * PostgreSQL past `statementTimeoutMs` (57014): the count, which reads as far as the whole file
+ * will, before any byte is sent; a FETCH past it cuts the file being sent.
  */
 export class EventSnapshot {
   private static readonly logger = new Logger('Export');
@@ -27,11 +31,11 @@ export class EventSnapshot {
     private readonly sql: SnapshotSql,
   ) {}
 
-  static async open(dataSource: DataSource, sql: SnapshotSql): Promise<EventSnapshot> {
+  static async open(dataSource: DataSource, sql: SnapshotSql, statementTimeoutMs: number): Promise<EventSnapshot> {
     const runner = dataSource.createQueryRunner();
     try {
       await runner.connect();
-      await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await beginBounded(runner, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', statementTimeoutMs);
     } catch (error) {
       await runner.release();
       throw error;
@@ -107,10 +111,7 @@ export class EventSnapshot {
       EventSnapshot.logger.warn(
         `Discarding an export connection: ${error instanceof Error ? error.message : String(error)}`,
       );
-      // TypeORM's postgres runner hands an error to pg-pool, which then destroys the client.
-      await (
-        this.runner as unknown as { releasePostgresConnection(error: unknown): Promise<void> }
-      ).releasePostgresConnection(error);
+      await releaseRunner(this.runner, error);
     }
   }
 }

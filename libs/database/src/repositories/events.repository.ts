@@ -447,17 +447,22 @@ export class EventsRepository {
   /**
    * A read-only snapshot of the events matching `filters` (inclusive bounds), oldest first by
    * (timestamp, id) on the (account, timestamp, id) index: count them, then read them through a
-   * cursor, both in one REPEATABLE READ transaction on one connection of its own.
+   * cursor, both in one REPEATABLE READ transaction on one connection of its own, each statement
+   * cancelled past `statementTimeoutMs`.
    */
-  async openSnapshot(accountId: string, filters: EventFilters): Promise<EventSnapshot> {
+  async openSnapshot(accountId: string, filters: EventFilters, statementTimeoutMs: number): Promise<EventSnapshot> {
     const from = matching(accountId, { ...filters, inclusive: true });
-    return EventSnapshot.open(this.dataSource, {
-      count: (cap) => ({
-        text: `SELECT count(*)::int AS n FROM (SELECT 1 ${from.text} LIMIT ${cap}) AS m`,
-        params: from.params,
-      }),
-      rows: { text: `SELECT ${RECORD_COLUMNS} ${from.text} ORDER BY e."timestamp", e.id`, params: from.params },
-      toRecord: toEventRecord,
-    });
+    return EventSnapshot.open(
+      this.dataSource,
+      {
+        count: (cap) => ({
+          text: `SELECT count(*)::int AS n FROM (SELECT 1 ${from.text} LIMIT ${cap}) AS m`,
+          params: from.params,
+        }),
+        rows: { text: `SELECT ${RECORD_COLUMNS} ${from.text} ORDER BY e."timestamp", e.id`, params: from.params },
+        toRecord: toEventRecord,
+      },
+      statementTimeoutMs,
+    );
   }
 }
