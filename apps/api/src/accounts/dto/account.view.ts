@@ -44,7 +44,7 @@ export class AccountView {
 
   @ApiProperty({
     type: String,
-    enum: ['operator', 'admin'],
+    enum: ['operator', 'admin', null],
     nullable: true,
     description:
       'Who placed the account’s hold: an `operator` key’s hold is lifted only by an operator key; null when not held',

@@ -51,7 +51,7 @@ export class ChainView {
 
   @ApiProperty({
     type: String,
-    enum: ['operator', 'admin'],
+    enum: ['operator', 'admin', null],
     nullable: true,
     description:
       'Who placed the chain’s own hold: an `operator` key’s hold is lifted only by an operator key; null when not held',
