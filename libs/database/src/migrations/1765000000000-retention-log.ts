@@ -197,10 +197,6 @@ export class RetentionLog1765000000000 implements MigrationInterface {
         IF held THEN
           RAISE EXCEPTION 'chain %: under legal hold, nothing is pruned', OLD.id USING ERRCODE = 'insufficient_privilege';
         END IF;
-        IF audit_hold_lifted_recently(NEW.id, NEW.account_id, audit_retention_now()) THEN
-          RAISE EXCEPTION 'chain %: its legal hold or its account''s was lifted less than % ago, nothing is pruned yet', OLD.id,
-            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
-        END IF;
         IF retention IS NULL THEN
           RAISE EXCEPTION 'chain %: its events are kept forever', OLD.id USING ERRCODE = 'insufficient_privilege';
         END IF;
@@ -212,6 +208,10 @@ export class RetentionLog1765000000000 implements MigrationInterface {
         IF last_pruned."timestamp" >= audit_retention_now() - make_interval(days => retention) THEN
           RAISE EXCEPTION 'chain %: the event at position % is not older than the retention of % day(s)', OLD.id, NEW.first_position - 1, retention
             USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF audit_hold_lifted_recently(NEW.id, NEW.account_id, audit_retention_now()) THEN
+          RAISE EXCEPTION 'chain %: its legal hold or its account''s was lifted less than % ago, nothing is pruned yet', OLD.id,
+            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
         END IF;
         IF NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.chain_id = NEW.id AND k.size >= NEW.first_position - 1) THEN
           RAISE EXCEPTION 'chain %: no stored checkpoint covers position %', OLD.id, NEW.first_position - 1
@@ -232,9 +232,9 @@ export class RetentionLog1765000000000 implements MigrationInterface {
           `SELECT audit_effective_retention_days(c.name, c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
         ],
         [
-          `IF held OR retention IS NULL OR c.first_position > c.last_position THEN RETURN 0; END IF;`,
-          `IF held OR retention IS NULL OR c.first_position > c.last_position THEN RETURN 0; END IF;
-        -- A hold lifted a moment ago (in this very transaction, say) is refused, never pruned past unseen.
+          `IF target < c.first_position THEN RETURN 0; END IF;`,
+          `IF target < c.first_position THEN RETURN 0; END IF;
+        -- Something would go: a hold lifted a moment ago (in this very transaction, say) refuses it.
         IF audit_hold_lifted_recently(c.id, c.account_id, audit_retention_now()) THEN
           RAISE EXCEPTION 'audit_prune_chain: chain %: its legal hold or its account''s was lifted less than % ago', c.id,
             audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
