@@ -1,3 +1,4 @@
+import { RetentionLog1765000000000 } from '@app/database/migrations/1765000000000-retention-log';
 import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -308,5 +309,34 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
         ),
       ]),
     );
+  });
+
+  it('upgrading: holds placed before the migration count as an operator’s, and earlier prunes are recorded', async () => {
+    const chainId = await chainOf('before-upgrade', 6, 3 * DAY);
+    await t
+      .http()
+      .get(`/v1/chain/${chainId}/checkpoint`)
+      .set(...bearer(KEYS.acme))
+      .expect(200);
+    await put(ADMIN_KEYS.acmeAdmin, `/v1/chain/${chainId}/retention`, { days: 1 }).expect(200);
+    expect(await prune(chainId, 3, 0)).toBeNull();
+    const held = await chainOf('held-before-upgrade', 1);
+    await put(ADMIN_KEYS.acmeAdmin, `/v1/chain/${held}/legal-hold`, { hold: true, reason: 'old hold' }).expect(200);
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      await new RetentionLog1765000000000().down(runner);
+      await new RetentionLog1765000000000().up(runner);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await status(held)).toMatchObject({ legalHold: true, legalHoldBy: 'operator' });
+    await put(ADMIN_KEYS.acmeAdmin, `/v1/chain/${held}/legal-hold`, { hold: false }).expect(403);
+    expect(await logOf(`chain_id = $1`, [chainId])).toEqual([
+      expect.objectContaining({ kind: 'pruned', first: 1, last: 3, checkpoint: 6 }),
+    ]);
+    expect((await verify(chainId)).valid).toBe(true);
+    await put(ADMIN_KEYS.operator, `/v1/chain/${held}/legal-hold`, { hold: false }).expect(200);
   });
 });
