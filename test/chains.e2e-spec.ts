@@ -63,6 +63,7 @@ describe('GET /v1/chains', () => {
         'lastHash',
         'lastPosition',
         'legalHold',
+        'legalHoldBy',
         'name',
         'retentionDays',
       ]);
@@ -188,6 +189,7 @@ describe('GET /v1/chain/:chainId/status', () => {
         retentionDays: null,
         effectiveRetentionDays: null,
         legalHold: false,
+        legalHoldBy: null,
         effectiveLegalHold: false,
       },
     });
@@ -231,6 +233,7 @@ describe('GET /v1/chain/:chainId/status', () => {
       retentionDays: null,
       effectiveRetentionDays: null,
       legalHold: false,
+      legalHoldBy: null,
       effectiveLegalHold: false,
     });
   });

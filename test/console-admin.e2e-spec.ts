@@ -292,5 +292,71 @@ describe('the console: Keys and Accounts', () => {
       await expect(page.getByRole('spinbutton').count()).resolves.toBe(0);
       expect(await seriousAxeViolations(page)).toEqual([]);
     });
+
+    it("an operator sets another account's chain by its id; an admin cannot lift the operator's hold", async () => {
+      const ordersId = (
+        (
+          await t
+            .http()
+            .get('/v1/chains')
+            .query({ name: 'orders' })
+            .set(...bearer(KEYS.acme))
+            .expect(200)
+        ).body as {
+          data: { id: string }[];
+        }
+      ).data[0]!.id;
+      const other = () => page.getByRole('region', { name: 'Another account’s chain' });
+      const otherField = (term: string) =>
+        other()
+          .locator('.fields > div')
+          .filter({ has: page.locator('dt').getByText(term, { exact: true }) })
+          .locator('dd');
+      await signIn(ADMIN_KEYS.operator, '/console/chains');
+      await other().getByLabel('Chain id').fill(ordersId);
+      await other().getByLabel('Retention days for another account’s chain').fill('14');
+      await other().getByRole('button', { name: 'Save retention' }).click();
+      await other().getByText('Retention of orders saved: 14 days (its own setting).').waitFor();
+      await other().getByLabel('Legal hold reason for another account’s chain').fill('subpoena 7');
+      await other().getByRole('button', { name: 'Place legal hold' }).click();
+      await other().getByText('Legal hold placed on orders.').waitFor();
+      await expect(otherField('Legal hold').textContent()).resolves.toBe(
+        'On hold (its own hold, placed by an operator): nothing is pruned',
+      );
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, 'chains-operator.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Sign out' }).click();
+
+      // acme's admin sees the operator's hold and may not lift it: said in words.
+      const created = await t
+        .http()
+        .post(`/v1/accounts/${await acmeId()}/keys`)
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .send({ name: 'console-retention-2', scopes: ['read', 'admin'] })
+        .expect(201);
+      await signIn((created.body as { data: { secret: string } }).data.secret, '/console/chains');
+      await chain().waitFor();
+      await expect(field('Legal hold').textContent()).resolves.toBe(
+        'On hold (its own hold, placed by an operator): nothing is pruned',
+      );
+      await chain().getByRole('button', { name: 'Lift legal hold' }).click();
+      await expect(chain().getByRole('alert').textContent()).resolves.toContain(
+        'only an operator key may change or lift it',
+      );
+      await page.getByRole('button', { name: 'Sign out' }).click();
+
+      // The operator lifts it, without a reason, and the chain follows the account again.
+      await signIn(ADMIN_KEYS.operator, '/console/chains');
+      await other().getByLabel('Chain id').fill(ordersId);
+      await other().getByRole('button', { name: 'Lift legal hold' }).click();
+      await other().getByText('Legal hold on orders lifted.').waitFor();
+      await other().getByRole('button', { name: 'Save retention' }).click();
+      await other().getByText('Retention of orders saved: forever (follows the account).').waitFor();
+      await expect(audited('legal_hold.changed')).resolves.toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ resource: ordersId, context: { hold: false, reason: null } }),
+        ]),
+      );
+    });
   });
 });

@@ -489,6 +489,21 @@ describe('Retention and legal hold', () => {
   });
 
   describe('what is pruned, and what is not', () => {
+    // First: its sweep's clock is shifted by less than HOLD_RELEASE_DELAY_HOURS, so no hold of globex may have been lifted yet.
+    it('a chain whose old events are followed by recent ones is pruned only up to the first recent one', async () => {
+      const account = await accountOf(KEYS.globex);
+      const old = await append('mixed', 4, KEYS.globex);
+      await new Promise((r) => setTimeout(r, 2500));
+      const recent = await append('mixed', 3, KEYS.globex);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(200);
+      // now + (1 day − 1 s) − 1 day: events older than one second go.
+      expect((await sweep(DAY - 1, KEYS.globex)).events).toBeGreaterThanOrEqual(4);
+      const s = await status(old[0]!.chain.id, KEYS.globex);
+      expect(s).toMatchObject({ firstPosition: 5, lastPosition: 7 });
+      await req(KEYS.globex).get(`/v1/events/${recent[0]!.id}/verify`).expect(200);
+      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
+    });
+
     it('legal hold (chain or account) and "forever" stop the sweep; lifting the hold lets it prune', async () => {
       const account = await accountOf(KEYS.globex);
       const g = req(KEYS.globex);
@@ -518,20 +533,6 @@ describe('Retention and legal hold', () => {
       await append('fresh', 2, KEYS.globex);
       expect(await sweep(0, KEYS.globex)).toEqual({ chains: 0, events: 0 });
       await g.put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
-    });
-
-    it('a chain whose old events are followed by recent ones is pruned only up to the first recent one', async () => {
-      const account = await accountOf(KEYS.globex);
-      const old = await append('mixed', 4, KEYS.globex);
-      await new Promise((r) => setTimeout(r, 2500));
-      const recent = await append('mixed', 3, KEYS.globex);
-      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(200);
-      // now + (1 day − 1 s) − 1 day: events older than one second go.
-      expect((await sweep(DAY - 1, KEYS.globex)).events).toBeGreaterThanOrEqual(4);
-      const s = await status(old[0]!.chain.id, KEYS.globex);
-      expect(s).toMatchObject({ firstPosition: 5, lastPosition: 7 });
-      await req(KEYS.globex).get(`/v1/events/${recent[0]!.id}/verify`).expect(200);
-      await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: null }).expect(200);
     });
 
     it('a prune racing appends to the same chain loses nothing and breaks no link', async () => {
@@ -601,7 +602,10 @@ describe('Retention and legal hold', () => {
       // Recent: refused, whatever the service's clock says, unless the clock offset says so.
       expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/not older than the retention/);
       // On hold: refused.
-      await t.dataSource.query(`UPDATE chains SET legal_hold = true, legal_hold_reason = 'x' WHERE id = $1`, [chainId]);
+      await t.dataSource.query(
+        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'x', legal_hold_by = 'admin' WHERE id = $1`,
+        [chainId],
+      );
       const held = await attemptSql(t.dataSource, async (m) => {
         await m.query(`SELECT set_config('audit.retention_clock_offset_seconds', '172800', true)`);
         await m.query(move, [chainId, e!.hash, e!.timestamp]);
@@ -612,9 +616,10 @@ describe('Retention and legal hold', () => {
         chainId,
       ])) as { n: number }[];
       expect(none!.n).toBe(0);
-      await t.dataSource.query(`UPDATE chains SET legal_hold = false, legal_hold_reason = null WHERE id = $1`, [
-        chainId,
-      ]);
+      await t.dataSource.query(
+        `UPDATE chains SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
+        [chainId],
+      );
       // Recent events through the function: nothing.
       const [recent] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 20, 1000, 0)::int AS n`, [chainId])) as {
         n: number;

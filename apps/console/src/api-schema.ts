@@ -727,10 +727,15 @@ export interface components {
             firstPosition: number;
             /** @description The chain’s own retention in days; null: follow the account */
             retentionDays: number | null;
-            /** @description The retention that applies (own, else the account’s); null: forever */
+            /** @description The retention that applies (own, else the account’s; for `_audit`, never below AUDIT_MIN_RETENTION_DAYS); null: forever */
             effectiveRetentionDays: number | null;
             /** @description The chain’s own legal hold */
             legalHold: boolean;
+            /**
+             * @description Who placed the chain’s own hold: an `operator` key’s hold is lifted only by an operator key; null when not held
+             * @enum {string|null}
+             */
+            legalHoldBy: "operator" | "admin" | null;
             /** @description Its own legal hold or its account’s: nothing is pruned while true */
             effectiveLegalHold: boolean;
             /** Format: date-time */
@@ -823,6 +828,11 @@ export interface components {
             retentionDays: number | null;
             /** @description Legal hold of the whole account: nothing of it is pruned while true */
             legalHold: boolean;
+            /**
+             * @description Who placed the account’s hold: an `operator` key’s hold is lifted only by an operator key; null when not held
+             * @enum {string|null}
+             */
+            legalHoldBy: "operator" | "admin" | null;
         };
         CreateAccountDto: {
             /**
@@ -941,7 +951,7 @@ export interface components {
         };
         RetentionDto: {
             /**
-             * @description Days to keep events. null: forever (an account), or follow the account (a chain)
+             * @description Days to keep events. null: forever (an account), or follow the account (a chain). An `_audit` chain takes no fewer than AUDIT_MIN_RETENTION_DAYS (365 unless configured): a shorter one is 400; an account default shorter than that applies to its `_audit` chain as that minimum
              * @example 365
              */
             days: number | null;
@@ -950,10 +960,10 @@ export interface components {
             /** @description true: nothing of it is pruned until the hold is lifted */
             hold: boolean;
             /**
-             * @description Why (required when holding)
+             * @description Why. Required (1–512 characters) when `hold` is true; when lifting it may be given, absent or null. A hold placed by an `operator` key is lifted only by an operator key (403 for an admin key)
              * @example litigation 2026-117
              */
-            reason?: string;
+            reason?: string | null;
         };
         SweepResultView: {
             /** @description Chains pruned */

@@ -46,6 +46,10 @@ export type Scope = Me['scopes'][number];
 export function mayManage(me: Me | null): boolean {
   return !!me && (me.scopes.includes('admin') || me.scopes.includes('operator'));
 }
+/** Whether a key manages every account (contract §12, §14): `operator`, e.g. any account's chain settings. */
+export function isOperator(me: Me | null): boolean {
+  return !!me && me.scopes.includes('operator');
+}
 export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];

@@ -17,6 +17,7 @@ import {
   repeatedPositionFailure,
   timestampFailure,
 } from './event-checks';
+import { pruneRecordFailures, RecordedPrune } from './prune-record';
 
 /** One error of whole-chain verification. */
 export interface ChainVerificationError {
@@ -265,6 +266,16 @@ export class ChainAudit {
         `the chain head hash ${head.hash} is not the hash of the event at position ${head.position}`,
       );
     }
+  }
+
+  /**
+   * The prunes the database recorded (retention_log) against the positions missing from the
+   * chain's start, and the stored checkpoints at the sizes they relied on (contract §14).
+   */
+  checkPruneRecord(prunes: readonly RecordedPrune[], covering: readonly StoredCheckpoint[]): void {
+    const chain = { id: this.chain.id, prunedThrough: this.prunedThrough };
+    for (const failure of pruneRecordFailures(chain, prunes, covering, this.verifiers))
+      this.fail(failure.position, null, failure.message);
   }
 
   /** Checkpoints signed for more events than the chain now has. */

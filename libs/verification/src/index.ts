@@ -3,3 +3,4 @@ export * from './chain-audit';
 export * from './chain-window';
 export * from './exported-event';
 export * from './window-tree';
+export * from './prune-record';

@@ -20,5 +20,6 @@ export function toAccountView(account: AccountRow, totals: AccountTotals): Accou
     keyCount: totals.keyCount,
     retentionDays: account.retentionDays,
     legalHold: account.legalHold,
+    legalHoldBy: account.legalHoldBy,
   };
 }

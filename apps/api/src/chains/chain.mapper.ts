@@ -17,8 +17,9 @@ export function toChainView(chain: ChainStatusRecord): ChainView {
     createdAt: chain.createdAt.toISOString(),
     firstPosition: chain.firstPosition,
     retentionDays: retention.retentionDays,
-    effectiveRetentionDays: retention.retentionDays ?? retention.accountRetentionDays,
+    effectiveRetentionDays: retention.effectiveRetentionDays,
     legalHold: retention.legalHold,
+    legalHoldBy: retention.legalHoldBy,
     effectiveLegalHold: retention.legalHold || retention.accountLegalHold,
   };
 }

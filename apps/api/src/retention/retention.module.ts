@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { CheckpointsModule } from '../checkpoints/checkpoints.module';
 import { RetentionAudit } from './retention-audit';
+import { RetentionPolicySync } from './retention-policy-sync';
 import { RetentionController } from './retention.controller';
 import { RetentionService } from './retention.service';
 import { RetentionSweeper } from './retention-sweeper';
@@ -11,6 +12,6 @@ import { RetentionSweeper } from './retention-sweeper';
 @Module({
   imports: [CheckpointsModule, AuditModule, AccountsModule],
   controllers: [RetentionController],
-  providers: [RetentionService, RetentionSweeper, RetentionAudit],
+  providers: [RetentionService, RetentionSweeper, RetentionAudit, RetentionPolicySync],
 })
 export class RetentionModule {}

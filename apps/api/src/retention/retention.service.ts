@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { AuthenticatedKey, mayManage } from '@app/auth';
-import { ACCOUNT_ID, AppError, CHAIN_ID } from '@app/common';
-import { AccountsRepository, ChainsRepository, Db, TransactionRunner } from '@app/database';
+import { AUDIT_CHAIN, AuthenticatedKey, mayManage, seesEveryAccount } from '@app/auth';
+import { ACCOUNT_ID, AppConfig, AppError, CHAIN_ID } from '@app/common';
+import {
+  AccountsRepository,
+  ChainsRepository,
+  ChainStatusRecord,
+  Db,
+  LegalHoldBy,
+  TransactionRunner,
+} from '@app/database';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.view';
 import { toChainView } from '../chains/chain.mapper';
@@ -9,11 +16,20 @@ import { ChainView } from '../chains/dto/chain.view';
 import { LegalHoldDto, RetentionDto } from './dto/retention-settings.dto';
 import { RetentionAudit } from './retention-audit';
 
+/** A legal hold change as stored: who places it (`by`, null when lifting). */
+interface HoldChange {
+  hold: boolean;
+  reason: string | null;
+  by: LegalHoldBy | null;
+}
+
 /**
- * Retention and legal hold settings (contract §14): each change and its `_audit` entry in one
- * transaction; the answer is the updated chain status or Account. Who may (ROUTE_SCOPES: admin or
- * operator): a chain is the key's account's (tenancy, as everywhere); an account is one the key may
- * manage (`mayManage`: an operator any, an admin its own); anything else is a 404.
+ * Retention and legal hold settings (contract §14): each change and its `_audit` entry (in the
+ * account of the chain or account changed) in one transaction; the answer is the updated chain
+ * status or Account. Who may (ROUTE_SCOPES: admin or operator): an operator any account's chains
+ * and accounts, an admin its own account's (`mayManage`, `seesEveryAccount`); anything else is a
+ * 404. A hold placed by an operator key is changed or lifted only by an operator key (403), decided
+ * under the row's lock; an `_audit` chain takes no retention below AUDIT_MIN_RETENTION_DAYS (400).
  */
 @Injectable()
 export class RetentionService {
@@ -23,6 +39,7 @@ export class RetentionService {
     private readonly accounts: AccountsRepository,
     private readonly accountViews: AccountsService,
     private readonly audit: RetentionAudit,
+    private readonly config: AppConfig,
   ) {}
 
   async setChainRetention(
@@ -30,19 +47,25 @@ export class RetentionService {
     chainId: string,
     { days }: RetentionDto,
   ): Promise<{ data: ChainView }> {
-    return this.changeChain(key, chainId, async (tx) => {
-      const found = await this.chains.setRetention(key.accountId, chainId, days, tx);
-      if (found) await this.audit.retentionChanged(key.accountId, key.keyId, chainId, days, tx);
-      return found;
+    return this.changeChain(key, chainId, async (chain, tx) => {
+      if (chain.name === AUDIT_CHAIN && days !== null && days < this.config.auditMinRetentionDays)
+        throw AppError.validation([
+          {
+            field: 'days',
+            message: `days of an ${AUDIT_CHAIN} chain must be at least ${this.config.auditMinRetentionDays} (AUDIT_MIN_RETENTION_DAYS), or null`,
+          },
+        ]);
+      await this.chains.setRetention(chain.accountId, chain.id, days, tx);
+      await this.audit.retentionChanged(chain.accountId, key.keyId, chain.id, days, tx);
     });
   }
 
   async setChainLegalHold(key: AuthenticatedKey, chainId: string, dto: LegalHoldDto): Promise<{ data: ChainView }> {
-    const change = holdOf(dto);
-    return this.changeChain(key, chainId, async (tx) => {
-      const found = await this.chains.setLegalHold(key.accountId, chainId, change.hold, change.reason, tx);
-      if (found) await this.audit.legalHoldChanged(key.accountId, key.keyId, chainId, change, tx);
-      return found;
+    const change = holdOf(key, dto);
+    return this.changeChain(key, chainId, async (chain, tx) => {
+      mayChangeHold(key, chain.retention.legalHold ? chain.retention.legalHoldBy : null);
+      await this.chains.setLegalHold(chain.accountId, chain.id, change, tx);
+      await this.audit.legalHoldChanged(chain.accountId, key.keyId, chain.id, auditedHold(change), tx);
     });
   }
 
@@ -63,23 +86,31 @@ export class RetentionService {
     accountId: string,
     dto: LegalHoldDto,
   ): Promise<{ data: AccountView }> {
-    const change = holdOf(dto);
+    const change = holdOf(key, dto);
     return this.changeAccount(key, accountId, async (tx) => {
-      const found = await this.accounts.setLegalHold(accountId, change.hold, change.reason, tx);
-      if (found) await this.audit.legalHoldChanged(accountId, key.keyId, accountId, change, tx);
-      return found;
+      const account = await this.accounts.lockById(accountId, tx);
+      if (!account) return false;
+      mayChangeHold(key, account.legalHold ? account.legalHoldBy : null);
+      await this.accounts.setLegalHold(accountId, change, tx);
+      await this.audit.legalHoldChanged(accountId, key.keyId, accountId, auditedHold(change), tx);
+      return true;
     });
   }
 
+  /** The chain locked for the change: any account's for an operator, else only the key's own account's. */
   private async changeChain(
     key: AuthenticatedKey,
     chainId: string,
-    change: (tx: Db) => Promise<boolean>,
+    change: (chain: ChainStatusRecord, tx: Db) => Promise<void>,
   ): Promise<{ data: ChainView }> {
     if (!CHAIN_ID.test(chainId)) notFound(`Chain ${chainId}`);
-    const chain = await this.transactions.run(async (tx) =>
-      (await change(tx)) ? this.chains.findOwned(key.accountId, chainId, tx) : null,
-    );
+    const scope = seesEveryAccount(key) ? null : key.accountId;
+    const chain = await this.transactions.run(async (tx) => {
+      const locked = await this.chains.lockForSettings(scope, chainId, tx);
+      if (!locked) return null;
+      await change(locked, tx);
+      return this.chains.findOwned(locked.accountId, chainId, tx);
+    });
     return { data: toChainView(chain ?? notFound(`Chain ${chainId}`)) };
   }
 
@@ -94,8 +125,25 @@ export class RetentionService {
   }
 }
 
-function holdOf(dto: LegalHoldDto): { hold: boolean; reason: string | null } {
-  return { hold: dto.hold, reason: dto.reason ?? null };
+/** The change a key asks for: a hold is placed by the key's kind (`operator` or `admin`). */
+function holdOf(key: AuthenticatedKey, dto: LegalHoldDto): HoldChange {
+  const by: LegalHoldBy = seesEveryAccount(key) ? 'operator' : 'admin';
+  return { hold: dto.hold, reason: dto.reason ?? null, by: dto.hold ? by : null };
+}
+
+/** The `_audit` entry's context: the change asked for, as before `by` existed. */
+function auditedHold({ hold, reason }: HoldChange): { hold: boolean; reason: string | null } {
+  return { hold, reason };
+}
+
+/** Contract §14: a hold an operator placed is changed or lifted only by an operator key. */
+function mayChangeHold(key: AuthenticatedKey, heldBy: LegalHoldBy | null): void {
+  if (heldBy === 'operator' && !seesEveryAccount(key))
+    throw new AppError(
+      'FORBIDDEN',
+      'This legal hold was placed by an operator key; only an operator key may change or lift it.',
+      { legalHoldBy: heldBy },
+    );
 }
 
 function notFound(what: string): never {

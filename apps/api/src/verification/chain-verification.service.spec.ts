@@ -1,6 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AppConfig, AppError, Metrics } from '@app/common';
-import { ChainRecord, ChainsRepository, MerkleNodesRepository } from '@app/database';
+import {
+  ChainRecord,
+  ChainsRepository,
+  CheckpointsRepository,
+  MerkleNodesRepository,
+  RetentionLogRepository,
+} from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 import { CHAIN, honestChain, memoryRows } from '@app/verification/chain.fixture';
@@ -48,7 +54,18 @@ function setup(verifyConcurrency = 2) {
   const signer = { verifiers: [verifier] } as unknown as CheckpointSigner;
   const config = Object.assign(new AppConfig(), { verifyPageSize: 2, verifyConcurrency });
   const nodes = { nodes: () => Promise.resolve([]) } as unknown as MerkleNodesRepository;
-  const sut = new ChainVerificationService(chains, nodes, signer, inspector, config, new Metrics());
+  const retentionLog = { prunes: () => Promise.resolve([]) } as unknown as RetentionLogRepository;
+  const checkpoints = { findSizes: () => Promise.resolve([]) } as unknown as CheckpointsRepository;
+  const sut = new ChainVerificationService(
+    chains,
+    nodes,
+    signer,
+    inspector,
+    config,
+    new Metrics(),
+    retentionLog,
+    checkpoints,
+  );
   /** Lets every read started so far finish, then the walk go on. */
   const release = async () => {
     while (pending.length > 0) pending.shift()!();

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, CHAIN_ID, Metrics } from '@app/common';
-import { ChainRecord, ChainsRepository, MerkleNodesRepository } from '@app/database';
+import {
+  ChainRecord,
+  ChainsRepository,
+  CheckpointsRepository,
+  MerkleNodesRepository,
+  RetentionLogRepository,
+} from '@app/database';
 import { frontierIds, MerkleNode } from '@app/hashing';
 import { ChainAudit, PrunedPrefix, WindowReport } from '@app/verification';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
@@ -35,6 +41,8 @@ export class ChainVerificationService {
     private readonly inspector: WindowInspector,
     config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly retentionLog: RetentionLogRepository,
+    private readonly checkpoints: CheckpointsRepository,
   ) {
     this.windowSize = config.verifyPageSize;
     const perAccount = config.verifyConcurrency;
@@ -70,9 +78,22 @@ export class ChainVerificationService {
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
     audit.eventsBeyondHead(now.eventsBeyond, now.firstBeyond, now.position);
     audit.nodesBeyondHead(now.nodesBeyond, now.position);
+    await this.checkPruneRecord(audit, chain.id);
     const result = audit.result(new Date());
     this.metrics.chainVerified(result.valid, result.checkedEvents);
     return { data: result };
+  }
+
+  /** The prunes the database recorded, and the stored checkpoints they relied on (contract §14). */
+  private async checkPruneRecord(audit: ChainAudit, chainId: string): Promise<void> {
+    const prunes = await this.retentionLog.prunes(chainId);
+    const sizes = prunes.flatMap((p) => (p.checkpointSize === null ? [] : [p.checkpointSize]));
+    const covering = (await this.checkpoints.findSizes(chainId, sizes)).map((c) => ({
+      size: Number(c.size),
+      hash: c.hash,
+      note: c.note,
+    }));
+    audit.checkPruneRecord(prunes, covering);
   }
 
   /** What a prune kept (null for a chain never pruned): the last pruned event's facts and the tree's nodes over it. */

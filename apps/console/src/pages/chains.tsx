@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
 import {
+  isOperator,
   mayManage,
   type Chain,
   type ChainsPage as ChainsAnswer,
@@ -13,7 +14,10 @@ import {
 } from '../types';
 import { Busy, ErrorText, Page } from '../ui';
 
-/** Chains (contract §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set by admin keys. */
+/**
+ * Chains (contract §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set
+ * by admin keys on their account's chains, and by operator keys on any account's chain by its id.
+ */
 export function ChainsPage({ me }: { me: Me | null }) {
   const manage = mayManage(me);
   const [chains, setChains] = useState<Chain[]>([]);
@@ -51,6 +55,7 @@ export function ChainsPage({ me }: { me: Me | null }) {
           Load more
         </button>
       )}
+      {isOperator(me) && <AnotherAccountsChain />}
     </Page>
   );
 }
@@ -165,6 +170,8 @@ function retentionText(chain: Chain): string {
 }
 
 function holdText(chain: Chain): string {
+  if (chain.legalHold && chain.legalHoldBy === 'operator')
+    return 'On hold (its own hold, placed by an operator): nothing is pruned';
   if (chain.legalHold) return 'On hold (its own hold): nothing is pruned';
   if (chain.effectiveLegalHold) return 'On hold (the account’s hold): nothing is pruned';
   return 'None';
@@ -176,19 +183,33 @@ const MAX_DAYS = 36_500;
  * The chain's own retention and legal hold (PUT /v1/chain/:chainId/retention and …/legal-hold,
  * contract §14), for `admin` and `operator` keys; the service records each change in `_audit`.
  */
-function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (chain: Chain) => void }) {
-  const [daysInput, setDaysInput] = useState(chain.retentionDays === null ? '' : String(chain.retentionDays));
+function RetentionSettings({
+  chain,
+  onChanged,
+  target = { id: chain?.id ?? '', label: chain?.name ?? '' },
+}: {
+  /** The chain's status, or null while it is not known (an operator's chain of another account, by id). */
+  chain: Chain | null;
+  onChanged: (chain: Chain) => void;
+  /** The chain changed, and what its fields are labelled with. */
+  target?: { id: string; label: string };
+}) {
+  const [daysInput, setDaysInput] = useState(chain?.retentionDays == null ? '' : String(chain.retentionDays));
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
   const put = async (path: string, body: unknown, said: (chain: Chain) => string) => {
+    setDone('');
+    if (target.id.trim() === '') {
+      setError('Enter the id of the chain to change.');
+      return false;
+    }
     setBusy(true);
     setError(null);
-    setDone('');
     try {
       const changed = (
-        await api.send<{ data: Chain }>('PUT', `/v1/chain/${encodeURIComponent(chain.id)}/${path}`, body)
+        await api.send<{ data: Chain }>('PUT', `/v1/chain/${encodeURIComponent(target.id.trim())}/${path}`, body)
       ).data;
       onChanged(changed);
       setDone(said(changed));
@@ -214,20 +235,21 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
       (c) => `Retention of ${c.name} saved: ${retentionText(c)}.`,
     );
   };
-  const changeHold = async () => {
-    const hold = !chain.legalHold;
+  /** Lifting needs no reason (contract §14); one given is recorded with the change. */
+  const changeHold = async (hold: boolean) => {
     const why = reason.trim();
-    if (why === '') {
+    if (hold && why === '') {
       setDone('');
-      setError(`A reason is required to ${hold ? 'place' : 'lift'} a legal hold.`);
+      setError('A reason is required to place a legal hold.');
       return;
     }
-    const ok = await put('legal-hold', { hold, reason: why } satisfies LegalHoldBody, (c) =>
+    const ok = await put('legal-hold', { hold, reason: why === '' ? null : why } satisfies LegalHoldBody, (c) =>
       hold ? `Legal hold placed on ${c.name}.` : `Legal hold on ${c.name} lifted.`,
     );
     if (ok) setReason('');
   };
-  const id = `chain-${chain.id}`;
+  const id = `chain-${chain?.id ?? 'other'}`;
+  const label = target.label;
   return (
     <div class="settings">
       <h3>Retention and legal hold</h3>
@@ -239,7 +261,7 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
         }}
       >
         <div class="field">
-          <label for={`${id}-days`}>Retention days for {chain.name}</label>
+          <label for={`${id}-days`}>Retention days for {label}</label>
           <input
             id={`${id}-days`}
             type="number"
@@ -263,22 +285,36 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
         class="search"
         onSubmit={(e) => {
           e.preventDefault();
-          void changeHold();
+          if (chain) void changeHold(!chain.legalHold);
         }}
       >
         <div class="field grow">
-          <label for={`${id}-reason`}>Legal hold reason for {chain.name}</label>
+          <label for={`${id}-reason`}>Legal hold reason for {label}</label>
           <input
             id={`${id}-reason`}
             value={reason}
-            required
             maxLength={512}
+            aria-describedby={`${id}-reason-hint`}
             onInput={(e) => setReason(e.currentTarget.value)}
           />
+          <span id={`${id}-reason-hint`} class="hint">
+            Required to place a hold.
+          </span>
         </div>
-        <button type="submit" disabled={busy}>
-          {chain.legalHold ? 'Lift legal hold' : 'Place legal hold'}
-        </button>
+        {chain ? (
+          <button type="submit" disabled={busy}>
+            {chain.legalHold ? 'Lift legal hold' : 'Place legal hold'}
+          </button>
+        ) : (
+          <>
+            <button type="button" disabled={busy} onClick={() => void changeHold(true)}>
+              Place legal hold
+            </button>
+            <button type="button" disabled={busy} onClick={() => void changeHold(false)}>
+              Lift legal hold
+            </button>
+          </>
+        )}
       </form>
       <ErrorText error={error} />
       {done && (
@@ -287,5 +323,59 @@ function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (cha
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * An operator's form for any account's chain (contract §14: an operator manages every account's
+ * chains): its id, then the same retention and legal hold controls. Its status is not readable
+ * with the operator's key (reads stay within the key's account, §6), so it is shown from the
+ * answer of the first change.
+ */
+function AnotherAccountsChain() {
+  const [chainId, setChainId] = useState('');
+  const [chain, setChain] = useState<Chain | null>(null);
+  return (
+    <section aria-labelledby="another-chain" class="settings">
+      <h2 id="another-chain">Another account’s chain</h2>
+      <p>As an operator, set the retention or legal hold of any account’s chain by its id.</p>
+      <div class="field">
+        <label for="another-chain-id">Chain id</label>
+        <input
+          id="another-chain-id"
+          class="mono"
+          value={chainId}
+          onInput={(e) => {
+            setChainId(e.currentTarget.value);
+            setChain(null);
+          }}
+        />
+      </div>
+      {chain && (
+        <dl class="fields">
+          <div>
+            <dt>Name</dt>
+            <dd>{chain.name}</dd>
+          </div>
+          <div>
+            <dt>Retention</dt>
+            <dd>{retentionText(chain)}</dd>
+          </div>
+          <div>
+            <dt>Legal hold</dt>
+            <dd>{holdText(chain)}</dd>
+          </div>
+          <div>
+            <dt>First retained position</dt>
+            <dd>{chain.firstPosition}</dd>
+          </div>
+        </dl>
+      )}
+      <RetentionSettings
+        chain={chain}
+        onChanged={setChain}
+        target={{ id: chainId, label: 'another account’s chain' }}
+      />
+    </section>
   );
 }

@@ -55,6 +55,8 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({})).toMatchObject({
       retentionSweepSeconds: 3600,
       retentionClockOffsetSeconds: 0,
+      holdReleaseDelayHours: 24,
+      auditMinRetentionDays: 365,
       retentionVacuum: 'auto',
     });
     for (const mode of ['auto', 'plain', 'full', 'off'])
@@ -65,6 +67,13 @@ describe('loadAppConfig', () => {
     ).toMatchObject({ retentionSweepSeconds: 0, retentionClockOffsetSeconds: 400 * 86400 });
     expect(() => loadAppConfig({ RETENTION_SWEEP_SECONDS: '-1' })).toThrow(/RETENTION_SWEEP_SECONDS/);
     expect(() => loadAppConfig({ RETENTION_CLOCK_OFFSET_SECONDS: '1.5' })).toThrow(/RETENTION_CLOCK_OFFSET_SECONDS/);
+    expect(loadAppConfig({ HOLD_RELEASE_DELAY_HOURS: '48', AUDIT_MIN_RETENTION_DAYS: '730' })).toMatchObject({
+      holdReleaseDelayHours: 48,
+      auditMinRetentionDays: 730,
+    });
+    expect(() => loadAppConfig({ HOLD_RELEASE_DELAY_HOURS: '-1' })).toThrow(/HOLD_RELEASE_DELAY_HOURS/);
+    expect(() => loadAppConfig({ AUDIT_MIN_RETENTION_DAYS: '0' })).toThrow(/AUDIT_MIN_RETENTION_DAYS/);
+    expect(() => loadAppConfig({ AUDIT_MIN_RETENTION_DAYS: '36501' })).toThrow(/AUDIT_MIN_RETENTION_DAYS/);
   });
 
   it('reads TRUST_PROXY as Express takes it: true, a hop count, or addresses and CIDRs', () => {

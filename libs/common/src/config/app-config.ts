@@ -69,6 +69,15 @@ export class AppConfig {
   /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
   retentionClockOffsetSeconds = 0;
   /**
+   * A legal hold lifted less than this many hours ago (on the sweep's clock) still stops a prune
+   * (contract §14), so lifting, pruning and restoring a hold cannot happen unseen in one step. The
+   * database keeps the value it enforces (retention_policy); a service running as the schema's owner
+   * writes this one there at start.
+   */
+  holdReleaseDelayHours = 24;
+  /** The `_audit` chain's effective retention is never below this many days (contract §14). */
+  auditMinRetentionDays = 365;
+  /**
    * After a sweep that deleted events: `auto` (`full` when what remains is small next to what was
    * deleted and the tables small enough, else `plain`: VACUUM_FULL_MAX_*), `plain` VACUUM (ANALYZE)
    * (space reused, appends go on), `full` (VACUUM FULL: space returned to the system, but events and
@@ -184,6 +193,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     0,
     200 * 366 * 86400,
   );
+  config.holdReleaseDelayHours = int('HOLD_RELEASE_DELAY_HOURS', config.holdReleaseDelayHours, 0, 8784);
+  config.auditMinRetentionDays = int('AUDIT_MIN_RETENTION_DAYS', config.auditMinRetentionDays, 1, 36500);
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

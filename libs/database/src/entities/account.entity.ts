@@ -9,6 +9,10 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique }
 @Index('ix_accounts_created', ['createdAt', 'id'])
 @Check('ck_accounts_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
 @Check('ck_accounts_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
+@Check(
+  'ck_accounts_legal_hold_by',
+  `(legal_hold AND legal_hold_by IN ('operator', 'admin')) OR (NOT legal_hold AND legal_hold_by IS NULL)`,
+)
 export class AccountEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_accounts' })
   id!: string;
@@ -28,4 +32,8 @@ export class AccountEntity {
 
   @Column({ name: 'legal_hold_reason', type: 'text', nullable: true })
   legalHoldReason!: string | null;
+
+  /** Who placed the hold, `operator` or `admin` (only an operator lifts an operator's); null when not held. Migration 1765000000000. */
+  @Column({ name: 'legal_hold_by', type: 'varchar', length: 8, nullable: true })
+  legalHoldBy!: 'operator' | 'admin' | null;
 }

@@ -14,6 +14,10 @@ import { bigintAsNumber } from './bigint-number.transformer';
 @Check('ck_chains_last_position', 'last_position >= 0')
 @Check('ck_chains_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
 @Check('ck_chains_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
+@Check(
+  'ck_chains_legal_hold_by',
+  `(legal_hold AND legal_hold_by IN ('operator', 'admin')) OR (NOT legal_hold AND legal_hold_by IS NULL)`,
+)
 @Check('ck_chains_first_position', 'first_position >= 1 AND first_position <= last_position + 1')
 @Check(
   'ck_chains_pruned',
@@ -55,6 +59,10 @@ export class ChainEntity {
 
   @Column({ name: 'legal_hold_reason', type: 'text', nullable: true })
   legalHoldReason!: string | null;
+
+  /** Who placed the hold, `operator` or `admin` (only an operator lifts an operator's); null when not held. Migration 1765000000000. */
+  @Column({ name: 'legal_hold_by', type: 'varchar', length: 8, nullable: true })
+  legalHoldBy!: 'operator' | 'admin' | null;
 
   /** The first retained position: 1 until a prune, lastPosition + 1 when every event was pruned. */
   @Column({ name: 'first_position', type: 'bigint', default: 1, transformer: bigintAsNumber })

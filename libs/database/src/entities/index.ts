@@ -6,6 +6,8 @@ import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { MerkleNodeEntity } from './merkle-node.entity';
+import { RetentionLogEntity } from './retention-log.entity';
+import { RetentionPolicyEntity } from './retention-policy.entity';
 
 export * from './account.entity';
 export * from './api-key.entity';
@@ -15,6 +17,8 @@ export * from './event-count.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
 export * from './merkle-node.entity';
+export * from './retention-log.entity';
+export * from './retention-policy.entity';
 
 /** Every table, described exactly as the migrations create it (`npm run migration:check` holds them to it). */
 export const ENTITIES = [
@@ -26,4 +30,6 @@ export const ENTITIES = [
   CheckpointEntity,
   IdempotencyKeyEntity,
   MerkleNodeEntity,
+  RetentionLogEntity,
+  RetentionPolicyEntity,
 ];

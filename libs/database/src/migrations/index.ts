@@ -11,6 +11,7 @@ import { EventContextIndex1764700000000 } from './1764700000000-event-context-in
 import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 import { Retention1764800000000 } from './1764800000000-retention';
 import { EventCounts1764900000000 } from './1764900000000-event-counts';
+import { RetentionLog1765000000000 } from './1765000000000-retention-log';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   EventContextIndex1764700000000,
   Retention1764800000000,
   EventCounts1764900000000,
+  RetentionLog1765000000000,
 ];

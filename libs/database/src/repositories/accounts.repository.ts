@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Db } from '../transaction-runner';
+import { LegalHoldBy } from './chains.repository';
 
 export interface AccountRow {
   id: string;
@@ -10,9 +11,12 @@ export interface AccountRow {
   /** Retention and legal hold (contract §14). */
   retentionDays: number | null;
   legalHold: boolean;
+  /** Who placed the hold (only an operator lifts an operator's); null when not held. */
+  legalHoldBy: LegalHoldBy | null;
 }
 
-const COLUMNS = `a.id, a.name, a.created_at AS "createdAt", a.retention_days AS "retentionDays", a.legal_hold AS "legalHold"`;
+const COLUMNS = `a.id, a.name, a.created_at AS "createdAt", a.retention_days AS "retentionDays", a.legal_hold AS "legalHold",
+  a.legal_hold_by AS "legalHoldBy"`;
 
 /** Every query of the `accounts` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -81,11 +85,16 @@ export class AccountsRepository {
     return rows.length === 1;
   }
 
-  /** Puts the account on legal hold (with its reason) or lifts it; false for an unknown account. */
-  async setLegalHold(id: string, hold: boolean, reason: string | null, db: Db = this.pool): Promise<boolean> {
+  /** Puts the account on legal hold (with its reason and who placed it) or lifts it (`by` null); false for an unknown account. */
+  async setLegalHold(
+    id: string,
+    hold: { hold: boolean; reason: string | null; by: LegalHoldBy | null },
+    db: Db = this.pool,
+  ): Promise<boolean> {
     const rows = (await db.query(
-      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3 WHERE id = $1 RETURNING id) SELECT id FROM u`,
-      [id, hold, reason],
+      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3, legal_hold_by = $4 WHERE id = $1 RETURNING id)
+       SELECT id FROM u`,
+      [id, hold.hold, hold.reason, hold.by],
     )) as unknown[];
     return rows.length === 1;
   }

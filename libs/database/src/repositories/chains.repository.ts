@@ -31,12 +31,23 @@ export interface ChainRecord {
   prunedTimestamp: Date | null;
 }
 
+/** Who placed a legal hold (contract §14): only an operator lifts an operator's. */
+export type LegalHoldBy = 'operator' | 'admin';
+
 /** A chain's retention settings and its account's (contract §14), as chain status shows them. */
 export interface ChainRetention {
   retentionDays: number | null;
+  /**
+   * The retention that applies, as the database's policy computes it for the sweep
+   * (audit_effective_retention_days: own, else the account's, an `_audit` chain's never below
+   * retention_policy.audit_min_retention_days); null: forever.
+   */
+  effectiveRetentionDays: number | null;
   legalHold: boolean;
+  legalHoldBy: LegalHoldBy | null;
   accountRetentionDays: number | null;
   accountLegalHold: boolean;
+  accountLegalHoldBy: LegalHoldBy | null;
 }
 
 /** A chain row with its retention settings (status, list). */
@@ -74,15 +85,20 @@ interface ChainRow {
 
 interface ChainStatusRow extends ChainRow {
   retention_days: number | null;
+  effective_retention_days: number | null;
   legal_hold: boolean;
+  legal_hold_by: LegalHoldBy | null;
   account_retention_days: number | null;
   account_legal_hold: boolean;
+  account_legal_hold_by: LegalHoldBy | null;
 }
 
 const COLUMNS =
   'c.id, c.account_id, c.name, c.last_position, c.last_hash, c.last_timestamp, c.created_at, c.first_position, c.pruned_hash, c.pruned_timestamp';
 /** COLUMNS and the retention settings, the account's read through `a` (joined by the caller). */
-const STATUS_COLUMNS = `${COLUMNS}, c.retention_days, c.legal_hold, a.retention_days AS account_retention_days, a.legal_hold AS account_legal_hold`;
+const STATUS_COLUMNS = `${COLUMNS}, c.retention_days, c.legal_hold, c.legal_hold_by,
+  audit_effective_retention_days(c.name, c.retention_days, a.retention_days) AS effective_retention_days,
+  a.retention_days AS account_retention_days, a.legal_hold AS account_legal_hold, a.legal_hold_by AS account_legal_hold_by`;
 
 function toChainRecord(row: ChainRow): ChainRecord {
   return {
@@ -104,9 +120,12 @@ function toChainStatusRecord(row: ChainStatusRow): ChainStatusRecord {
     ...toChainRecord(row),
     retention: {
       retentionDays: row.retention_days,
+      effectiveRetentionDays: row.effective_retention_days,
       legalHold: row.legal_hold,
+      legalHoldBy: row.legal_hold_by,
       accountRetentionDays: row.account_retention_days,
       accountLegalHold: row.account_legal_hold,
+      accountLegalHoldBy: row.account_legal_hold_by,
     },
   };
 }
@@ -206,6 +225,20 @@ export class ChainsRepository {
   }
 
   /**
+   * A chain whose settings are about to change, locked (FOR NO KEY UPDATE, as the UPDATE would) until
+   * the transaction ends, so that who placed its hold is decided on what is committed: of this
+   * account, or of any account when `accountId` is null (an operator's, contract §14). Null: no such chain.
+   */
+  async lockForSettings(accountId: string | null, id: string, db: Db): Promise<ChainStatusRecord | null> {
+    const [row] = (await db.query(
+      `SELECT ${STATUS_COLUMNS} FROM chains c JOIN accounts a ON a.id = c.account_id
+        WHERE c.id = $1 AND ($2::varchar IS NULL OR c.account_id = $2) FOR NO KEY UPDATE OF c`,
+      [id, accountId],
+    )) as ChainStatusRow[];
+    return row ? toChainStatusRecord(row) : null;
+  }
+
+  /**
    * The hash and time of the last pruned event when `position` is the chain's first retained one
    * (contract §14: what that event's link is checked against); null otherwise.
    */
@@ -232,18 +265,21 @@ export class ChainsRepository {
     return rows.length === 1;
   }
 
-  /** Puts the chain on legal hold (with its reason) or lifts it; false for an unknown chain or another account's. */
+  /**
+   * Puts the chain on legal hold (with its reason and who placed it: `by`) or lifts it (`by` null);
+   * false for an unknown chain or another account's.
+   */
   async setLegalHold(
     accountId: string,
     id: string,
-    hold: boolean,
-    reason: string | null,
+    hold: { hold: boolean; reason: string | null; by: LegalHoldBy | null },
     db: Db = this.pool,
   ): Promise<boolean> {
     const rows = (await db.query(
-      `WITH u AS (UPDATE chains SET legal_hold = $3, legal_hold_reason = $4 WHERE id = $1 AND account_id = $2 RETURNING id)
+      `WITH u AS (UPDATE chains SET legal_hold = $3, legal_hold_reason = $4, legal_hold_by = $5
+                   WHERE id = $1 AND account_id = $2 RETURNING id)
        SELECT id FROM u`,
-      [id, accountId, hold, reason],
+      [id, accountId, hold.hold, hold.reason, hold.by],
     )) as unknown[];
     return rows.length === 1;
   }
@@ -251,18 +287,21 @@ export class ChainsRepository {
   /**
    * The chains a retention sweep would prune now (of one account, or all): neither the chain nor its
    * account on hold, a retention that is not forever, and the first retained event older than it,
-   * `now` being the database's clock plus `clockOffsetSeconds`. audit_prune_chain checks all of
-   * it again under the chain's lock; this only spares the others a transaction.
+   * `now` being the database's clock plus `clockOffsetSeconds`, the retention the database's
+   * (audit_effective_retention_days), and no hold of it or its account lifted less than
+   * HOLD_RELEASE_DELAY_HOURS ago (audit_hold_lifted_recently). audit_prune_chain checks all of it
+   * again under the chain's lock; this only spares the others a transaction.
    */
   async prunable(clockOffsetSeconds: number, accountId: string | null, db: Db = this.pool): Promise<PrunableChain[]> {
     const rows = (await db.query(
-      `SELECT c.id, c.account_id, COALESCE(c.retention_days, a.retention_days) AS retention_days
+      `SELECT c.id, c.account_id, r.days AS retention_days
          FROM chains c JOIN accounts a ON a.id = c.account_id
-        WHERE NOT c.legal_hold AND NOT a.legal_hold AND COALESCE(c.retention_days, a.retention_days) IS NOT NULL
+        CROSS JOIN LATERAL (SELECT audit_effective_retention_days(c.name, c.retention_days, a.retention_days) AS days) r
+        WHERE NOT c.legal_hold AND NOT a.legal_hold AND r.days IS NOT NULL
           AND c.first_position <= c.last_position AND ($2::varchar IS NULL OR c.account_id = $2)
           AND EXISTS (SELECT 1 FROM events e WHERE e.chain_id = c.id AND e.position = c.first_position
-                         AND e."timestamp" < now() + make_interval(secs => $1::bigint)
-                                            - make_interval(days => COALESCE(c.retention_days, a.retention_days)))
+                         AND e."timestamp" < now() + make_interval(secs => $1::bigint) - make_interval(days => r.days))
+          AND NOT audit_hold_lifted_recently(c.id, c.account_id, now() + make_interval(secs => $1::bigint))
         ORDER BY c.id`,
       [clockOffsetSeconds, accountId],
     )) as { id: string; account_id: string; retention_days: number }[];

@@ -30,6 +30,15 @@ export class CheckpointsRepository {
     return row ?? null;
   }
 
+  /** The chain's stored checkpoints of these sizes (those that exist). */
+  async findSizes(chainId: string, sizes: readonly number[], db: Db = this.pool): Promise<CheckpointRow[]> {
+    if (sizes.length === 0) return [];
+    return (await db.query(
+      `SELECT size::text AS size, hash, key_id, note FROM checkpoints WHERE chain_id = $1 AND size = ANY($2::int8[])`,
+      [chainId, [...new Set(sizes)]],
+    )) as CheckpointRow[];
+  }
+
   /** Stores a signed checkpoint unless one of that size exists; true when this call stored it. */
   async insertIfAbsent(
     checkpoint: { chainId: string; size: number; hash: string; keyId: string; note: string },

@@ -7,6 +7,8 @@ import { CheckpointsRepository } from './checkpoints.repository';
 import { EventsRepository } from './events.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { MerkleNodesRepository } from './merkle-nodes.repository';
+import { RetentionLogRepository } from './retention-log.repository';
+import { RetentionPolicyRepository } from './retention-policy.repository';
 import { VerificationWindowReader } from './verification-window.reader';
 
 export * from './accounts.repository';
@@ -17,6 +19,8 @@ export * from './event-snapshot';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
 export * from './merkle-nodes.repository';
+export * from './retention-log.repository';
+export * from './retention-policy.repository';
 export * from './sql-query';
 export * from './vacuum';
 export * from './verification-window.queries';
@@ -37,5 +41,7 @@ export const REPOSITORIES: Provider[] = [
   EventsRepository,
   IdempotencyKeysRepository,
   MerkleNodesRepository,
+  RetentionLogRepository,
+  RetentionPolicyRepository,
   VerificationWindowReader,
 ];

@@ -41,4 +41,13 @@ export class AccountView {
 
   @ApiProperty({ description: 'Legal hold of the whole account: nothing of it is pruned while true' })
   legalHold!: boolean;
+
+  @ApiProperty({
+    type: String,
+    enum: ['operator', 'admin', null],
+    nullable: true,
+    description:
+      'Who placed the account’s hold: an `operator` key’s hold is lifted only by an operator key; null when not held',
+  })
+  legalHoldBy!: 'operator' | 'admin' | null;
 }

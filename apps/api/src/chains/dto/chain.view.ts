@@ -41,12 +41,22 @@ export class ChainView {
   @ApiProperty({
     type: 'integer',
     nullable: true,
-    description: 'The retention that applies (own, else the account’s); null: forever',
+    description:
+      'The retention that applies (own, else the account’s; for `_audit`, never below AUDIT_MIN_RETENTION_DAYS); null: forever',
   })
   effectiveRetentionDays!: number | null;
 
   @ApiProperty({ description: 'The chain’s own legal hold' })
   legalHold!: boolean;
+
+  @ApiProperty({
+    type: String,
+    enum: ['operator', 'admin', null],
+    nullable: true,
+    description:
+      'Who placed the chain’s own hold: an `operator` key’s hold is lifted only by an operator key; null when not held',
+  })
+  legalHoldBy!: 'operator' | 'admin' | null;
 
   @ApiProperty({ description: 'Its own legal hold or its account’s: nothing is pruned while true' })
   effectiveLegalHold!: boolean;

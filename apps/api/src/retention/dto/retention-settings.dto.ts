@@ -12,7 +12,8 @@ export class RetentionDto {
     nullable: true,
     minimum: 1,
     maximum: MAX_RETENTION_DAYS,
-    description: 'Days to keep events. null: forever (an account), or follow the account (a chain)',
+    description:
+      'Days to keep events. null: forever (an account), or follow the account (a chain). An `_audit` chain takes no fewer than AUDIT_MIN_RETENTION_DAYS (365 unless configured): a shorter one is 400; an account default shorter than that applies to its `_audit` chain as that minimum',
     example: 365,
   })
   @ValidateIf((dto: RetentionDto) => dto.days !== null)
@@ -30,12 +31,15 @@ export class LegalHoldDto {
   hold!: boolean;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     minLength: 1,
     maxLength: MAX_LEGAL_HOLD_REASON_LENGTH,
-    description: 'Why (required when holding)',
+    description:
+      'Why. Required (1–512 characters) when `hold` is true; when lifting it may be given, absent or null. A hold placed by an `operator` key is lifted only by an operator key (403 for an admin key)',
     example: 'litigation 2026-117',
   })
-  @ValidateIf((dto: LegalHoldDto) => dto.hold === true || dto.reason !== undefined)
+  @ValidateIf((dto: LegalHoldDto) => dto.hold === true || (dto.reason !== undefined && dto.reason !== null))
   @IsEventText(MAX_LEGAL_HOLD_REASON_LENGTH)
-  reason?: string;
+  reason?: string | null;
 }
