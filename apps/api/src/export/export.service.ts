@@ -116,14 +116,15 @@ export class ExportService implements OnModuleInit {
   private file(query: ExportQueryDto, body: Readable, slot: ExportSlot, requestId?: string): StreamableFile {
     const format = FORMATS[query.format];
     const period = exportPeriod(query.after, query.before);
-    const guarded = pipeline(body, new StallGuard(this.config.exportStallTimeoutSeconds), (error) => {
-      if (error instanceof ExportStalledError) this.logger.warn({ msg: error.message, reqId: requestId });
-    });
+    const guard = new StallGuard(this.config.exportStallTimeoutSeconds, (stalled) =>
+      this.logger.warn({ msg: stalled.message, reqId: requestId }),
+    );
+    const guarded = pipeline(body, guard, () => undefined); // failures: streamFailed; a stall: the guard's callback
     guarded.once('close', () => slot.release());
     return new StreamableFile(guarded, {
       type: format.contentType,
       disposition: `attachment; filename="audit-export-${fileStamp(period.after)}-${fileStamp(period.before)}.${format.extension}"`,
-    }).setErrorLogger(() => undefined); // logged above; Nest then cuts the socket, leaving the file unfinished
+    }).setErrorLogger(() => undefined); // logged where detected; the socket is cut, leaving the file unfinished
   }
 
   /**
