@@ -67,6 +67,15 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ RETENTION_CLOCK_OFFSET_SECONDS: '1.5' })).toThrow(/RETENTION_CLOCK_OFFSET_SECONDS/);
   });
 
+  it('reads DATABASE_MIGRATIONS: run (the default) or check, nothing else', () => {
+    expect(loadAppConfig({}).databaseMigrations).toBe('run');
+    expect(loadAppConfig({ DATABASE_MIGRATIONS: 'check' }).databaseMigrations).toBe('check');
+    expect(loadAppConfig({ DATABASE_MIGRATIONS: 'run' }).databaseMigrations).toBe('run');
+    expect(() => loadAppConfig({ DATABASE_MIGRATIONS: 'skip' })).toThrow(
+      /DATABASE_MIGRATIONS must be one of run, check/,
+    );
+  });
+
   it('reads TRUST_PROXY as Express takes it: true, a hop count, or addresses and CIDRs', () => {
     const trust = (value: string) => loadAppConfig({ TRUST_PROXY: value }).trustProxy;
     expect(trust('true')).toBe(true);

@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { Scope } from '@app/common';
+import { dataSourceOptions, runMigrations, setUpServiceRole } from '@app/database';
+import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
+import { withAdmin } from './support/postgres';
+import { attemptSql } from './support/raw-sql';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+
+/** The grants compose's migrate service applies, and docs/verification.md §7 points to. */
+const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privilege.sql'), 'utf8');
+const DAY = 86_400;
+
+/** `url` with another user and password (a role's own login, SCRAM over TCP). */
+const asRole = (url: string, role: string, password: string): string => {
+  const u = new URL(url);
+  u.username = role;
+  u.password = password;
+  return u.toString();
+};
+
+async function asOwner<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Migrations by the owner, as `npm run migration:run` or compose's migrate service do. */
+async function migrateAsOwner(url: string): Promise<void> {
+  const dataSource = await new DataSource(dataSourceOptions({ url, poolSize: 1 })).initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function dropRole(role: string, databaseUrl: string | null): Promise<void> {
+  if (databaseUrl) await asOwner(databaseUrl, (c) => c.query(`DROP OWNED BY "${role}"`)).catch(() => undefined);
+  await withAdmin((admin) => admin.query(`DROP ROLE IF EXISTS "${role}"`));
+}
+
+// PGlite has one superuser session and no roles (docs/verification.md §7).
+(usingPostgres() ? describe : describe.skip)('the service on the least-privilege role of least-privilege.sql', () => {
+  const role = `audit_svc_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  let db: { url: string | null; dataDir: string };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    await migrateAsOwner(db.url!);
+    await asOwner(db.url!, (c) => setUpServiceRole(c, { role, password, script: SCRIPT }));
+    t = await startTestApp(
+      { databaseMigrations: 'check', retentionSweepSeconds: 0, bootstrapKeys: adminBootstrapKeys() },
+      { url: asRole(db.url!, role, password), dataDir: db.dataDir },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(db.dataDir, { recursive: true, force: true });
+    await dropRole(role, db.url);
+  });
+
+  const req = (key: string = KEYS.acme) => ({
+    get: (path: string) =>
+      t
+        .http()
+        .get(path)
+        .set(...bearer(key)),
+    post: (path: string, body: unknown = {}) =>
+      t
+        .http()
+        .post(path)
+        .set(...bearer(key))
+        .send(body as object),
+    put: (path: string, body: unknown) =>
+      t
+        .http()
+        .put(path)
+        .set(...bearer(key))
+        .send(body as object),
+    delete: (path: string) =>
+      t
+        .http()
+        .delete(path)
+        .set(...bearer(key)),
+  });
+
+  it('connects as that role, which owns nothing and is no superuser', async () => {
+    expect(
+      await t.dataSource.query(`SELECT current_user AS name, usesuper FROM pg_user WHERE usename = current_user`),
+    ).toEqual([{ name: role, usesuper: false }]);
+  });
+
+  it('serves every feature on these grants alone: appends, reads, exports, proofs, keys, retention', async () => {
+    // Appends: one, a batch, an idempotent replay.
+    const first = (await req().post('/v1/events', { actor: 'u1', action: 'doc.create', chain: 'lp' }).expect(201)).body
+      .data as { id: string; chain: { id: string } };
+    const chainId = first.chain.id;
+    const batch = Array.from({ length: 5 }, (_, i) => ({ actor: `u${i}`, action: 'doc.update', chain: 'lp' }));
+    await req().post('/v1/events/batch', { events: batch }).expect(201);
+    const once = () =>
+      req().post('/v1/events', { actor: 'u9', action: 'doc.once', chain: 'lp' }).set('Idempotency-Key', 'lp-once');
+    const claimed = (await once().expect(201)).body.data.id as string;
+    expect((await once().expect(201)).body.data.id).toBe(claimed);
+
+    // Reads: one event, lists, search, chains, status, statistics over whole days (event_counts).
+    await req().get(`/v1/events/${first.id}`).expect(200);
+    expect((await req().get(`/v1/events?chain_id=${chainId}&limit=100`).expect(200)).body.data).toHaveLength(7);
+    expect(
+      (
+        await req()
+          .get(`/v1/events?q=${encodeURIComponent('action:doc.update')}`)
+          .expect(200)
+      ).body.data,
+    ).toHaveLength(5);
+    await req().get('/v1/chains').expect(200);
+    await req().get(`/v1/chain/${chainId}/status`).expect(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + DAY * 1000).toISOString().slice(0, 10);
+    await req()
+      .get(`/v1/stats/events?after=${today}T00:00:00.000Z&before=${tomorrow}T00:00:00.000Z&group_by=actor`)
+      .expect(200);
+
+    // Exports, verification, checkpoints, proofs.
+    for (const format of ['json', 'csv'])
+      await req()
+        .get(`/v1/events/export?format=${format}&after=2000-01-01T00:00:00.000Z&before=${tomorrow}T00:00:00.000Z`)
+        .expect(200);
+    expect((await req().get(`/v1/events/${first.id}/verify`).expect(200)).body.data.valid).toBe(true);
+    expect((await req().get(`/v1/chain/${chainId}/verify`).expect(200)).body.data.valid).toBe(true);
+    await req().get(`/v1/chain/${chainId}/checkpoint`).expect(200);
+    await req().get(`/v1/events/${first.id}/proof?size=7`).expect(200);
+    await req().get(`/v1/chain/${chainId}/consistency?from=3&to=7`).expect(200);
+
+    // Accounts and keys over HTTP: create, use (last_used_at), rotate (expires_at), revoke.
+    const account = (await req(ADMIN_KEYS.operator).post('/v1/accounts', { name: 'lp-initech' }).expect(201)).body.data
+      .id as string;
+    const made = (
+      await req(ADMIN_KEYS.operator)
+        .post(`/v1/accounts/${account}/keys`, { name: 'lp', scopes: ['ingest', 'read'] })
+        .expect(201)
+    ).body.data as { id: string; secret: string };
+    await req(made.secret).get('/v1/chains').expect(200);
+    const rotated = (
+      await req(ADMIN_KEYS.operator)
+        .post(`/v1/accounts/${account}/keys/${made.id}/rotate`, { overlapSeconds: 0 })
+        .expect(201)
+    ).body.data as { id: string };
+    await req(ADMIN_KEYS.operator).delete(`/v1/accounts/${account}/keys/${rotated.id}`).expect(200);
+
+    // Retention settings, legal hold, and a sweep that prunes (audit_prune_chain, the owner's).
+    const acme = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/legal-hold`, { hold: true, reason: 'lp' }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/legal-hold`, { hold: false }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/accounts/${acme}/legal-hold`, { hold: false }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/accounts/${acme}/retention`, { days: null }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/retention`, { days: 1 }).expect(200);
+    // The clock offset is the owner's alone (docs/verification.md §9): the role's sweep prunes only what is truly old.
+    expect((await req(ADMIN_KEYS.operator).post('/v1/retention/sweep').expect(200)).body.data).toEqual({
+      chains: 0,
+      events: 0,
+    });
+    expect((await req().get(`/v1/chain/${chainId}/verify`).expect(200)).body.data.valid).toBe(true);
+  });
+
+  it('follows API_KEYS at a restart (scopes changed, a removed key revoked) on the same grants', async () => {
+    await t.close();
+    const keys = adminBootstrapKeys()
+      .filter((k) => k.key !== KEYS.acmeReadOnly)
+      .map((k) => (k.key === KEYS.acmeIngestOnly ? { ...k, scopes: ['ingest', 'read'] as Scope[] } : k));
+    t = await startTestApp(
+      { databaseMigrations: 'check', retentionSweepSeconds: 0, bootstrapKeys: keys },
+      { url: asRole(db.url!, role, password), dataDir: db.dataDir },
+    );
+    await req(KEYS.acmeReadOnly).get('/v1/chains').expect(401);
+    await req(KEYS.acmeIngestOnly).get('/v1/chains').expect(200);
+  });
+
+  it.each([
+    ['UPDATE events', `UPDATE events SET actor = 'mallory'`, /permission denied for table events/],
+    ['DELETE FROM events', `DELETE FROM events`, /permission denied for table events/],
+    ['TRUNCATE events', `TRUNCATE events`, /permission denied for table events/],
+    ['UPDATE checkpoints', `UPDATE checkpoints SET note = 'x'`, /permission denied for table checkpoints/],
+    ['DELETE FROM merkle_nodes', `DELETE FROM merkle_nodes`, /permission denied for table merkle_nodes/],
+    ['moving first_position', `UPDATE chains SET first_position = 2`, /permission denied for table chains/],
+    ['SET session_replication_role', `SET session_replication_role = replica`, /permission denied to set parameter/],
+    ['ALTER TABLE … DISABLE TRIGGER', `ALTER TABLE events DISABLE TRIGGER USER`, /must be owner of table events/],
+    ['CREATE TABLE', `CREATE TABLE mallory (id int)`, /permission denied for schema public/],
+  ])('refuses %s to the role itself', async (_label, sql, message) => {
+    const error = await attemptSql(t.dataSource, (m) => m.query(sql));
+    expect(error).toMatchObject({ code: '42501', message: expect.stringMatching(message) });
+    expect((await t.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE actor = 'mallory'`))[0].n).toBe(0);
+  });
+});
+
+(usingPostgres() ? describe : describe.skip)('DATABASE_MIGRATIONS', () => {
+  it('check: applies nothing and refuses to start at once while migrations are pending, naming them', async () => {
+    const db = await freshDatabase();
+    const started = Date.now();
+    try {
+      await expect(startTestApp({ databaseMigrations: 'check' }, db)).rejects.toThrow(
+        /DATABASE_MIGRATIONS=check: \d+ migration\(s\) pending \(InitialSchema1763798400000, .*EventCounts1764900000000\)/,
+      );
+      expect(
+        await asOwner(db.url!, (c) => c.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)),
+      ).toMatchObject({ rows: [{ n: 0 }] });
+      // Not retried as an unreachable database is (9 times, 3 s apart): waiting changes nothing.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      rmSync(db.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('run, on a role that may not change the schema: says to migrate as the owner and use check', async () => {
+    const db = await freshDatabase();
+    const role = `audit_norun_${randomBytes(4).toString('hex')}`;
+    const password = randomBytes(18).toString('base64url');
+    await withAdmin((admin) => admin.query(`CREATE ROLE "${role}" LOGIN PASSWORD '${password}'`));
+    try {
+      await expect(
+        startTestApp({ databaseMigrations: 'run' }, { url: asRole(db.url!, role, password), dataDir: db.dataDir }),
+      ).rejects.toThrow(
+        /permission denied for schema public\. This role may not change the schema: .*DATABASE_MIGRATIONS=check/,
+      );
+    } finally {
+      rmSync(db.dataDir, { recursive: true, force: true });
+      await dropRole(role, db.url);
+    }
+  });
+});
