@@ -18,7 +18,8 @@ async function main() {
   const url = process.env.DATABASE_URL;
   const role = process.env.SERVICE_ROLE;
   const password = process.env.SERVICE_ROLE_PASSWORD;
-  if (!url || !role || !password) throw new Error('set DATABASE_URL (the owner), SERVICE_ROLE and SERVICE_ROLE_PASSWORD');
+  if (!url || !role || !password)
+    throw new Error('set DATABASE_URL (the owner), SERVICE_ROLE and SERVICE_ROLE_PASSWORD');
   const dataSource = await new DataSource(
     dataSourceOptions({ url, poolSize: 1, applicationName: 'audit-trail-migrate' }),
   ).initialize();
