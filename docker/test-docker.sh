@@ -193,6 +193,8 @@ acked_missing() { # ids on stdin: how many are not in the events table
 }
 
 step "the API's role: owns nothing, refused UPDATE events (docs/verification.md §7)"
+# A read first: the pool closes connections idle for 10 s, and an empty pg_stat_activity proves nothing.
+curl -fsS -o /dev/null -H "Authorization: Bearer $api_key" "$base/v1/chains" || fail "a read with the key failed"
 [ "$(psql -c "SELECT string_agg(DISTINCT usename, ',') FROM pg_stat_activity WHERE application_name = 'audit-trail-service'")" = audit_service ] ||
   fail "the API is not connected as audit_service alone"
 [ "$(psql -c "SELECT rolsuper::text || ' ' || (SELECT count(*) FROM pg_shdepend WHERE refobjid = r.oid AND deptype = 'o') FROM pg_roles r WHERE rolname = 'audit_service'")" = "false 0" ] ||
