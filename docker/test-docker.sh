@@ -4,7 +4,9 @@
 #   exec root of this run only; no iptables, no NAT, no IP forwarding: containers reach nothing
 #   outside this machine), the base images built locally when missing (docker/base/), the API image
 #   (the only step with network: `docker build --network host`, for the npm registry), then compose:
-#   health and an append + read with a key; `docker stop` of the API under append load (< 10 s, every
+#   the migrate service done, health and an append + read with a key; the API connected as its
+#   least-privilege role, which owns nothing and is refused `UPDATE events` (SQL over TCP with its
+#   password; a wrong one refused: no `trust`); `docker stop` of the API under append load (< 10 s, every
 #   201 in PostgreSQL); `down` then `up` keeps the events and the signing key; port published on
 #   127.0.0.1 only; /data 0700; not root; the e2e suite inside Docker (`--profile test`, installed
 #   offline from the host's npm cache); nothing written to the checkout or to the copy it reads. The trap removes every
@@ -54,6 +56,10 @@ fi
 runs="/run/audit-trail-docker.$(printf '%s' "$state" | sha256sum | cut -c1-8)"
 run="$(mktemp -d "$runs.XXXXXX")"
 export DOCKER_HOST="unix://$run/docker.sock" DOCKER_BUILDKIT=0 COMPOSE_DOCKER_CLI_BUILD=0
+# The database's passwords, new each run: the owner's (migrate, e2e) and the API's role's.
+POSTGRES_PASSWORD="$(node -p "require('crypto').randomBytes(24).toString('base64url')")"
+AUDIT_SERVICE_PASSWORD="$(node -p "require('crypto').randomBytes(24).toString('base64url')")"
+export POSTGRES_PASSWORD AUDIT_SERVICE_PASSWORD
 project="audit-trail-docker-test"
 compose_file="$repo/docker/docker-compose.yml"
 if docker compose version >/dev/null 2>&1; then compose_cmd=(docker compose); else compose_cmd=(docker-compose); fi
@@ -145,6 +151,10 @@ export API_PORT
 base="http://127.0.0.1:$API_PORT"
 (env -u API_KEYS "${compose_cmd[@]}" -f "$compose_file" config >/dev/null 2>&1) && fail "compose starts without API_KEYS"
 (env -u SIGNING_KEY_SECRET "${compose_cmd[@]}" -f "$compose_file" config >/dev/null 2>&1) && fail "compose starts without SIGNING_KEY_SECRET"
+for password in POSTGRES_PASSWORD AUDIT_SERVICE_PASSWORD; do
+  (env -u $password "${compose_cmd[@]}" -f "$compose_file" config >/dev/null 2>&1) && fail "compose starts without $password"
+done
+grep -q 'POSTGRES_HOST_AUTH_METHOD' "$compose_file" && fail "compose sets POSTGRES_HOST_AUTH_METHOD (trust)"
 wait_ready() {
   for _ in $(seq 1 120); do
     curl -fsS -o /dev/null "$base/health/ready" 2>/dev/null && return 0
@@ -152,8 +162,10 @@ wait_ready() {
   done
   fail "the API never answered 200 on /health/ready"
 }
-compose up -d --no-build postgres api
+compose up -d --no-build postgres migrate api
 wait_ready
+migrate_exit=$(docker inspect -f '{{ .State.Status }} {{ .State.ExitCode }}' "$(compose ps -q migrate)")
+[ "$migrate_exit" = "exited 0" ] || fail "the migrate service is $migrate_exit, not exited 0"
 api=$(compose ps -q api)
 for _ in $(seq 1 60); do [ "$(docker inspect -f '{{ .State.Health.Status }}' "$api")" = healthy ] && break; sleep 1; done
 [ "$(docker inspect -f '{{ .State.Health.Status }}' "$api")" = healthy ] || fail "the API container is not healthy"
@@ -180,6 +192,27 @@ acked_missing() { # ids on stdin: how many are not in the events table
     echo 'SELECT count(*) FROM acked a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.id);'; } | psql
 }
 
+step "the API's role: owns nothing, refused UPDATE events (docs/verification.md §7)"
+# A read first: the pool closes connections idle for 10 s, and an empty pg_stat_activity proves nothing.
+curl -fsS -o /dev/null -H "Authorization: Bearer $api_key" "$base/v1/chains" || fail "a read with the key failed"
+[ "$(psql -c "SELECT string_agg(DISTINCT usename, ',') FROM pg_stat_activity WHERE application_name = 'audit-trail-service'")" = audit_service ] ||
+  fail "the API is not connected as audit_service alone"
+[ "$(psql -c "SELECT rolsuper::text || ' ' || (SELECT count(*) FROM pg_shdepend WHERE refobjid = r.oid AND deptype = 'o') FROM pg_roles r WHERE rolname = 'audit_service'")" = "false 0" ] ||
+  fail "audit_service is a superuser or owns objects"
+as_service() { # password sql: over TCP (scram-sha-256), as the API's role
+  compose exec -T -e PGPASSWORD="$1" postgres psql -h 127.0.0.1 -U audit_service -d postgres -v ON_ERROR_STOP=1 -qAtX -c "$2" 2>&1
+}
+before=$(psql -c 'SELECT count(*) FROM events')
+for sql in "UPDATE events SET actor = 'mallory'" 'TRUNCATE events' "DELETE FROM events" 'SET session_replication_role = replica'; do
+  out=$(as_service "$AUDIT_SERVICE_PASSWORD" "$sql") && fail "audit_service was allowed: $sql"
+  grep -q 'permission denied' <<<"$out" || fail "$sql as audit_service failed otherwise than refused: $out"
+done
+[ "$(as_service "$AUDIT_SERVICE_PASSWORD" "SELECT count(*) FROM events WHERE actor = 'mallory'")" = 0 ] || fail "an event was changed"
+out=$(as_service "not-the-password" 'SELECT 1') && fail "audit_service logged in with a wrong password"
+grep -q 'password authentication failed' <<<"$out" || fail "a wrong password failed otherwise: $out"
+[ "$(psql -c 'SELECT count(*) FROM events')" = "$before" ] || fail "the events changed"
+echo "  connected as audit_service (no superuser, owns nothing); UPDATE, TRUNCATE, DELETE of events and session_replication_role refused to it; a wrong password refused"
+
 step "docker stop under append load"
 load="$run/load.json"
 node docker/test-docker-client.js load "$base" "$api_key" "$load" &
@@ -203,7 +236,7 @@ echo "  all $acked acknowledged events are in PostgreSQL"
 step "down (without -v), then up: the data stays"
 before=$(psql -c 'SELECT count(*) FROM events')
 compose down
-compose up -d --no-build postgres api
+compose up -d --no-build postgres migrate api
 wait_ready
 after=$(psql -c 'SELECT count(*) FROM events')
 [ "$before" = "$after" ] || fail "$before events before down, $after after up"

@@ -1,325 +1,241 @@
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { Scope } from '@app/common';
+import { dataSourceOptions, runMigrations, setUpServiceRole } from '@app/database';
+import { MIGRATIONS } from '../libs/database/src/migrations';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
-import { bearer, exportJsonText, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { withAdmin } from './support/postgres';
+import { attemptSql } from './support/raw-sql';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
+/** The grants compose's migrate service applies, and docs/verification.md §7 points to. */
+const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privilege.sql'), 'utf8');
 const DAY = 86_400;
 
-/**
- * The GRANT statements of docs/verification.md §7 and §9 (its ```sql blocks), for `role` on
- * `database`: the test runs the service with exactly what the documentation tells an operator to grant.
- */
-function documentedGrants(role: string, database: string): string[] {
-  const text = readFileSync(join(__dirname, '..', 'docs', 'verification.md'), 'utf8');
-  const sections = [text.slice(text.indexOf('\n## 7.'), text.indexOf('\n## 8.')), text.slice(text.indexOf('\n## 9.'))];
-  return sections
-    .flatMap((section) => [...section.matchAll(/```sql\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.split('\n')))
-    .map((line) => line.replace(/--.*$/, '').trim())
-    .filter((line) => line.startsWith('GRANT '))
-    .map((line) =>
-      line.replace(/\baudit_service\b/g, role).replace(/ON DATABASE audit\b/, `ON DATABASE "${database}"`),
-    );
+/** `url` with another user and password (a role's own login, SCRAM over TCP). */
+const asRole = (url: string, role: string, password: string): string => {
+  const u = new URL(url);
+  u.username = role;
+  u.password = password;
+  return u.toString();
+};
+
+async function asOwner<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
-/*
- * The service on the least-privilege role of docs/verification.md §7 and §9 (PostgreSQL: PGlite has
- * no roles): the owner migrates, the role holds exactly the documented grants, and the service
- * starts and serves on it. Then issue 26's attacks are replayed as that role, with its own
- * connection: lifting a hold, shortening the retention and pruning in one transaction is refused;
- * a prune on the strength of a forged checkpoint row goes (the database cannot check a signature)
- * but is logged under the role's name and reported by verification.
- */
-(usingPostgres() ? describe : describe.skip)('the service on the documented least-privilege role', () => {
-  let owner: TestApp;
+/** Migrations by the owner, as `npm run migration:run` or compose's migrate service do. */
+async function migrateAsOwner(url: string): Promise<void> {
+  const dataSource = await new DataSource(dataSourceOptions({ url, poolSize: 1 })).initialize();
+  try {
+    await runMigrations(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function dropRole(role: string, databaseUrl: string | null): Promise<void> {
+  if (databaseUrl) await asOwner(databaseUrl, (c) => c.query(`DROP OWNED BY "${role}"`)).catch(() => undefined);
+  await withAdmin((admin) => admin.query(`DROP ROLE IF EXISTS "${role}"`));
+}
+
+// PGlite has one superuser session and no roles (docs/verification.md §7).
+(usingPostgres() ? describe : describe.skip)('the service on the least-privilege role of least-privilege.sql', () => {
+  const role = `audit_svc_${randomBytes(4).toString('hex')}`;
+  const password = randomBytes(18).toString('base64url');
+  let db: { url: string | null; dataDir: string };
   let t: TestApp;
-  let role: string;
-  let roleUrl: string;
-  let acme: string;
-  let globex: string;
 
   beforeAll(async () => {
-    const database = await freshDatabase();
-    owner = await startTestApp({ retentionSweepSeconds: 0, bootstrapKeys: [] }, database);
-    const name = new URL(database.url!).pathname.slice(1);
-    role = `audit_service_${name.slice(-8)}`;
-    await owner.dataSource.query(`CREATE ROLE ${role} LOGIN`);
-    const grants = documentedGrants(role, name);
-    expect(grants.length).toBeGreaterThanOrEqual(12);
-    for (const grant of grants) await owner.dataSource.query(grant);
-    const url = new URL(database.url!);
-    url.username = role;
-    roleUrl = url.toString();
+    db = await freshDatabase();
+    await migrateAsOwner(db.url!);
+    await asOwner(db.url!, (c) => setUpServiceRole(c, { role, password, script: SCRIPT }));
     t = await startTestApp(
-      { retentionSweepSeconds: 0, bootstrapKeys: adminBootstrapKeys(), databaseUrl: roleUrl },
-      { url: roleUrl, dataDir: database.dataDir },
+      { databaseMigrations: 'check', retentionSweepSeconds: 0, bootstrapKeys: adminBootstrapKeys() },
+      { url: asRole(db.url!, role, password), dataDir: db.dataDir },
     );
-    const me = async (key: string) =>
-      (
-        (
-          await t
-            .http()
-            .get('/v1/me')
-            .set(...bearer(key))
-            .expect(200)
-        ).body as { data: { accountId: string } }
-      ).data.accountId;
-    acme = await me(KEYS.acme);
-    globex = await me(KEYS.globex);
-  }, 120_000);
-
+  });
   afterAll(async () => {
     await t?.close();
-    await owner?.dataSource.query(`DROP OWNED BY ${role}`).catch(() => undefined);
-    await owner?.close();
+    rmSync(db.dataDir, { recursive: true, force: true });
+    await dropRole(role, db.url);
   });
 
-  /** Runs `work` on a connection of the role itself, as a compromised service would. */
-  async function asRole<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ connectionString: roleUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  }
-  const refusal = (client: Client, sql: string, params: unknown[] = []) =>
-    client.query(sql, params).then(
-      () => null,
-      (error: Error) => error.message,
-    );
-
-  /** `count` events in a new chain, stamped `ageSeconds` ago (the service's clock set back). */
-  async function chainOf(key: string, name: string, count: number, ageSeconds: number): Promise<string> {
-    const spy = jest.spyOn(Date, 'now').mockReturnValue(Date.now() - ageSeconds * 1000);
-    try {
-      const events = Array.from({ length: count }, (_, i) => ({
-        actor: 'a',
-        action: 'x.y',
-        chain: name,
-        context: { i },
-      }));
-      const res = await t
+  const req = (key: string = KEYS.acme) => ({
+    get: (path: string) =>
+      t
         .http()
-        .post('/v1/events/batch')
+        .get(path)
+        .set(...bearer(key)),
+    post: (path: string, body: unknown = {}) =>
+      t
+        .http()
+        .post(path)
         .set(...bearer(key))
-        .send({ events })
-        .expect(201);
-      return (res.body as { data: { chain: { id: string } }[] }).data[0]!.chain.id;
-    } finally {
-      spy.mockRestore();
-    }
-  }
-  const status = async (chainId: string, key: string) =>
-    (
+        .send(body as object),
+    put: (path: string, body: unknown) =>
+      t
+        .http()
+        .put(path)
+        .set(...bearer(key))
+        .send(body as object),
+    delete: (path: string) =>
+      t
+        .http()
+        .delete(path)
+        .set(...bearer(key)),
+  });
+
+  it('connects as that role, which owns nothing and is no superuser', async () => {
+    expect(
+      await t.dataSource.query(`SELECT current_user AS name, usesuper FROM pg_user WHERE usename = current_user`),
+    ).toEqual([{ name: role, usesuper: false }]);
+  });
+
+  it('serves every feature on these grants alone: appends, reads, exports, proofs, keys, retention', async () => {
+    // Appends: one, a batch, an idempotent replay.
+    const first = (await req().post('/v1/events', { actor: 'u1', action: 'doc.create', chain: 'lp' }).expect(201)).body
+      .data as { id: string; chain: { id: string } };
+    const chainId = first.chain.id;
+    const batch = Array.from({ length: 5 }, (_, i) => ({ actor: `u${i}`, action: 'doc.update', chain: 'lp' }));
+    await req().post('/v1/events/batch', { events: batch }).expect(201);
+    const once = () =>
+      req().post('/v1/events', { actor: 'u9', action: 'doc.once', chain: 'lp' }).set('Idempotency-Key', 'lp-once');
+    const claimed = (await once().expect(201)).body.data.id as string;
+    expect((await once().expect(201)).body.data.id).toBe(claimed);
+
+    // Reads: one event, lists, search, chains, status, statistics over whole days (event_counts).
+    await req().get(`/v1/events/${first.id}`).expect(200);
+    expect((await req().get(`/v1/events?chain_id=${chainId}&limit=100`).expect(200)).body.data).toHaveLength(7);
+    expect(
       (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/status`)
-          .set(...bearer(key))
+        await req()
+          .get(`/v1/events?q=${encodeURIComponent('action:doc.update')}`)
           .expect(200)
-      ).body as {
-        data: { firstPosition: number; effectiveLegalHold: boolean; legalHoldBy: string | null };
-      }
-    ).data;
-  const verify = async (chainId: string, key: string) =>
-    (
-      (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/verify`)
-          .set(...bearer(key))
-          .expect(200)
-      ).body as {
-        data: { valid: boolean; errors: { position: number; message: string }[] };
-      }
-    ).data;
+      ).body.data,
+    ).toHaveLength(5);
+    await req().get('/v1/chains').expect(200);
+    await req().get(`/v1/chain/${chainId}/status`).expect(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + DAY * 1000).toISOString().slice(0, 10);
+    await req()
+      .get(`/v1/stats/events?after=${today}T00:00:00.000Z&before=${tomorrow}T00:00:00.000Z&group_by=actor`)
+      .expect(200);
 
-  it('starts on exactly the documented grants and serves appends, reads, keys, settings, verification and the sweep', async () => {
-    const http = t.http;
-    const chainId = await chainOf(KEYS.acme, 'orders', 3, 0);
-    await http()
-      .post('/v1/events')
-      .set(...bearer(KEYS.acme))
-      .set('Idempotency-Key', 'k-1')
-      .send({ actor: 'a', action: 'b', chain: 'orders' })
-      .expect(201);
-    await http()
-      .post('/v1/events')
-      .set(...bearer(KEYS.acme))
-      .set('Idempotency-Key', 'k-1')
-      .send({ actor: 'a', action: 'b', chain: 'orders' })
-      .expect(201);
-    await http()
-      .get('/v1/events')
-      .query({ q: 'action:x.y' })
-      .set(...bearer(KEYS.acme))
-      .expect(200);
-    await http()
-      .get('/v1/chains')
-      .set(...bearer(KEYS.acme))
-      .expect(200);
-    const day = new Date().toISOString().slice(0, 10);
-    await http()
-      .get('/v1/stats/events')
-      .query({ after: `${day}T00:00:00.000Z`, before: `${day}T23:59:59.999Z`, group_by: 'day' })
-      .set(...bearer(KEYS.acme))
-      .expect(200);
-    expect(await exportJsonText(t, KEYS.acme)).toContain('"orders"');
-    await http()
-      .get(`/v1/chain/${chainId}/checkpoint`)
-      .set(...bearer(KEYS.acme))
-      .expect(200);
-    expect((await verify(chainId, KEYS.acme)).valid).toBe(true);
-    await http()
-      .get('/v1/accounts')
-      .set(...bearer(ADMIN_KEYS.operator))
-      .expect(200);
-    const created = await http()
-      .post(`/v1/accounts/${acme}/keys`)
-      .set(...bearer(ADMIN_KEYS.acmeAdmin))
-      .send({ name: 'worker', scopes: ['ingest'] })
-      .expect(201);
-    const keyId = (created.body as { data: { id: string } }).data.id;
-    await http()
-      .post(`/v1/accounts/${acme}/keys/${keyId}/rotate`)
-      .set(...bearer(ADMIN_KEYS.acmeAdmin))
-      .send({})
-      .expect(201);
-    await http()
-      .delete(`/v1/accounts/${acme}/keys/${keyId}`)
-      .set(...bearer(ADMIN_KEYS.acmeAdmin))
-      .expect(200);
-    await http()
-      .put(`/v1/chain/${chainId}/retention`)
-      .set(...bearer(ADMIN_KEYS.acmeAdmin))
-      .send({ days: 30 })
-      .expect(200);
-    await http()
-      .put(`/v1/chain/${chainId}/legal-hold`)
-      .set(...bearer(ADMIN_KEYS.operator))
-      .send({ hold: true, reason: 'x' })
-      .expect(200);
-    await http()
-      .put(`/v1/chain/${chainId}/legal-hold`)
-      .set(...bearer(ADMIN_KEYS.operator))
-      .send({ hold: false })
-      .expect(200);
-    await http()
-      .put(`/v1/accounts/${acme}/retention`)
-      .set(...bearer(ADMIN_KEYS.acmeAdmin))
-      .send({ days: null })
-      .expect(200);
-    await http()
-      .post('/v1/retention/sweep')
-      .set(...bearer(ADMIN_KEYS.operator))
-      .expect(200);
+    // Exports, verification, checkpoints, proofs.
+    for (const format of ['json', 'csv'])
+      await req()
+        .get(`/v1/events/export?format=${format}&after=2000-01-01T00:00:00.000Z&before=${tomorrow}T00:00:00.000Z`)
+        .expect(200);
+    expect((await req().get(`/v1/events/${first.id}/verify`).expect(200)).body.data.valid).toBe(true);
+    expect((await req().get(`/v1/chain/${chainId}/verify`).expect(200)).body.data.valid).toBe(true);
+    await req().get(`/v1/chain/${chainId}/checkpoint`).expect(200);
+    await req().get(`/v1/events/${first.id}/proof?size=7`).expect(200);
+    await req().get(`/v1/chain/${chainId}/consistency?from=3&to=7`).expect(200);
+
+    // Accounts and keys over HTTP: create, use (last_used_at), rotate (expires_at), revoke.
+    const account = (await req(ADMIN_KEYS.operator).post('/v1/accounts', { name: 'lp-initech' }).expect(201)).body.data
+      .id as string;
+    const made = (
+      await req(ADMIN_KEYS.operator)
+        .post(`/v1/accounts/${account}/keys`, { name: 'lp', scopes: ['ingest', 'read'] })
+        .expect(201)
+    ).body.data as { id: string; secret: string };
+    await req(made.secret).get('/v1/chains').expect(200);
+    const rotated = (
+      await req(ADMIN_KEYS.operator)
+        .post(`/v1/accounts/${account}/keys/${made.id}/rotate`, { overlapSeconds: 0 })
+        .expect(201)
+    ).body.data as { id: string };
+    await req(ADMIN_KEYS.operator).delete(`/v1/accounts/${account}/keys/${rotated.id}`).expect(200);
+
+    // Retention settings, legal hold, and a sweep that prunes (audit_prune_chain, the owner's).
+    const acme = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/legal-hold`, { hold: true, reason: 'lp' }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/legal-hold`, { hold: false }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/accounts/${acme}/legal-hold`, { hold: false }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/accounts/${acme}/retention`, { days: null }).expect(200);
+    await req(ADMIN_KEYS.acmeAdmin).put(`/v1/chain/${chainId}/retention`, { days: 1 }).expect(200);
+    // The clock offset is the owner's alone (docs/verification.md §9): the role's sweep prunes only what is truly old.
+    expect((await req(ADMIN_KEYS.operator).post('/v1/retention/sweep').expect(200)).body.data).toEqual({
+      chains: 0,
+      events: 0,
+    });
+    expect((await req().get(`/v1/chain/${chainId}/verify`).expect(200)).body.data.valid).toBe(true);
   });
 
-  it('the role cannot write the retention log or the policy, nor move a first position', async () => {
-    await asRole(async (client) => {
-      expect(
-        await refusal(
-          client,
-          `INSERT INTO retention_log (logged_at, kind, database_role) VALUES (now(), 'pruned', 'x')`,
-        ),
-      ).toMatch(/permission denied/);
-      expect(await refusal(client, `UPDATE retention_policy SET hold_release_delay_hours = 0`)).toMatch(
-        /permission denied/,
-      );
-      expect(await refusal(client, `DELETE FROM retention_log`)).toMatch(/permission denied/);
-      expect(await refusal(client, `UPDATE chains SET first_position = 2`)).toMatch(/permission denied/);
-      expect(await refusal(client, `SELECT audit_prune_chain('chn_x', 1, 1, 3600)`)).toMatch(
-        /only the owner's role may shift the clock/,
-      );
-    });
-  });
-
-  it('issue 26 item 5: lift the account’s hold, retention 1 day, prune, restore, in one transaction: refused, nothing deleted', async () => {
-    const chainId = await chainOf(KEYS.acme, 'evidence', 6, 3 * DAY);
-    await t
-      .http()
-      .get(`/v1/chain/${chainId}/checkpoint`)
-      .set(...bearer(KEYS.acme))
-      .expect(200);
-    await t
-      .http()
-      .put(`/v1/accounts/${acme}/legal-hold`)
-      .set(...bearer(ADMIN_KEYS.operator))
-      .send({ hold: true, reason: 'litigation' })
-      .expect(200);
-    const error = await asRole(async (client) => {
-      await client.query('BEGIN');
-      await client.query(
-        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
-        [acme],
-      );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      const refused = await refusal(client, `SELECT audit_prune_chain($1, 5, 100, 0)`, [chainId]);
-      await client.query('ROLLBACK');
-      return refused;
-    });
-    expect(error).toMatch(/was lifted less than 24:00:00 ago/);
-    expect(await status(chainId, KEYS.acme)).toMatchObject({ firstPosition: 1, effectiveLegalHold: true });
-    expect((await verify(chainId, KEYS.acme)).valid).toBe(true);
-
-    // Committed step by step instead: still refused, and the database logged the lift under the role's name.
-    await asRole(async (client) => {
-      await client.query(
-        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
-        [acme],
-      );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      expect(await refusal(client, `SELECT audit_prune_chain($1, 5, 100, 0)`, [chainId])).toMatch(/lifted less than/);
-      await client.query(
-        `UPDATE accounts SET legal_hold = true, legal_hold_reason = 'litigation', legal_hold_by = 'operator' WHERE id = $1`,
-        [acme],
-      );
-      await client.query(`UPDATE chains SET retention_days = null WHERE id = $1`, [chainId]);
-    });
-    expect(await status(chainId, KEYS.acme)).toMatchObject({ firstPosition: 1, effectiveLegalHold: true });
-    const log = (await owner.dataSource.query(
-      `SELECT kind, chain_id, database_role FROM retention_log WHERE (account_id = $1 AND chain_id IS NULL) OR chain_id = $2 ORDER BY id`,
-      [acme, chainId],
-    )) as { kind: string; chain_id: string | null; database_role: string }[];
-    expect(log.slice(-5)).toEqual([
-      { kind: 'hold.placed', chain_id: null, database_role: role },
-      { kind: 'hold.lifted', chain_id: null, database_role: role },
-      { kind: 'retention', chain_id: chainId, database_role: role },
-      { kind: 'hold.placed', chain_id: null, database_role: role },
-      { kind: 'retention', chain_id: chainId, database_role: role },
-    ]);
-  });
-
-  it('issue 26 item 5, a forged checkpoint row: the prune is logged under the role’s name and verification reports it', async () => {
-    const chainId = await chainOf(KEYS.globex, 'unsigned', 6, 3 * DAY);
-    const deleted = await asRole(async (client) => {
-      await client.query(
-        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, repeat('ab', 32), '00000000', 'forged')`,
-        [chainId],
-      );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      return (await client.query(`SELECT audit_prune_chain($1, 5, 100, 0)::int AS n`, [chainId])).rows[0] as {
-        n: number;
-      };
-    });
-    expect(deleted.n).toBe(5);
-    const [logged] = (await owner.dataSource.query(
-      `SELECT first_position::int AS first, last_position::int AS last, checkpoint_size::int AS checkpoint, database_role
-         FROM retention_log WHERE chain_id = $1 AND kind = 'pruned'`,
-      [chainId],
-    )) as unknown[];
-    expect(logged).toEqual({ first: 1, last: 5, checkpoint: 5, database_role: role });
-    const result = await verify(chainId, KEYS.globex);
-    expect(result.valid).toBe(false);
-    expect(result.errors.map((e) => e.message)).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(
-          /^the prune of positions 1–5 relied on a stored checkpoint of size 5 that is not validly signed/,
-        ),
-      ]),
+  it('follows API_KEYS at a restart (scopes changed, a removed key revoked) on the same grants', async () => {
+    await t.close();
+    const keys = adminBootstrapKeys()
+      .filter((k) => k.key !== KEYS.acmeReadOnly)
+      .map((k) => (k.key === KEYS.acmeIngestOnly ? { ...k, scopes: ['ingest', 'read'] as Scope[] } : k));
+    t = await startTestApp(
+      { databaseMigrations: 'check', retentionSweepSeconds: 0, bootstrapKeys: keys },
+      { url: asRole(db.url!, role, password), dataDir: db.dataDir },
     );
-    expect(globex).toMatch(/^acc_/);
+    await req(KEYS.acmeReadOnly).get('/v1/chains').expect(401);
+    await req(KEYS.acmeIngestOnly).get('/v1/chains').expect(200);
+  });
+
+  it.each([
+    ['UPDATE events', `UPDATE events SET actor = 'mallory'`, /permission denied for table events/],
+    ['DELETE FROM events', `DELETE FROM events`, /permission denied for table events/],
+    ['TRUNCATE events', `TRUNCATE events`, /permission denied for table events/],
+    ['UPDATE checkpoints', `UPDATE checkpoints SET note = 'x'`, /permission denied for table checkpoints/],
+    ['DELETE FROM merkle_nodes', `DELETE FROM merkle_nodes`, /permission denied for table merkle_nodes/],
+    ['moving first_position', `UPDATE chains SET first_position = 2`, /permission denied for table chains/],
+    ['SET session_replication_role', `SET session_replication_role = replica`, /permission denied to set parameter/],
+    ['ALTER TABLE … DISABLE TRIGGER', `ALTER TABLE events DISABLE TRIGGER USER`, /must be owner of table events/],
+    ['CREATE TABLE', `CREATE TABLE mallory (id int)`, /permission denied for schema public/],
+  ])('refuses %s to the role itself', async (_label, sql, message) => {
+    const error = await attemptSql(t.dataSource, (m) => m.query(sql));
+    expect(error).toMatchObject({ code: '42501', message: expect.stringMatching(message) });
+    expect((await t.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE actor = 'mallory'`))[0].n).toBe(0);
+  });
+});
+
+(usingPostgres() ? describe : describe.skip)('DATABASE_MIGRATIONS', () => {
+  it('check: applies nothing and refuses to start at once while migrations are pending, naming them', async () => {
+    const db = await freshDatabase();
+    const started = Date.now();
+    try {
+      const names = MIGRATIONS.map((migration) => migration.name);
+      await expect(startTestApp({ databaseMigrations: 'check' }, db)).rejects.toThrow(
+        `DATABASE_MIGRATIONS=check: ${names.length} migration(s) pending (${names.join(', ')})`,
+      );
+      expect(
+        await asOwner(db.url!, (c) => c.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'`)),
+      ).toMatchObject({ rows: [{ n: 0 }] });
+      // Not retried as an unreachable database is (9 times, 3 s apart): waiting changes nothing.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      rmSync(db.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('run, on a role that may not change the schema: says to migrate as the owner and use check', async () => {
+    const db = await freshDatabase();
+    const role = `audit_norun_${randomBytes(4).toString('hex')}`;
+    const password = randomBytes(18).toString('base64url');
+    await withAdmin((admin) => admin.query(`CREATE ROLE "${role}" LOGIN PASSWORD '${password}'`));
+    try {
+      await expect(
+        startTestApp({ databaseMigrations: 'run' }, { url: asRole(db.url!, role, password), dataDir: db.dataDir }),
+      ).rejects.toThrow(
+        /permission denied for schema public\. This role may not change the schema: .*DATABASE_MIGRATIONS=check/,
+      );
+    } finally {
+      rmSync(db.dataDir, { recursive: true, force: true });
+      await dropRole(role, db.url);
+    }
   });
 });

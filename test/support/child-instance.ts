@@ -30,7 +30,15 @@ export async function startChildInstance(
     ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', 'apps/api/src/main.ts'],
     {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+      env: {
+        PATH: process.env.PATH ?? '',
+        // The server's password when its URL carries none (compose's e2e service: scram-sha-256, not trust).
+        ...(process.env.PGPASSWORD === undefined ? {} : { PGPASSWORD: process.env.PGPASSWORD }),
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );

@@ -3,6 +3,7 @@ export * from './database-locator';
 export * from './database.module';
 export * from './embedded-postgres';
 export * from './entities';
+export * from './least-privilege';
 export * from './migrate';
 export * from './migrations';
 export * from './repositories';

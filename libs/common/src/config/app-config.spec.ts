@@ -76,6 +76,15 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ AUDIT_MIN_RETENTION_DAYS: '36501' })).toThrow(/AUDIT_MIN_RETENTION_DAYS/);
   });
 
+  it('reads DATABASE_MIGRATIONS: run (the default) or check, nothing else', () => {
+    expect(loadAppConfig({}).databaseMigrations).toBe('run');
+    expect(loadAppConfig({ DATABASE_MIGRATIONS: 'check' }).databaseMigrations).toBe('check');
+    expect(loadAppConfig({ DATABASE_MIGRATIONS: 'run' }).databaseMigrations).toBe('run');
+    expect(() => loadAppConfig({ DATABASE_MIGRATIONS: 'skip' })).toThrow(
+      /DATABASE_MIGRATIONS must be one of run, check/,
+    );
+  });
+
   it('reads TRUST_PROXY as Express takes it: true, a hop count, or addresses and CIDRs', () => {
     const trust = (value: string) => loadAppConfig({ TRUST_PROXY: value }).trustProxy;
     expect(trust('true')).toBe(true);

@@ -10,6 +10,12 @@ export class AppConfig {
   /** postgres://… or null for the embedded database under dataDir. */
   databaseUrl: string | null = null;
   databasePoolSize = 10;
+  /**
+   * `run`: pending migrations are applied at start (under an advisory lock: one instance migrates).
+   * `check`: none is applied, and the service refuses to start while any is pending: for a role
+   * that owns nothing and may not change the schema (docs/verification.md §7).
+   */
+  databaseMigrations: DatabaseMigrations = 'run';
   dataDir = resolve('data');
   /** `account:key[:scopes]` entries of API_KEYS. */
   bootstrapKeys: BootstrapKey[] = [];
@@ -85,6 +91,9 @@ export class AppConfig {
    */
   retentionVacuum: RetentionVacuum = 'auto';
 }
+
+export const DATABASE_MIGRATIONS = ['run', 'check'] as const;
+export type DatabaseMigrations = (typeof DATABASE_MIGRATIONS)[number];
 
 export const RETENTION_VACUUMS = ['auto', 'plain', 'full', 'off'] as const;
 export type RetentionVacuum = (typeof RETENTION_VACUUMS)[number];
@@ -198,6 +207,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;
+  }
+  if (env.DATABASE_MIGRATIONS) {
+    if ((DATABASE_MIGRATIONS as readonly string[]).includes(env.DATABASE_MIGRATIONS))
+      config.databaseMigrations = env.DATABASE_MIGRATIONS as DatabaseMigrations;
+    else problems.push(`DATABASE_MIGRATIONS must be one of ${DATABASE_MIGRATIONS.join(', ')}`);
   }
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);

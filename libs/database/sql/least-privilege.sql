@@ -1,0 +1,46 @@
+-- The privileges of the service's own PostgreSQL role: everything it needs, nothing more
+-- (docs/verification.md §7). Run as the schema's owner (who ran the migrations), after them:
+--   psql "$OWNER_URL" -v ON_ERROR_STOP=1 -v service_role=audit_service -f libs/database/sql/least-privilege.sql
+-- The role must exist (CREATE ROLE audit_service LOGIN PASSWORD '…') and own nothing; start the
+-- service as that role with DATABASE_MIGRATIONS=check. docker/docker-compose.yml's migrate service
+-- and test/least-privilege.e2e-spec.ts apply this very file (with :"service_role" and :"DBNAME"
+-- replaced by the role's and the database's names), so a missing grant fails the tests.
+-- A new table is granted nothing by its migration: add its line here in the same change.
+-- Deliberately absent: TRUNCATE, TRIGGER, REFERENCES, ownership, SET on session_replication_role,
+-- any UPDATE or DELETE of events, checkpoints and merkle_nodes, and UPDATE of chains.first_position
+-- and pruned_*: retention deletes only through audit_prune_chain (SECURITY DEFINER, the owner's).
+
+GRANT CONNECT ON DATABASE :"DBNAME" TO :"service_role";
+GRANT USAGE ON SCHEMA public TO :"service_role";
+
+-- DATABASE_MIGRATIONS=check: which migrations ran.
+GRANT SELECT ON typeorm_migrations TO :"service_role";
+
+-- Append and read; never change (the triggers refuse it even to the owner).
+GRANT SELECT, INSERT ON events, checkpoints, merkle_nodes TO :"service_role";
+
+-- Statistics: the events' triggers maintain it as its owner (SECURITY DEFINER).
+GRANT SELECT ON event_counts TO :"service_role";
+
+-- Create chains and move their heads (an UPDATE privilege also lets it lock them FOR UPDATE/SHARE);
+-- retention and legal hold settings.
+GRANT SELECT, INSERT ON chains TO :"service_role";
+GRANT UPDATE (last_position, last_hash, last_timestamp, retention_days, legal_hold, legal_hold_reason, legal_hold_by)
+  ON chains TO :"service_role";
+
+-- Accounts (API_KEYS bootstrap, keys over HTTP) and their retention and legal hold settings
+-- (an UPDATE privilege also lets it lock an account FOR NO KEY UPDATE).
+GRANT SELECT, INSERT ON accounts TO :"service_role";
+GRANT UPDATE (retention_days, legal_hold, legal_hold_reason, legal_hold_by) ON accounts TO :"service_role";
+
+-- The database's own record of prunes and setting changes, and its retention policy (hold release
+-- delay, _audit floor): read only; the owner's triggers and audit_prune_chain write them (§9).
+GRANT SELECT ON retention_log, retention_policy TO :"service_role";
+
+-- Keys: API_KEYS followed at every start (scopes, origin; revoked when removed), keys over HTTP
+-- (create, rotate: expires_at, revoke), and when each was last used.
+GRANT SELECT, INSERT ON api_keys TO :"service_role";
+GRANT UPDATE (scopes, origin, revoked_at, expires_at, last_used_at) ON api_keys TO :"service_role";
+
+-- Idempotency-Key claims, replays and their expiry.
+GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO :"service_role";
