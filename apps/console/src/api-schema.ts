@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * Follow the account’s events as they are appended (Server-Sent Events)
-         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that falls megabytes behind, or whose key is revoked, is disconnected (within 5 s); resume with the last id.
+         * @description Scope read. The list’s filters and q. Each event: `id: <opaque position>`, `event: event`, `data: <Event JSON>`; a comment line at least every 15 s. Starts with events appended after the request or, with Last-Event-ID (header) or last_event_id, right after that event: every matching event appended by any instance is sent exactly once, each chain in position order. At most STREAMS_PER_ACCOUNT (10) open streams per account per instance (429 beyond). A reader that keeps reading gets at least 10,000 events/s from a backlog, and each event within 2 s of its append. A reader that takes nothing for EXPORT_STALL_TIMEOUT_SECONDS (30) is disconnected, and a revoked key’s streams within 5 s; resume with the last id.
          */
         get: operations["EventsController_stream"];
         put?: never;
@@ -372,7 +372,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key (again: unchanged); every instance refuses it within 5 s */
+        /**
+         * Revoke a key (again: unchanged); every instance refuses it within 5 s
+         * @description Needs every scope the key has (else 403): an admin key never revokes an operator key.
+         */
         delete: operations["KeysController_revoke"];
         options?: never;
         head?: never;
@@ -388,7 +391,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new key with the same name and scopes; the old one expires after the overlap */
+        /**
+         * A new key with the same name and scopes; the old one expires after the overlap
+         * @description Needs every scope the key has (else 403).
+         */
         post: operations["KeysController_rotate"];
         delete?: never;
         options?: never;
@@ -511,7 +517,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
             message: string;
             /** @description Always an object, often empty; other members by code */
             details: components["schemas"]["ErrorDetails"];
@@ -925,10 +931,13 @@ export interface components {
             secret: string;
         };
         CreateKeyDto: {
-            /** @example billing-service */
+            /**
+             * @description Shown to people: no control characters, no lone UTF-16 surrogates (else 400)
+             * @example billing-service
+             */
             name: string;
             /**
-             * @description An admin gives at most ingest, read, admin; only an operator gives operator, to keys of system
+             * @description An admin gives at most ingest, read, admin; only an operator gives operator, and only to keys of system (else 403)
              * @example [
              *       "ingest",
              *       "read"
@@ -937,14 +946,14 @@ export interface components {
             scopes: ("ingest" | "read" | "admin" | "operator")[];
             /**
              * Format: date-time
-             * @description In the future; absent: never
+             * @description When the key stops working: later than the moment the request arrives (else 400 VALIDATION_ERROR); absent: never (null is refused)
              * @example 2027-01-01T00:00:00Z
              */
             expiresAt?: string;
         };
         RotateKeyDto: {
             /**
-             * @description How long the old key keeps working; absent: 3600
+             * @description Seconds the old key keeps working from now (an integer, never null); absent: 3600
              * @example 600
              */
             overlapSeconds?: number;
@@ -3603,7 +3612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description CONFLICT: a key cannot revoke itself when it is the account’s last admin key */
+            /** @description CONFLICT: a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key */
             409: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
