@@ -15,6 +15,6 @@ if [ ! -x node_modules/.bin/nest ]; then
   echo "npm ci installed nothing (no node_modules/.bin/nest)" >&2
   exit 1
 fi
-# The browser suites (the console in Chromium) run on the host, where .ci/run installs Chromium;
+# The browser suites (the console and Swagger UI in Chromium) run on the host, where .ci/run installs Chromium;
 # the Node image has no browser. Everything else runs here against the PostgreSQL container.
-npm run test:e2e -- --testPathIgnorePatterns 'test/console(-admin)?\.e2e-spec\.ts'
+npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin)?|swagger-ui)\.e2e-spec\.ts'
