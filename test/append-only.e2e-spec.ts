@@ -347,6 +347,7 @@ describe('append-only schema', () => {
       'trg_chains_prune_policy',
       'trg_chains_reject_delete',
       'trg_chains_reject_truncate',
+      'trg_chains_retention_log', // records settings and prunes in retention_log (migration 1765000000000)
       'trg_chains_start_empty',
       'trg_checkpoints_reject_delete',
       'trg_checkpoints_reject_truncate',
