@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { KeysModule } from './keys/keys.module';
 import { ProofsModule } from './proofs/proofs.module';
+import { ReadsModule } from './reads/reads.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
 import { VerificationModule } from './verification/verification.module';
@@ -37,6 +38,7 @@ import { VerificationModule } from './verification/verification.module';
     KeysModule,
     ConsoleModule,
     RetentionModule,
+    ReadsModule,
   ],
   providers: [
     JsonBodyGuard,

@@ -46,12 +46,18 @@ export class AccountSlots {
     return this.total === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** A slot for `accountId`, or the refusal when the account or the instance has none left. */
-  take(accountId: string): Slot {
+  /** Throws the refusal `take` would throw now, taking nothing. */
+  refuseIfFull(accountId: string): void {
     const mine = this.inFlightOf(accountId);
     const { perAccount, perInstance } = this.limits();
     if (mine >= perAccount) throw this.refuse('account', mine, perAccount);
     if (perInstance !== undefined && this.total >= perInstance) throw this.refuse('instance', this.total, perInstance);
+  }
+
+  /** A slot for `accountId`, or the refusal when the account or the instance has none left. */
+  take(accountId: string): Slot {
+    this.refuseIfFull(accountId);
+    const mine = this.inFlightOf(accountId);
     this.byAccount.set(accountId, mine + 1);
     this.total++;
     let released = false;

@@ -5,7 +5,7 @@ import { Account, AuthenticatedKey, CallerKey } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiBoundedRead, ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
+import { ApiData, ApiDataList, ApiErrors, ApiPage, errorResponse } from '../openapi/openapi-responses';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
@@ -14,6 +14,7 @@ import { StreamEventsQuery } from './dto/stream-events.query';
 import { AppendQueue } from './append/append-queue';
 import { AppendOutcome, EventsService } from './events.service';
 import { EventStreamService } from './stream/event-stream.service';
+import { BoundedRead } from '../reads/bounded-read.decorator';
 
 const REPLAYED = {
   description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
@@ -89,7 +90,7 @@ export class EventsController {
   @Get()
   @ApiOperation({ summary: 'List events, newest first', description: 'Filters combine with AND.' })
   @ApiPage(EventView)
-  @ApiBoundedRead()
+  @BoundedRead()
   list(@Account() account: string, @Query() query: ListEventsQuery) {
     return this.events.list(account, query);
   }

@@ -2,10 +2,10 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { EXPORT_LIMIT, RequestId } from '@app/common';
-import { ApiBoundedRead } from '../openapi/openapi-responses';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
+import { BoundedRead } from '../reads/bounded-read.decorator';
 
 /** Not taken for GET /v1/events/:id, whatever the module order: `:id` matches event ids only (app.setup.ts). */
 @ApiTags('export')
@@ -49,7 +49,7 @@ export class ExportController {
       },
     },
   })
-  @ApiBoundedRead(
+  @BoundedRead(
     'EXPORT_LIMIT_EXCEEDED: more than the limit of events match; ',
     ', or as many exports as EXPORTS_PER_ACCOUNT (the account) or EXPORTS_PER_INSTANCE (the service) allow',
   )

@@ -56,6 +56,11 @@ export class BoundedReads {
     });
   }
 
+  /** Throws the 429 `run` and `take` would, without taking a slot (ReadAdmission, before validation). */
+  refuseIfFull(accountId: string): void {
+    this.slots.refuseIfFull(accountId);
+  }
+
   /** A slot for a read that outlives one call (an export, until its stream closes); 429 when none is left. */
   take(accountId: string): Slot {
     return this.slots.take(accountId);

@@ -1,10 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Account } from '@app/auth';
-import { ApiBoundedRead } from '../openapi/openapi-responses';
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { StatsView } from './dto/stats.view';
 import { StatsService } from './stats.service';
+import { BoundedRead } from '../reads/bounded-read.decorator';
 
 /** Counts for the dashboard's charts (contract §13): the `read` scope. */
 @ApiTags('stats')
@@ -15,7 +15,7 @@ export class StatsController {
   @Get('events')
   @ApiOperation({ summary: 'Count the account’s events by action, actor, resource, chain, hour or day' })
   @ApiOkResponse({ type: StatsView })
-  @ApiBoundedRead()
+  @BoundedRead()
   events(@Account() account: string, @Query() query: StatsQueryDto): Promise<StatsView> {
     return this.stats.countEvents(account, query);
   }
