@@ -6,6 +6,7 @@ import { setUpServiceRole } from '@app/database';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin } from './support/postgres';
 import { bearer, exportJsonText, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { appendAgedChain } from './support/aged-chain';
 
 const DAY = 86_400;
 
@@ -86,26 +87,8 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
     );
 
   /** `count` events in a new chain, stamped `ageSeconds` ago (the service's clock set back). */
-  async function chainOf(key: string, name: string, count: number, ageSeconds: number): Promise<string> {
-    const spy = jest.spyOn(Date, 'now').mockReturnValue(Date.now() - ageSeconds * 1000);
-    try {
-      const events = Array.from({ length: count }, (_, i) => ({
-        actor: 'a',
-        action: 'x.y',
-        chain: name,
-        context: { i },
-      }));
-      const res = await t
-        .http()
-        .post('/v1/events/batch')
-        .set(...bearer(key))
-        .send({ events })
-        .expect(201);
-      return (res.body as { data: { chain: { id: string } }[] }).data[0]!.chain.id;
-    } finally {
-      spy.mockRestore();
-    }
-  }
+  const chainOf = (key: string, name: string, count: number, ageSeconds: number) =>
+    appendAgedChain(t, key, { name, count, ageSeconds });
   const status = async (chainId: string, key: string) =>
     (
       (

@@ -2,6 +2,7 @@ import { RetentionLog1765000000000 } from '@app/database/migrations/176500000000
 import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { appendAgedChain } from './support/aged-chain';
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -69,26 +70,8 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     ).data;
 
   /** Appends `count` events to a new chain, stamped `ageSeconds` ago (the service's clock, Date.now, set back). */
-  async function chainOf(name: string, count: number, ageSeconds = 0, key: string = KEYS.acme): Promise<string> {
-    const spy = ageSeconds > 0 ? jest.spyOn(Date, 'now').mockReturnValue(Date.now() - ageSeconds * 1000) : null;
-    try {
-      const events = Array.from({ length: count }, (_, i) => ({
-        actor: 'a',
-        action: 'x.y',
-        chain: name,
-        context: { i },
-      }));
-      const res = await t
-        .http()
-        .post('/v1/events/batch')
-        .set(...bearer(key))
-        .send({ events })
-        .expect(201);
-      return (res.body as { data: { chain: { id: string } }[] }).data[0]!.chain.id;
-    } finally {
-      spy?.mockRestore();
-    }
-  }
+  const chainOf = (name: string, count: number, ageSeconds = 0, key: string = KEYS.acme) =>
+    appendAgedChain(t, key, { name, count, ageSeconds });
 
   const auditChainOf = async (accountId: string): Promise<string> =>
     (
