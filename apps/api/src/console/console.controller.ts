@@ -2,6 +2,7 @@ import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '@app/auth';
+import { sameOriginCsp } from '../common/content-security-policy';
 import { ConsoleFiles } from './console-files';
 
 /**
@@ -9,17 +10,7 @@ import { ConsoleFiles } from './console-files';
  * a Content-Security-Policy that allows this origin only and no inline script or style. Not part
  * of the API, so not in the OpenAPI description.
  */
-export const CONSOLE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONSOLE_CSP = sameOriginCsp();
 
 @ApiExcludeController()
 @Public()

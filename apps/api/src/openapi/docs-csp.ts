@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sameOriginCsp } from '../common/content-security-policy';
 
 /**
  * The Content-Security-Policy of /docs (Swagger UI, served by @nestjs/swagger from swagger-ui-dist),
@@ -12,17 +13,7 @@ export function docsCsp(html: string): string {
   const elements = [...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/gi)].map(([, text]) => text!);
   const attributes = [...html.matchAll(/\sstyle="([^"]*)"/gi)].map(([, text]) => text!);
   const hashes = [...new Set([...elements, ...attributes].map(sha256Source))];
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    ['style-src', "'self'", ...(attributes.length > 0 ? ["'unsafe-hashes'"] : []), ...hashes].join(' '),
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return sameOriginCsp([...(attributes.length > 0 ? ["'unsafe-hashes'"] : []), ...hashes]);
 }
 
 /** A CSP hash source: `'sha256-<base64 of the SHA-256 of the UTF-8 text>'`. */
