@@ -6,7 +6,7 @@ import { setUpServiceRole } from '@app/database';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin } from './support/postgres';
 import { bearer, exportJsonText, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
-import { appendAgedChain } from './support/aged-chain';
+import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
 
 const DAY = 86_400;
 
@@ -89,30 +89,8 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
   /** `count` events in a new chain, stamped `ageSeconds` ago (the service's clock set back). */
   const chainOf = (key: string, name: string, count: number, ageSeconds: number) =>
     appendAgedChain(t, key, { name, count, ageSeconds });
-  const status = async (chainId: string, key: string) =>
-    (
-      (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/status`)
-          .set(...bearer(key))
-          .expect(200)
-      ).body as {
-        data: { firstPosition: number; effectiveLegalHold: boolean; legalHoldBy: string | null };
-      }
-    ).data;
-  const verify = async (chainId: string, key: string) =>
-    (
-      (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/verify`)
-          .set(...bearer(key))
-          .expect(200)
-      ).body as {
-        data: { valid: boolean; errors: { position: number; message: string }[] };
-      }
-    ).data;
+  const status = (chainId: string, key: string) => chainStatus(t, chainId, key);
+  const verify = (chainId: string, key: string) => chainVerification(t, chainId, key);
 
   it('the role cannot write the retention log or the policy, nor move a first position', async () => {
     await asRole(async (client) => {

@@ -2,7 +2,7 @@ import { RetentionLog1765000000000 } from '@app/database/migrations/176500000000
 import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
-import { appendAgedChain } from './support/aged-chain';
+import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -44,30 +44,8 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
       .put(path)
       .set(...bearer(key))
       .send(body);
-  const status = async (chainId: string, key: string = KEYS.acme) =>
-    (
-      (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/status`)
-          .set(...bearer(key))
-          .expect(200)
-      ).body as {
-        data: Record<string, unknown> & { firstPosition: number };
-      }
-    ).data;
-  const verify = async (chainId: string, key: string = KEYS.acme) =>
-    (
-      (
-        await t
-          .http()
-          .get(`/v1/chain/${chainId}/verify`)
-          .set(...bearer(key))
-          .expect(200)
-      ).body as {
-        data: { valid: boolean; errors: { position: number; message: string }[] };
-      }
-    ).data;
+  const status = (chainId: string, key: string = KEYS.acme) => chainStatus(t, chainId, key);
+  const verify = (chainId: string, key: string = KEYS.acme) => chainVerification(t, chainId, key);
 
   /** Appends `count` events to a new chain, stamped `ageSeconds` ago (the service's clock, Date.now, set back). */
   const chainOf = (name: string, count: number, ageSeconds = 0, key: string = KEYS.acme) =>

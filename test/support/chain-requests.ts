@@ -29,3 +29,33 @@ export async function appendAgedChain(
     spy?.mockRestore();
   }
 }
+
+/** GET /v1/chain/:chainId/status with `key`, expected 200: the chain's status. */
+export async function chainStatus(
+  t: TestApp,
+  chainId: string,
+  key: string,
+): Promise<
+  Record<string, unknown> & { firstPosition: number; effectiveLegalHold: boolean; legalHoldBy: string | null }
+> {
+  const res = await t
+    .http()
+    .get(`/v1/chain/${chainId}/status`)
+    .set(...bearer(key))
+    .expect(200);
+  return (res.body as { data: Awaited<ReturnType<typeof chainStatus>> }).data;
+}
+
+/** GET /v1/chain/:chainId/verify with `key`, expected 200: the whole-chain verification. */
+export async function chainVerification(
+  t: TestApp,
+  chainId: string,
+  key: string,
+): Promise<{ valid: boolean; errors: { position: number; message: string }[] }> {
+  const res = await t
+    .http()
+    .get(`/v1/chain/${chainId}/verify`)
+    .set(...bearer(key))
+    .expect(200);
+  return (res.body as { data: Awaited<ReturnType<typeof chainVerification>> }).data;
+}
