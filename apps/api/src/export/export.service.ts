@@ -51,7 +51,9 @@ export class ExportService implements OnModuleInit {
   async export(accountId: string, query: ExportQueryDto, keyId: string, requestId?: string): Promise<StreamableFile> {
     const slots: Slot[] = [];
     try {
-      slots.push(this.slots.take(accountId), this.reads.take(accountId));
+      // One at a time: a refusal of the second must find the first in `slots`, to give it back.
+      slots.push(this.slots.take(accountId));
+      slots.push(this.reads.take(accountId));
       const slot = { release: () => slots.forEach((s) => s.release()) };
       return this.file(query, await this.body(accountId, query, keyId, requestId), slot, requestId);
     } catch (error) {
