@@ -19,26 +19,12 @@ const SNAPSHOT = /^\d{1,20}:\d{1,20}:(\d{1,20}(,\d{1,20})*)?$/;
 /** Longer than any id we issue (a snapshot lists the transactions in flight), refused unread beyond. */
 const MAX_POSITION_LENGTH = 8192;
 const KIND = 'stream';
-/** accountDigest is a SHA-256, and a stream encodes thousands of positions a second for its one account. */
-const digests = new Map<string, string>();
-const MAX_DIGESTS = 1_000;
-
-function digestOf(accountId: string): string {
-  let digest = digests.get(accountId);
-  if (digest === undefined) {
-    if (digests.size >= MAX_DIGESTS) digests.clear();
-    digest = accountDigest(accountId);
-    digests.set(accountId, digest);
-  }
-  return digest;
-}
-
 export function encodeStreamPosition(accountId: string, position: StreamPosition): string {
   const { since, until, after } = position;
   return Buffer.from(
     JSON.stringify([
       KIND,
-      digestOf(accountId),
+      accountDigest(accountId),
       since,
       until,
       after?.time ?? null,
@@ -63,7 +49,7 @@ export function decodeStreamPosition(accountId: string, text: string, field: str
   }
   if (!Array.isArray(parsed) || parsed.length !== 7) throw invalid;
   const [kind, account, since, until, time, chainId, position] = parsed as unknown[];
-  if (kind !== KIND || account !== digestOf(accountId)) throw invalid;
+  if (kind !== KIND || account !== accountDigest(accountId)) throw invalid;
   if (typeof since !== 'string' || !SNAPSHOT.test(since)) throw invalid;
   if (until !== null && (typeof until !== 'string' || !SNAPSHOT.test(until))) throw invalid;
   if (time === null && chainId === null && position === null) return { since, until, after: null };
