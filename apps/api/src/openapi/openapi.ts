@@ -107,13 +107,16 @@ export function serveOpenApi(app: INestApplication): void {
   });
 }
 
+/** The policy of /docs's files other than its page (no inline style to allow). */
+const DOCS_ASSETS_CSP = docsCsp('');
+
 /**
  * Every answer under /docs carries docsCsp. @nestjs/swagger renders the page itself and exports no
  * way to render it elsewhere, so the hashes of its inline styles are taken from the page as it is
  * sent (the same text every time): the policy always fits the page, whatever version made it.
  */
 function underDocsCsp(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Content-Security-Policy', docsCsp(''));
+  res.setHeader('Content-Security-Policy', DOCS_ASSETS_CSP);
   const send = res.send.bind(res);
   res.send = (body?: unknown) => {
     if (typeof body === 'string' && /^text\/html/.test(String(res.getHeader('Content-Type')))) {

@@ -36,6 +36,8 @@ export class RetentionPolicyRepository {
       `SELECT hold_release_delay_hours AS "holdReleaseDelayHours", audit_min_retention_days AS "auditMinRetentionDays"
          FROM retention_policy WHERE id`,
     )) as RetentionPolicyValues[];
-    return { enforced: row ?? { holdReleaseDelayHours: 24, auditMinRetentionDays: 365 }, writable };
+    // Its migration inserts the one row, and no role may delete it (the append-only triggers).
+    if (!row) throw new Error('retention_policy has no row: the migration 1765000000000 did not run to its end');
+    return { enforced: row, writable };
   }
 }
