@@ -9,7 +9,15 @@ export type AuditAction =
   | 'retention.changed'
   | 'legal_hold.changed'
   | 'retention.pruned'
-  | 'export.created';
+  | 'export.created'
+  | 'destination.created'
+  | 'destination.changed'
+  | 'destination.deleted'
+  | 'destination.paused'
+  | 'destination.resumed'
+  | 'destination.replayed'
+  | 'destination.disabled'
+  | 'destination.gap';
 
 /** The reserved chain each account's own changes are appended to. */
 export const AUDIT_CHAIN = '_audit';

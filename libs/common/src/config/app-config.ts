@@ -90,6 +90,19 @@ export class AppConfig {
    * merkle_nodes are locked while their retained rows are rewritten), or `off` (autovacuum's).
    */
   retentionVacuum: RetentionVacuum = 'auto';
+  /**
+   * SECRETS_KEY: base64 of 32 bytes, the AES-256-GCM key of stored stream credentials (contract
+   * §16); null: generated into DATA_DIR once, like the signing key.
+   */
+  secretsKey: string | null = null;
+  /** Streams (contract §16): destinations one account may have (more: 409). */
+  destinationsPerAccount = 10;
+  /** Destinations may send to loopback, private, link-local and unique-local addresses (tests, on-premises receivers). */
+  streamAllowPrivateNetworks = false;
+  /** A destination failing for this many hours is paused by the service. */
+  streamPauseAfterHours = 72;
+  /** Delivery engine: how often it claims and renews destination leases (a lease lasts three of these). */
+  streamLeaseSeconds = 5;
 }
 
 export const DATABASE_MIGRATIONS = ['run', 'check'] as const;
@@ -204,6 +217,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   );
   config.holdReleaseDelayHours = int('HOLD_RELEASE_DELAY_HOURS', config.holdReleaseDelayHours, 0, 8784);
   config.auditMinRetentionDays = int('AUDIT_MIN_RETENTION_DAYS', config.auditMinRetentionDays, 1, 36500);
+  if (env.SECRETS_KEY) config.secretsKey = env.SECRETS_KEY;
+  config.destinationsPerAccount = int('DESTINATIONS_PER_ACCOUNT', config.destinationsPerAccount, 1, 1000);
+  config.streamPauseAfterHours = int('STREAM_PAUSE_AFTER_HOURS', config.streamPauseAfterHours, 1, 24 * 366);
+  config.streamLeaseSeconds = int('STREAM_LEASE_SECONDS', config.streamLeaseSeconds, 1, 10);
+  if (env.STREAM_ALLOW_PRIVATE_NETWORKS) {
+    if (env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true' || env.STREAM_ALLOW_PRIVATE_NETWORKS === 'false')
+      config.streamAllowPrivateNetworks = env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true';
+    else problems.push('STREAM_ALLOW_PRIVATE_NETWORKS must be true or false');
+  }
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
     else config.databaseUrl = env.DATABASE_URL;

@@ -2,6 +2,7 @@ import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
+import { DestinationEntity } from './destination.entity';
 import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
@@ -13,6 +14,7 @@ export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
+export * from './destination.entity';
 export * from './event-count.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
@@ -32,4 +34,5 @@ export const ENTITIES = [
   MerkleNodeEntity,
   RetentionLogEntity,
   RetentionPolicyEntity,
+  DestinationEntity,
 ];

@@ -12,6 +12,7 @@ import { KeysOverHttp1764520000000 } from './1764520000000-keys-over-http';
 import { Retention1764800000000 } from './1764800000000-retention';
 import { EventCounts1764900000000 } from './1764900000000-event-counts';
 import { RetentionLog1765000000000 } from './1765000000000-retention-log';
+import { Destinations1765100000000 } from './1765100000000-destinations';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Retention1764800000000,
   EventCounts1764900000000,
   RetentionLog1765000000000,
+  Destinations1765100000000,
 ];

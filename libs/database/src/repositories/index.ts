@@ -4,6 +4,7 @@ import { AccountsRepository } from './accounts.repository';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ChainsRepository } from './chains.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
+import { DestinationsRepository } from './destinations.repository';
 import { EventsRepository } from './events.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { MerkleNodesRepository } from './merkle-nodes.repository';
@@ -15,6 +16,7 @@ export * from './accounts.repository';
 export * from './api-keys.repository';
 export * from './chains.repository';
 export * from './checkpoints.repository';
+export * from './destinations.repository';
 export * from './event-snapshot';
 export * from './events.repository';
 export * from './idempotency-keys.repository';
@@ -38,6 +40,7 @@ export const REPOSITORIES: Provider[] = [
   ApiKeysRepository,
   ChainsRepository,
   CheckpointsRepository,
+  DestinationsRepository,
   EventsRepository,
   IdempotencyKeysRepository,
   MerkleNodesRepository,

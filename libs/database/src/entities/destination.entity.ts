@@ -1,0 +1,98 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { AccountEntity } from './account.entity';
+import { bigintAsNumber } from './bigint-number.transformer';
+
+/** A stream destination (contract §16) and where its delivery stands. Migration 1765100000000. */
+@Entity({ name: 'destinations' })
+@Check('ck_destinations_kind', `kind IN ('webhook', 'splunk_hec', 'datadog', 'otlp', 'syslog', 'nats')`)
+@Check('ck_destinations_format', `format IN ('native', 'ocsf', 'cef')`)
+@Check('ck_destinations_state', `state IN ('active', 'retrying', 'paused', 'disabled')`)
+@Check('ck_destinations_batch_size', `batch_size BETWEEN 1 AND 1000`)
+@Check('ck_destinations_timeout', `timeout_seconds BETWEEN 1 AND 30`)
+@Index('ix_destinations_account', ['accountId', 'createdAt', 'id'])
+@Index('ix_destinations_lease', ['state', 'leaseUntil'])
+export class DestinationEntity {
+  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_destinations' })
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { nullable: false })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_destinations_account' })
+  account?: AccountEntity;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  kind!: string;
+
+  @Column({ type: 'text' })
+  url!: string;
+
+  @Column({ type: 'varchar', length: 8 })
+  format!: string;
+
+  @Column({ type: 'text', nullable: true })
+  q!: string | null;
+
+  @Column({ name: 'batch_size', type: 'integer' })
+  batchSize!: number;
+
+  @Column({ name: 'timeout_seconds', type: 'integer' })
+  timeoutSeconds!: number;
+
+  /** What a kind takes besides its URL that is no secret (splunk_hec: sourcetype, index). */
+  @Column({ type: 'jsonb' })
+  options!: Record<string, string>;
+
+  /** The credentials, sealed (apps/api/src/streams/secret-box.ts). */
+  @Column({ type: 'bytea' })
+  secrets!: Buffer;
+
+  /** `now`, `beginning` or the ISO time given at creation. */
+  @Column({ type: 'text' })
+  start!: string;
+
+  @Column({ type: 'varchar', length: 8 })
+  state!: string;
+
+  @Column({ type: 'integer', default: 1 })
+  version!: number;
+
+  /** The stream position after the last acknowledged event. */
+  @Column({ type: 'jsonb' })
+  position!: Record<string, unknown>;
+
+  @Column({ name: 'delivered_events', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  deliveredEvents!: number;
+
+  @Column({ name: 'last_delivered_at', type: 'timestamptz', precision: 3, nullable: true })
+  lastDeliveredAt!: Date | null;
+
+  @Column({ name: 'last_delivered_event_at', type: 'timestamptz', precision: 3, nullable: true })
+  lastDeliveredEventAt!: Date | null;
+
+  /** The last read found nothing more to deliver. */
+  @Column({ name: 'caught_up', type: 'boolean', default: false })
+  caughtUp!: boolean;
+
+  @Column({ name: 'consecutive_failures', type: 'integer', default: 0 })
+  consecutiveFailures!: number;
+
+  @Column({ name: 'failing_since', type: 'timestamptz', precision: 3, nullable: true })
+  failingSince!: Date | null;
+
+  @Column({ name: 'last_error', type: 'jsonb', nullable: true })
+  lastError!: Record<string, unknown> | null;
+
+  @Column({ name: 'lease_owner', type: 'varchar', length: 40, nullable: true })
+  leaseOwner!: string | null;
+
+  @Column({ name: 'lease_until', type: 'timestamptz', precision: 3, nullable: true })
+  leaseUntil!: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
+  createdAt!: Date;
+}
