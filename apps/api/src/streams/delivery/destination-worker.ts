@@ -5,7 +5,7 @@ import { parseSearchQuery } from '@app/common';
 import type { DestinationRow, DestinationsRepository, EventsRepository, StoredStreamPosition } from '@app/database';
 import { CommittedEvent, CommittedEventReader } from '../../events/stream/committed-event-reader';
 import { toEventView } from '../../events/event.mapper';
-import { DestinationCredentials, signingSecrets } from '../credentials';
+import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
 import type { SecretBox } from '../secret-box';
 import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
 import { retryDelay } from './backoff';

@@ -37,3 +37,10 @@ export const sealCredentials = (box: SecretBox, destinationId: string, credentia
 
 export const openCredentials = (box: SecretBox, destinationId: string, sealed: Buffer): DestinationCredentials =>
   box.open<DestinationCredentials>(destinationId, sealed);
+
+/** The webhook secrets that still sign at `now`, newest first. */
+export function signingSecrets(credentials: DestinationCredentials, now: Date): string[] {
+  return (credentials.webhookSecrets ?? [])
+    .filter(({ until }) => until === null || Date.parse(until) > now.getTime())
+    .map(({ secret }) => secret);
+}

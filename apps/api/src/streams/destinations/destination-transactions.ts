@@ -10,6 +10,7 @@ import {
   DestinationsRepository,
   TransactionRunner,
 } from '@app/database';
+import { DeliveryEngine } from '../delivery/delivery-engine';
 
 /** What a change of destinations works with, inside its transaction. */
 export interface DestinationTx {
@@ -34,6 +35,7 @@ export class DestinationTransactions {
     private readonly apiKeys: ApiKeysRepository,
     private readonly destinations: DestinationsRepository,
     private readonly audit: AuditTrail,
+    private readonly engine: DeliveryEngine,
   ) {}
 
   /** The account, for a read by `caller`. */
@@ -54,7 +56,7 @@ export class DestinationTransactions {
   /** `work` in a transaction holding the account's lock, the caller re-checked. */
   async inAccount<T>(caller: AuthenticatedKey, accountId: string, work: (c: DestinationTx) => Promise<T>): Promise<T> {
     if (!ACCOUNT_ID.test(accountId) || !mayManage(caller, accountId)) notFound(`Account ${accountId}`);
-    return this.transactions.run(async (tx) => {
+    const result = await this.transactions.run(async (tx) => {
       const account = (await this.accounts.lockById(accountId, tx)) ?? notFound(`Account ${accountId}`);
       const by = await lockActiveCaller(this.apiKeys, caller, tx);
       if (!mayManage(by, account.id)) notFound(`Account ${accountId}`);
@@ -62,6 +64,9 @@ export class DestinationTransactions {
         this.audit.record(account.id, [{ actor: keyActor(by.keyId), action, resource: destinationId, context }], tx);
       return work({ tx, account, record });
     });
+    // This instance's engine claims a new destination, or ends a delivery the change made stale, now.
+    this.engine.poke();
+    return result;
   }
 
   /** `work` on the destination, its row locked too. */

@@ -1,17 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../../audit/audit.module';
-import { SecretBox } from '../secret-box';
+import { DeliveryModule } from '../delivery/delivery.module';
+import { SecretsModule } from '../secrets.module';
 import { DestinationControlsService } from './destination-controls.service';
 import { DestinationTransactions } from './destination-transactions';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
-import { SECRET_BOX_PROVIDER } from './secret-box.provider';
 
-/** The destinations admin API (contract §16); exports SecretBox, with which the delivery engine opens credentials. */
+/** The destinations admin API (contract §16); a change pokes this instance's delivery engine. */
 @Module({
-  imports: [AuditModule],
+  imports: [AuditModule, SecretsModule, DeliveryModule],
   controllers: [DestinationsController],
-  providers: [SECRET_BOX_PROVIDER, DestinationTransactions, DestinationsService, DestinationControlsService],
-  exports: [SecretBox],
+  providers: [DestinationTransactions, DestinationsService, DestinationControlsService],
 })
 export class DestinationsModule {}
