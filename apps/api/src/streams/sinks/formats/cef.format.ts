@@ -9,7 +9,7 @@ export function cefHeader(value: string): string {
 export function cefValue(value: string): string {
   return value
     .replace(/[\\=]/g, (c) => `\\${c}`)
-    .replace(/\r\n?|\n/g, (c) => (c === '\n' ? '\\n' : '\\r'))
+    .replace(/[\r\n]/g, (c) => (c === '\n' ? '\\n' : '\\r'))
     .replace(/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f]/g, ' ');
 }
 

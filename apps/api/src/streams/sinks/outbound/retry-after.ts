@@ -8,7 +8,7 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
-    const at = Date.parse(text);
+    const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : NaN; // IMF-fixdate, as RFC 9110 requires senders to use
     if (Number.isNaN(at)) return null;
     ms = Math.max(0, at - now);
   }
