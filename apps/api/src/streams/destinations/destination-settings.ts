@@ -35,7 +35,7 @@ export function kindProblems(
     settings.url === undefined ? null : destinationUrlProblem(kind, settings.url, allowPrivateNetworks);
   if (urlProblem) problems.push({ field: 'url', message: urlProblem });
   const formats = formatsOf(kind);
-  if (settings.format !== undefined && !formats.includes(settings.format))
+  if (settings.format !== undefined && !(formats as readonly string[]).includes(settings.format))
     problems.push({
       field: 'format',
       message: `format of a ${kind} destination must be one of ${formats.join(', ')}`,
