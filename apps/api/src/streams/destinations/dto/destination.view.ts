@@ -36,7 +36,7 @@ export class DestinationView {
   @ApiProperty({ enum: DESTINATION_KINDS })
   kind!: string;
 
-  @ApiProperty({ example: 'https://siem.example.com/hooks/audit' })
+  @ApiProperty({ example: 'https://192.0.2.10:8443/hooks/audit' })
   url!: string;
 
   @ApiProperty({ enum: DESTINATION_FORMATS })
