@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { startChildInstance } from './support/child-instance';
@@ -30,6 +31,9 @@ describeOnPostgres('Streams: failover between two instances (PostgreSQL)', () =>
       RATE_LIMIT_PER_SECOND: '0',
       STREAM_ALLOW_PRIVATE_NETWORKS: 'true',
       STREAM_LEASE_SECONDS: '2',
+      METRICS_PORT: '0',
+      // Instances sharing a database share the key of its stored credentials.
+      SECRETS_KEY: randomBytes(32).toString('base64'),
       LOG_LEVEL: 'warn',
     };
     const first = await startChildInstance(env);
@@ -38,7 +42,8 @@ describeOnPostgres('Streams: failover between two instances (PostgreSQL)', () =>
     const db = new Client({ connectionString: database.url! });
     await db.connect();
     const leaseOwner = async () =>
-      ((await db.query(`SELECT lease_owner FROM destinations`)).rows as { lease_owner: string | null }[])[0]?.lease_owner;
+      ((await db.query(`SELECT lease_owner FROM destinations`)).rows as { lease_owner: string | null }[])[0]
+        ?.lease_owner;
     try {
       const call = (url: string, key: string, method: string, path: string, body?: unknown) =>
         fetch(`${url}${path}`, {

@@ -108,7 +108,10 @@ const until = async (check: () => boolean) => {
 
 describe('DestinationWorker', () => {
   it('sends batches of batchSize in order and stores the position after each acknowledged one', async () => {
-    const h = harness([1, 2, 3, 4, 5, 6, 7].map((n) => event(n)), []);
+    const h = harness(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => event(n)),
+      [],
+    );
     const worker = h.start();
     await until(() => h.acks.length === 3);
     await worker.end();
@@ -121,7 +124,10 @@ describe('DestinationWorker', () => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     try {
       const refused: Delivery = { ok: false, status: 503, message: 'HTTP 503', action: 'retry', retryAfterMs: 1000 };
-      const h = harness([1, 2, 3, 4].map((n) => event(n)), [refused, refused]);
+      const h = harness(
+        [1, 2, 3, 4].map((n) => event(n)),
+        [refused, refused],
+      );
       const worker = h.start();
       for (let i = 0; i < 50 && h.acks.length < 2; i++) {
         await jest.advanceTimersByTimeAsync(1_000);
@@ -130,7 +136,9 @@ describe('DestinationWorker', () => {
       expect(h.failures).toEqual(['retry', 'retry']);
       expect(h.sent.map((b) => b.id)).toEqual([h.sent[0]!.id, h.sent[0]!.id, h.sent[0]!.id, h.sent[3]!.id]);
       expect(h.sent[0]!.id).toBe(batchId('dst_1', h.sent[0]!.events));
-      expect(h.sent.slice(0, 3).every((b) => b.events.map((e) => e.id).join() === 'evt_0001,evt_0002,evt_0003')).toBe(true);
+      expect(h.sent.slice(0, 3).every((b) => b.events.map((e) => e.id).join() === 'evt_0001,evt_0002,evt_0003')).toBe(
+        true,
+      );
       expect(h.acks.map((a) => a.events)).toEqual([3, 1]);
     } finally {
       jest.useRealTimers();
@@ -139,7 +147,10 @@ describe('DestinationWorker', () => {
 
   it('stops at a refusal that disables or pauses the destination, storing nothing past it', async () => {
     const gone: Delivery = { ok: false, status: 410, message: 'HTTP 410', action: 'disable', retryAfterMs: null };
-    const h = harness([1, 2, 3, 4].map((n) => event(n)), [gone]);
+    const h = harness(
+      [1, 2, 3, 4].map((n) => event(n)),
+      [gone],
+    );
     const worker = h.start();
     await worker.done;
     expect(worker.ended || h.sent.length === 1).toBe(true);
@@ -149,7 +160,10 @@ describe('DestinationWorker', () => {
   });
 
   it('ends once its lease or version is gone (the acknowledgement is refused)', async () => {
-    const h = harness([1, 2, 3, 4, 5, 6].map((n) => event(n)), []);
+    const h = harness(
+      [1, 2, 3, 4, 5, 6].map((n) => event(n)),
+      [],
+    );
     h.loseLease();
     const worker = h.start();
     await worker.done;

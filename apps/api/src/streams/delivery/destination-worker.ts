@@ -65,7 +65,21 @@ export class DestinationWorker {
     const { destinations, events, config } = this.deps;
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
-    const sink = this.deps.openSink(this.targetOf(row));
+    let target: SinkTarget;
+    try {
+      target = this.targetOf(row);
+    } catch (error) {
+      // Credentials sealed under another SECRETS_KEY: said where people look, retried at the next claim.
+      await this.failed(row, {
+        ok: false,
+        status: null,
+        message: (error as Error).message,
+        action: 'retry',
+        retryAfterMs: null,
+      });
+      return;
+    }
+    const sink = this.deps.openSink(target);
     try {
       const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
       const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
@@ -92,12 +106,7 @@ export class DestinationWorker {
   }
 
   /** Sends one batch until it is acknowledged and stored; false when delivery must end. */
-  private async deliver(
-    row: DestinationRow,
-    sink: Sink,
-    batch: CommittedEvent[],
-    caughtUp: boolean,
-  ): Promise<boolean> {
+  private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
     const { metrics } = this.deps;
     const views = batch.map(({ event }) => toEventView(event));
     const id = batchId(this.id, views);
