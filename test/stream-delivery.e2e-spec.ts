@@ -201,6 +201,24 @@ describe('Streams: delivery', () => {
     await admin.del(`${destinations()}/${destination.id}`).expect(200);
   });
 
+  it('pauses a destination that has failed for STREAM_PAUSE_AFTER_HOURS, and _audit says why', async () => {
+    reset();
+    const destination = await createWebhook();
+    receiver.answers.push({ status: 503 });
+    // As if its deliveries had been failing since three days ago (the default is 72 hours).
+    await t.dataSource.query(`UPDATE destinations SET failing_since = now() - interval '73 hours' WHERE id = $1`, [
+      destination.id,
+    ]);
+    await append(['drill-long'], 1);
+    await eventually(async () => expect((await read(destination.id)).state).toBe('paused'));
+    const audit = await http(KEYS.acme).get('/v1/events?q=action:destination.paused').expect(200);
+    const entry = (
+      audit.body as { data: { resource: string; actor: string; context: { reason: string } }[] }
+    ).data.find((e) => e.resource === destination.id);
+    expect(entry).toMatchObject({ actor: 'service:streams', context: { reason: 'deliveries failed for 72 hour(s)' } });
+    await admin.del(`${destinations()}/${destination.id}`).expect(200);
+  });
+
   it('holds events while paused and delivers them on resume; replay sends again from a time', async () => {
     reset();
     const destination = await createWebhook();

@@ -80,6 +80,10 @@ export class DestinationWorker {
       return;
     }
     const sink = this.deps.openSink(target);
+    // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
+    // next claim starts one that signs with the current secret alone.
+    const expiry = this.secretExpiry;
+    const retire = expiry === null ? undefined : setTimeout(() => this.stop.abort(), Math.max(0, expiry - Date.now()));
     try {
       const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
       const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
@@ -101,6 +105,7 @@ export class DestinationWorker {
         }
       }
     } finally {
+      clearTimeout(retire);
       await sink.close().catch(() => undefined);
     }
   }
@@ -144,8 +149,16 @@ export class DestinationWorker {
     return state === 'retrying';
   }
 
+  /** When the earliest rotated-out secret the sink signs with stops signing (ms since the epoch), or null. */
+  private secretExpiry: number | null = null;
+
   private targetOf(row: DestinationRow): SinkTarget {
     const credentials = this.deps.secrets.open<DestinationCredentials>(row.id, row.secrets);
+    const now = new Date();
+    const untils = (credentials.webhookSecrets ?? [])
+      .map(({ until }) => (until === null ? NaN : Date.parse(until)))
+      .filter((until) => until > now.getTime());
+    this.secretExpiry = untils.length === 0 ? null : Math.min(...untils);
     return {
       kind: row.kind as DestinationKind,
       url: row.url,
@@ -153,7 +166,7 @@ export class DestinationWorker {
       timeoutSeconds: row.timeoutSeconds,
       headers: credentials.headers,
       secrets: {
-        webhookSecrets: signingSecrets(credentials, new Date()),
+        webhookSecrets: signingSecrets(credentials, now),
         token: credentials.token,
         apiKey: credentials.apiKey,
       },
