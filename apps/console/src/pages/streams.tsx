@@ -1,0 +1,204 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api';
+import { useLocation } from '../router';
+import type { Destination, DestinationWithSecret, Me, NewDestinationBody, Page as ApiPage } from '../types';
+import { Busy, CardTable, type Column, ErrorText, Page } from '../ui';
+import { DestinationForm } from './destination-form';
+import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './destination-panels';
+import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
+
+/** How often the list is read again while the page is in sight: lag and state move on their own. */
+const REFRESH_MS = 5_000;
+
+/** Streams (contract §16): the key's own account's destinations, or `?account=` for an operator. */
+export function StreamsPage({ me }: { me: Me | null }) {
+  const { query } = useLocation();
+  const accountId = query.get('account') ?? me?.accountId;
+  if (!accountId)
+    return (
+      <Page title="Streams">
+        <p>This service does not say which account the key belongs to.</p>
+      </Page>
+    );
+  return <StreamsOf key={accountId} accountId={accountId} me={me} />;
+}
+
+/**
+ * One page of destinations, read again every few seconds. Unlike `useLoad`, the rows stay while a
+ * new read runs, so a refresh neither flickers nor takes the keyboard focus off a button.
+ */
+function useDestinations(base: string, cursor: string | undefined) {
+  const [state, setState] = useState<{ page?: ApiPage<Destination>; error?: unknown }>({});
+  const running = useRef<AbortController | null>(null);
+  const refresh = useCallback(async () => {
+    running.current?.abort();
+    const controller = new AbortController();
+    running.current = controller;
+    try {
+      const page = await api.get<ApiPage<Destination>>(base, { limit: 100, cursor }, controller.signal);
+      if (!controller.signal.aborted) setState({ page });
+    } catch (error) {
+      if (!controller.signal.aborted) setState((shown) => ({ ...shown, error }));
+    }
+  }, [base, cursor]);
+  useEffect(() => {
+    setState({});
+    void refresh();
+    const timer = setInterval(() => {
+      if (!document.hidden) void refresh();
+    }, REFRESH_MS);
+    return () => {
+      clearInterval(timer);
+      running.current?.abort();
+    };
+  }, [refresh]);
+  return { ...state, loading: !state.page && state.error === undefined, refresh };
+}
+
+function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
+  const base = `/v1/accounts/${encodeURIComponent(accountId)}/destinations`;
+  const [cursor, setCursor] = useState<string | undefined>();
+  const list = useDestinations(base, cursor);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [done, setDone] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [formKey, setFormKey] = useState(0);
+
+  /** Runs a change; says what it did (its answer) or why the service refused it, then reads the list again. */
+  const act = async (work: () => Promise<string>): Promise<boolean> => {
+    setError(null);
+    setDone('');
+    setBusy(true);
+    try {
+      setDone(await work());
+      setPending(null);
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    } finally {
+      setBusy(false);
+      void list.refresh();
+    }
+  };
+  const path = (d: Destination, verb = '') => `${base}/${encodeURIComponent(d.id)}${verb && `/${verb}`}`;
+  const post = (d: Destination, verb: string, body: object = {}) =>
+    api.send<{ data: DestinationWithSecret }>('POST', path(d, verb), body);
+  const showSecret = (answer: DestinationWithSecret, rotated: boolean) =>
+    setSecret(answer.secret === undefined ? null : { name: answer.name, secret: answer.secret, rotated });
+
+  const create = (body: NewDestinationBody) =>
+    void act(async () => {
+      const created = (await api.send<{ data: DestinationWithSecret }>('POST', base, body)).data;
+      showSecret(created, false);
+      setFormKey((n) => n + 1);
+      return `Destination ${created.name} created.`;
+    });
+  const pause = (d: Destination) => void act(() => post(d, 'pause').then(() => `${d.name} paused.`));
+  const resume = (d: Destination) => void act(() => post(d, 'resume').then(() => `${d.name} resumed.`));
+  const rotate = (d: Destination) =>
+    void act(async () => {
+      showSecret((await post(d, 'rotate-secret')).data, true);
+      return `The secret of ${d.name} was rotated.`;
+    });
+  const replay = (d: Destination, from: string) =>
+    void act(() => post(d, 'replay', { from }).then(() => `${d.name} delivers again every event since ${from}.`));
+  const remove = (d: Destination) =>
+    void act(async () => {
+      await api.send('DELETE', path(d));
+      if (secret?.name === d.name) setSecret(null);
+      return `${d.name} deleted.`;
+    });
+
+  const columns: Column<Destination>[] = [
+    { header: 'Name', class: 'lead', cell: (d) => d.name },
+    { header: 'Kind', cell: (d) => `${d.kind} (${d.format})` },
+    { header: 'Host', class: 'mono', cell: (d) => hostOf(d.url) },
+    { header: 'State', cell: (d) => <StateText destination={d} /> },
+    { header: 'Lag', cell: (d) => lagText(d.lagSeconds) },
+    { header: 'Delivered events', cell: (d) => d.deliveredEvents },
+    { header: 'Last delivered', class: 'mono', cell: (d) => d.lastDeliveredAt ?? 'never' },
+    { header: 'Last error', cell: (d) => lastErrorText(d.lastError) },
+    { header: 'Failures in a row', cell: (d) => d.consecutiveFailures },
+    {
+      header: 'Actions',
+      cell: (d) => (
+        <span class="actions">
+          {d.state === 'paused' || d.state === 'disabled' ? (
+            <button type="button" aria-label={`Resume ${d.name}`} disabled={busy} onClick={() => resume(d)}>
+              Resume
+            </button>
+          ) : (
+            <button type="button" aria-label={`Pause ${d.name}`} disabled={busy} onClick={() => pause(d)}>
+              Pause
+            </button>
+          )}
+          <button
+            type="button"
+            aria-label={`Replay ${d.name}…`}
+            onClick={() => setPending({ action: 'replay', destination: d })}
+          >
+            Replay…
+          </button>
+          {d.kind === 'webhook' && (
+            <button type="button" aria-label={`Rotate secret of ${d.name}`} disabled={busy} onClick={() => rotate(d)}>
+              Rotate secret
+            </button>
+          )}
+          <button
+            type="button"
+            aria-label={`Delete ${d.name}…`}
+            onClick={() => setPending({ action: 'delete', destination: d })}
+          >
+            Delete…
+          </button>
+        </span>
+      ),
+    },
+  ];
+  const rows = list.page?.data;
+  return (
+    <Page title={me?.accountId === accountId ? 'Streams' : `Streams of ${accountId}`}>
+      <DestinationForm key={formKey} busy={busy} onCreate={create} />
+      {secret && <SecretPanel shown={secret} onDone={() => setSecret(null)} />}
+      <p role="status">{done}</p>
+      <ErrorText error={error ?? list.error} />
+      {pending && (
+        <PendingPanel
+          pending={pending}
+          busy={busy}
+          onReplay={(from) => replay(pending.destination, from)}
+          onDelete={() => remove(pending.destination)}
+          onCancel={() => setPending(null)}
+        />
+      )}
+      {list.loading && <Busy label="Loading destinations" />}
+      {rows && rows.length === 0 && <p>No destinations yet: events of this account are not streamed anywhere.</p>}
+      {rows && rows.length > 0 && (
+        <CardTable
+          caption={`Destinations${cursor ? ' (next page)' : ''}`}
+          columns={columns}
+          rows={rows}
+          rowKey={(d) => d.id}
+        />
+      )}
+      {list.page?.nextCursor && (
+        <button type="button" onClick={() => setCursor(list.page?.nextCursor)}>
+          Next page
+        </button>
+      )}
+    </Page>
+  );
+}
+
+/** The state in words after a mark of its own shape; the colour only repeats what both say. */
+function StateText({ destination }: { destination: Destination }) {
+  const { mark, words } = STATES[destination.state];
+  return (
+    <span class={`state state-${destination.state}`}>
+      <span aria-hidden="true">{mark}</span> {words}
+    </span>
+  );
+}
