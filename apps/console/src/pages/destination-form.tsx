@@ -50,7 +50,7 @@ export function DestinationForm({ busy, onCreate }: { busy: boolean; onCreate: (
       </h2>
       <div class="field grow">
         <label for="dst-name">Name</label>
-        <input id="dst-name" value={name} required maxLength={128} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="dst-name" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
       </div>
       <div class="field">
         <label for="dst-kind">Kind</label>
@@ -117,13 +117,13 @@ export function DestinationForm({ busy, onCreate }: { busy: boolean; onCreate: (
             <input
               id="dst-sourcetype"
               value={sourcetype}
-              maxLength={128}
+              maxLength={100}
               onInput={(e) => setSourcetype(e.currentTarget.value)}
             />
           </div>
           <div class="field">
             <label for="dst-index">Index (optional)</label>
-            <input id="dst-index" value={index} maxLength={128} onInput={(e) => setIndex(e.currentTarget.value)} />
+            <input id="dst-index" value={index} maxLength={100} onInput={(e) => setIndex(e.currentTarget.value)} />
           </div>
         </>
       )}
@@ -155,7 +155,7 @@ function Secret(props: { id: string; label: string; value: string; onInput: (val
         id={props.id}
         type="password"
         required
-        maxLength={512}
+        maxLength={1000}
         autoComplete="off"
         value={props.value}
         onInput={(e) => props.onInput(e.currentTarget.value)}

@@ -3,7 +3,7 @@ import { formatsFor, hostOf, lagText, lastErrorText } from './destination-text';
 describe('the Streams page in words (contract §16)', () => {
   it('says lag as a person reads it', () => {
     expect([null, 0, 0.4, 12.7, 59, 60, 3599, 3600, 3 * 3600 + 5, 86_400 * 2].map(lagText)).toEqual([
-      'not known yet',
+      'nothing delivered yet',
       'caught up',
       'caught up',
       '12 s',

@@ -41,9 +41,9 @@ export const STATES: Record<DestinationState, { mark: string; words: string }> =
   disabled: { mark: '✕', words: 'disabled (the receiver answered 410 Gone)' },
 };
 
-/** Lag as a person reads it: "caught up", "12 s", "4 min", "3 h", "2 d"; unknown before any delivery. */
+/** Lag as a person reads it: "caught up", "12 s", "4 min", "3 h", "2 d"; null is before any delivery. */
 export function lagText(seconds: number | null): string {
-  if (seconds === null) return 'not known yet';
+  if (seconds === null) return 'nothing delivered yet';
   if (seconds < 1) return 'caught up';
   if (seconds < 60) return `${Math.floor(seconds)} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;

@@ -112,51 +112,78 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       return `${d.name} deleted.`;
     });
 
+  /**
+   * A destination's buttons, below its state as on Keys; Replay and Delete ask first (PendingPanel).
+   * A function, not a component made here, so a refresh keeps the same buttons (and the focus).
+   */
+  const actions = (d: Destination) => (
+    <span class="actions">
+      {d.state === 'paused' || d.state === 'disabled' ? (
+        <button type="button" aria-label={`Resume ${d.name}`} disabled={busy} onClick={() => resume(d)}>
+          Resume
+        </button>
+      ) : (
+        <button type="button" aria-label={`Pause ${d.name}`} disabled={busy} onClick={() => pause(d)}>
+          Pause
+        </button>
+      )}
+      <button
+        type="button"
+        aria-label={`Replay ${d.name}…`}
+        onClick={() => setPending({ action: 'replay', destination: d })}
+      >
+        Replay…
+      </button>
+      {d.kind === 'webhook' && (
+        <button type="button" aria-label={`Rotate secret of ${d.name}`} disabled={busy} onClick={() => rotate(d)}>
+          Rotate secret
+        </button>
+      )}
+      <button
+        type="button"
+        aria-label={`Delete ${d.name}…`}
+        onClick={() => setPending({ action: 'delete', destination: d })}
+      >
+        Delete…
+      </button>
+    </span>
+  );
+
   const columns: Column<Destination>[] = [
     { header: 'Name', class: 'lead', cell: (d) => d.name },
-    { header: 'Kind', cell: (d) => `${d.kind} (${d.format})` },
-    { header: 'Host', class: 'mono', cell: (d) => hostOf(d.url) },
-    { header: 'State', cell: (d) => <StateText destination={d} /> },
-    { header: 'Lag', cell: (d) => lagText(d.lagSeconds) },
-    { header: 'Delivered events', cell: (d) => d.deliveredEvents },
-    { header: 'Last delivered', class: 'mono', cell: (d) => d.lastDeliveredAt ?? 'never' },
-    { header: 'Last error', cell: (d) => lastErrorText(d.lastError) },
-    { header: 'Failures in a row', cell: (d) => d.consecutiveFailures },
     {
-      header: 'Actions',
+      header: 'Sends to',
       cell: (d) => (
-        <span class="actions">
-          {d.state === 'paused' || d.state === 'disabled' ? (
-            <button type="button" aria-label={`Resume ${d.name}`} disabled={busy} onClick={() => resume(d)}>
-              Resume
-            </button>
-          ) : (
-            <button type="button" aria-label={`Pause ${d.name}`} disabled={busy} onClick={() => pause(d)}>
-              Pause
-            </button>
-          )}
-          <button
-            type="button"
-            aria-label={`Replay ${d.name}…`}
-            onClick={() => setPending({ action: 'replay', destination: d })}
-          >
-            Replay…
-          </button>
-          {d.kind === 'webhook' && (
-            <button type="button" aria-label={`Rotate secret of ${d.name}`} disabled={busy} onClick={() => rotate(d)}>
-              Rotate secret
-            </button>
-          )}
-          <button
-            type="button"
-            aria-label={`Delete ${d.name}…`}
-            onClick={() => setPending({ action: 'delete', destination: d })}
-          >
-            Delete…
-          </button>
-        </span>
+        <>
+          {`${d.kind} (${d.format}) at`}
+          <span class="mono block">{hostOf(d.url)}</span>
+        </>
       ),
     },
+    {
+      header: 'State',
+      cell: (d) => (
+        <>
+          <StateText destination={d} />
+          {actions(d)}
+        </>
+      ),
+    },
+    { header: 'Lag', cell: (d) => lagText(d.lagSeconds) },
+    {
+      header: 'Delivered',
+      cell: (d) =>
+        d.lastDeliveredAt === null ? (
+          'nothing yet'
+        ) : (
+          <>
+            {d.deliveredEvents === 1 ? '1 event' : `${d.deliveredEvents} events`}, the last at
+            <span class="mono block">{d.lastDeliveredAt}</span>
+          </>
+        ),
+    },
+    { header: 'Last error', cell: (d) => lastErrorText(d.lastError) },
+    { header: 'Failures in a row', cell: (d) => d.consecutiveFailures },
   ];
   const rows = list.page?.data;
   return (
