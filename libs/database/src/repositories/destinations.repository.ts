@@ -185,10 +185,11 @@ export class DestinationsRepository {
     }
     if (change.clearFailures) sets.push('consecutive_failures = 0', 'failing_since = NULL');
     if (change.position !== undefined) sets.push('caught_up = false');
-    const [row] = (await tx.query(
+    // TypeORM answers an UPDATE with [rows, affected count], not the rows alone.
+    const [[row]] = (await tx.query(
       `UPDATE destinations d SET ${sets.join(', ')} WHERE d.id = $1 RETURNING ${COLUMNS}`,
       params,
-    )) as DestinationRow[];
+    )) as [DestinationRow[], number];
     return row!;
   }
 

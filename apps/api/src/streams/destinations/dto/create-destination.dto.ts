@@ -37,7 +37,7 @@ export class CreateDestinationDto {
     description:
       'https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), ' +
       'syslog://host:port or syslog+tls://host:port, nats://host:port/<subject>',
-    example: 'https://siem.example.com/hooks/audit',
+    example: 'https://192.0.2.10:8443/hooks/audit',
   })
   @DestinationRules.url()
   url!: string;

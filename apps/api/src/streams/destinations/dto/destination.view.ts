@@ -1,22 +1,29 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { DESTINATION_ID } from '@app/common';
 import { DESTINATION_FORMATS, DESTINATION_KINDS } from '../destination-kinds';
 
-/** The last failed attempt, as the delivery engine stored it. */
-export class DestinationErrorView {
-  @ApiProperty({ format: 'date-time' })
-  at!: string;
-
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    description: 'The receiver’s status; null for a timeout or network error',
-  })
-  status!: number | null;
-
-  @ApiProperty({ example: '503 Service Unavailable' })
-  message!: string;
+/** The last failed attempt, as the delivery engine stored it (inline: a $ref cannot be null in OpenAPI 3.0). */
+export interface DestinationErrorView {
+  at: string;
+  status: number | null;
+  message: string;
 }
+
+const LAST_ERROR: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  additionalProperties: false,
+  required: ['at', 'status', 'message'],
+  properties: {
+    at: { type: 'string', format: 'date-time' },
+    status: {
+      type: 'integer',
+      nullable: true,
+      description: 'The receiver’s status; null for a timeout or network error',
+    },
+    message: { type: 'string', example: '503 Service Unavailable' },
+  },
+};
 
 /** A destination on the wire (contract §16): never a credential (token, key, header value, secret). */
 export class DestinationView {
@@ -29,7 +36,7 @@ export class DestinationView {
   @ApiProperty({ enum: DESTINATION_KINDS })
   kind!: string;
 
-  @ApiProperty({ example: 'https://siem.example.com/hooks/audit' })
+  @ApiProperty({ example: 'https://192.0.2.10:8443/hooks/audit' })
   url!: string;
 
   @ApiProperty({ enum: DESTINATION_FORMATS })
@@ -84,7 +91,10 @@ export class DestinationView {
   @ApiProperty({ type: 'integer', minimum: 0, example: 0 })
   consecutiveFailures!: number;
 
-  @ApiProperty({ type: DestinationErrorView, nullable: true })
+  @ApiProperty({
+    ...LAST_ERROR,
+    description: 'The last failed attempt; null once an attempt succeeds or before any failure',
+  })
   lastError!: DestinationErrorView | null;
 }
 
