@@ -54,46 +54,18 @@ export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];
 
-/*
- * Streams (contract §16). Written from the contract's shapes until the destinations API is in the
- * OpenAPI description; then these become the generated schemas like the ones above.
- */
-export type DestinationKind = 'webhook' | 'splunk_hec' | 'datadog' | 'otlp' | 'syslog' | 'nats';
-export type DestinationFormat = 'native' | 'ocsf' | 'cef';
-export type DestinationState = 'active' | 'retrying' | 'paused' | 'disabled';
-/** A destination and where its delivery stands (contract §16). */
-export interface Destination {
-  id: string;
-  name: string;
-  kind: DestinationKind;
-  url: string;
-  format: DestinationFormat;
-  q: string | null;
-  batchSize: number;
-  timeoutSeconds: number;
-  state: DestinationState;
-  createdAt: string;
-  start: string;
-  deliveredEvents: number;
-  lastDeliveredAt: string | null;
-  lastDeliveredEventAt: string | null;
-  lagSeconds: number | null;
-  consecutiveFailures: number;
-  lastError: { at: string; status: number | null; message: string } | null;
-}
+/** Streams (contract §16): a destination and where its delivery stands; never a credential. */
+export type Destination = Schemas['DestinationView'];
 /** The answer of a create or a rotate-secret: a webhook's signing secret, this once. */
-export type DestinationWithSecret = Destination & { secret?: string };
+export type DestinationWithSecret = Schemas['NewDestinationView'];
+export type DestinationKind = Destination['kind'];
+export type DestinationFormat = Destination['format'];
+export type DestinationState = Destination['state'];
+export type DestinationsPage = AnswerOf<'DestinationsController_list'>;
+export type DestinationsQuery = QueryOf<'DestinationsController_list'>;
+export type ReplayBody = Schemas['ReplayDestinationDto'];
+/** The fields the service fills in when they are left out (openapi-typescript marks a default as required). */
+type Defaulted = 'format' | 'batchSize' | 'timeoutSeconds' | 'start';
 /** The body of POST /v1/accounts/:accountId/destinations. */
-export interface NewDestinationBody {
-  name: string;
-  kind: DestinationKind;
-  url: string;
-  format?: DestinationFormat;
-  q?: string;
-  batchSize?: number;
-  start?: string;
-  token?: string;
-  apiKey?: string;
-  sourcetype?: string;
-  index?: string;
-}
+export type NewDestinationBody = Omit<Schemas['CreateDestinationDto'], Defaulted> &
+  Partial<Pick<Schemas['CreateDestinationDto'], Defaulted>>;

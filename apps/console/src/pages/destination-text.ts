@@ -37,7 +37,7 @@ export function formatsFor(kind: DestinationKind): DestinationFormat[] {
 export const STATES: Record<DestinationState, { mark: string; words: string }> = {
   active: { mark: '●', words: 'active' },
   retrying: { mark: '↻', words: 'retrying (the last attempt failed)' },
-  paused: { mark: '⏸', words: 'paused' },
+  paused: { mark: '‖', words: 'paused' },
   disabled: { mark: '✕', words: 'disabled (the receiver answered 410 Gone)' },
 };
 
@@ -65,7 +65,7 @@ export function hostOf(url: string): string {
 
 /** The last failure: when, the receiver's status (or that it never answered), and its message. */
 export function lastErrorText(error: Destination['lastError']): string {
-  if (error === null) return 'none';
+  if (!error) return 'none';
   const status = error.status === null ? 'no answer' : `HTTP ${error.status}`;
   return `${status}: ${error.message} (${error.at})`;
 }

@@ -1,7 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
-import type { Destination, DestinationWithSecret, Me, NewDestinationBody, Page as ApiPage } from '../types';
+import type {
+  Destination,
+  DestinationsPage,
+  DestinationsQuery,
+  DestinationWithSecret,
+  Me,
+  NewDestinationBody,
+  ReplayBody,
+} from '../types';
 import { Busy, CardTable, type Column, ErrorText, Page } from '../ui';
 import { DestinationForm } from './destination-form';
 import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './destination-panels';
@@ -28,14 +36,18 @@ export function StreamsPage({ me }: { me: Me | null }) {
  * new read runs, so a refresh neither flickers nor takes the keyboard focus off a button.
  */
 function useDestinations(base: string, cursor: string | undefined) {
-  const [state, setState] = useState<{ page?: ApiPage<Destination>; error?: unknown }>({});
+  const [state, setState] = useState<{ page?: DestinationsPage; error?: unknown }>({});
   const running = useRef<AbortController | null>(null);
   const refresh = useCallback(async () => {
     running.current?.abort();
     const controller = new AbortController();
     running.current = controller;
     try {
-      const page = await api.get<ApiPage<Destination>>(base, { limit: 100, cursor }, controller.signal);
+      const page = await api.get<DestinationsPage>(
+        base,
+        { limit: 100, cursor } satisfies DestinationsQuery,
+        controller.signal,
+      );
       if (!controller.signal.aborted) setState({ page });
     } catch (error) {
       if (!controller.signal.aborted) setState((shown) => ({ ...shown, error }));
@@ -65,23 +77,29 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [formKey, setFormKey] = useState(0);
+  const running = useRef(false);
 
-  /** Runs a change; says what it did (its answer) or why the service refused it, then reads the list again. */
-  const act = async (work: () => Promise<string>): Promise<boolean> => {
+  /**
+   * Runs one change at a time; reads the list again, then says what it did (its answer) or why
+   * the service refused it. The row's buttons stay enabled meanwhile, so none loses the focus.
+   */
+  const act = async (work: () => Promise<string>): Promise<void> => {
+    if (running.current) return;
+    running.current = true;
     setError(null);
     setDone('');
     setBusy(true);
+    let words: string | null = null;
     try {
-      setDone(await work());
+      words = await work();
       setPending(null);
-      return true;
     } catch (e) {
       setError(e);
-      return false;
-    } finally {
-      setBusy(false);
-      void list.refresh();
     }
+    await list.refresh();
+    running.current = false;
+    setBusy(false);
+    if (words !== null) setDone(words);
   };
   const path = (d: Destination, verb = '') => `${base}/${encodeURIComponent(d.id)}${verb && `/${verb}`}`;
   const post = (d: Destination, verb: string, body: object = {}) =>
@@ -104,7 +122,11 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       return `The secret of ${d.name} was rotated.`;
     });
   const replay = (d: Destination, from: string) =>
-    void act(() => post(d, 'replay', { from }).then(() => `${d.name} delivers again every event since ${from}.`));
+    void act(() =>
+      post(d, 'replay', { from } satisfies ReplayBody).then(
+        () => `${d.name} delivers again every event since ${from}.`,
+      ),
+    );
   const remove = (d: Destination) =>
     void act(async () => {
       await api.send('DELETE', path(d));
@@ -119,11 +141,11 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const actions = (d: Destination) => (
     <span class="actions">
       {d.state === 'paused' || d.state === 'disabled' ? (
-        <button type="button" aria-label={`Resume ${d.name}`} disabled={busy} onClick={() => resume(d)}>
+        <button type="button" aria-label={`Resume ${d.name}`} onClick={() => resume(d)}>
           Resume
         </button>
       ) : (
-        <button type="button" aria-label={`Pause ${d.name}`} disabled={busy} onClick={() => pause(d)}>
+        <button type="button" aria-label={`Pause ${d.name}`} onClick={() => pause(d)}>
           Pause
         </button>
       )}
@@ -135,7 +157,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
         Replay…
       </button>
       {d.kind === 'webhook' && (
-        <button type="button" aria-label={`Rotate secret of ${d.name}`} disabled={busy} onClick={() => rotate(d)}>
+        <button type="button" aria-label={`Rotate secret of ${d.name}`} onClick={() => rotate(d)}>
           Rotate secret
         </button>
       )}
