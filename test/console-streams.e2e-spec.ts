@@ -219,6 +219,8 @@ describe('the console: Streams', () => {
     const injected = '<img src=x onerror="window.__streamsXss=1"><b>bold</b>';
     const paused = await createByApi('orders-to-siem-eu-west-1-primary', `${receiverUrl}/paused`);
     const gone = await createByApi('gone', `${receiverUrl}/gone`);
+    // Port 1 answers nothing: should a delivery engine run, this one stays retrying.
+    const flaky = await createByApi('flaky', 'http://127.0.0.1:1/');
     const at = '2026-11-28T01:00:00.000Z';
     await t.dataSource.query(
       `UPDATE destinations SET state = 'paused', consecutive_failures = 4, last_error = $2 WHERE id = $1`,
@@ -228,6 +230,12 @@ describe('the console: Streams', () => {
       gone.id,
       { at, status: 410, message: 'Gone' },
     ]);
+    await t.dataSource.query(
+      `UPDATE destinations SET state = 'retrying', consecutive_failures = 2, delivered_events = 42,
+         last_delivered_at = now() - interval '3 hours', last_delivered_event_at = now() - interval '3 hours 5 minutes'
+       WHERE id = $1`,
+      [flaky.id],
+    );
     await signIn(ADMIN_KEYS.acmeAdmin);
     const cell = (name: string, header: string) => row(name).locator(`td[data-label="${header}"]`);
     await row('gone').waitFor();
@@ -239,6 +247,11 @@ describe('the console: Streams', () => {
     await expect(cell('orders-to-siem-eu-west-1-primary', 'Failures in a row').textContent()).resolves.toBe('4');
     await expect(cell('gone', 'Lag').textContent()).resolves.toBe('nothing delivered yet');
     await expect(cell('gone', 'Delivered').textContent()).resolves.toBe('nothing yet');
+    await expect(stateOf('flaky').textContent()).resolves.toBe('↻ retrying (the last attempt failed)');
+    await expect(cell('flaky', 'Lag').textContent()).resolves.toBe('3 h');
+    await expect(cell('flaky', 'Delivered').textContent()).resolves.toMatch(/^42 events, the last at \d{4}-/);
+    await expect(cell('flaky', 'Sends to').textContent()).resolves.toBe('webhook (native) at 127.0.0.1:1');
+    await row('flaky').getByRole('button', { name: 'Pause flaky' }).waitFor();
     await expect(page.locator('main img, main b').count()).resolves.toBe(0);
     await expect(page.evaluate(() => (window as unknown as { __streamsXss?: number }).__streamsXss)).resolves.toBe(
       undefined,

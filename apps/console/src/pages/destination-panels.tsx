@@ -5,6 +5,8 @@ import { hostOf } from './destination-text';
 
 /** A webhook's signing secret, from a create or a rotate-secret answer: shown this once, in memory only. */
 export interface ShownSecret {
+  /** The destination's id: a delete of it forgets the secret. */
+  id: string;
   name: string;
   secret: string;
   rotated: boolean;

@@ -1,22 +1,12 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
-import type {
-  Destination,
-  DestinationsPage,
-  DestinationsQuery,
-  DestinationWithSecret,
-  Me,
-  NewDestinationBody,
-  ReplayBody,
-} from '../types';
+import type { Destination, DestinationWithSecret, Me, NewDestinationBody, ReplayBody } from '../types';
 import { Busy, CardTable, type Column, ErrorText, Page } from '../ui';
 import { DestinationForm } from './destination-form';
 import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './destination-panels';
 import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
-
-/** How often the list is read again while the page is in sight: lag and state move on their own. */
-const REFRESH_MS = 5_000;
+import { useDestinations } from './use-destinations';
 
 /** Streams (contract §16): the key's own account's destinations, or `?account=` for an operator. */
 export function StreamsPage({ me }: { me: Me | null }) {
@@ -31,42 +21,6 @@ export function StreamsPage({ me }: { me: Me | null }) {
   return <StreamsOf key={accountId} accountId={accountId} me={me} />;
 }
 
-/**
- * One page of destinations, read again every few seconds. Unlike `useLoad`, the rows stay while a
- * new read runs, so a refresh neither flickers nor takes the keyboard focus off a button.
- */
-function useDestinations(base: string, cursor: string | undefined) {
-  const [state, setState] = useState<{ page?: DestinationsPage; error?: unknown }>({});
-  const running = useRef<AbortController | null>(null);
-  const refresh = useCallback(async () => {
-    running.current?.abort();
-    const controller = new AbortController();
-    running.current = controller;
-    try {
-      const page = await api.get<DestinationsPage>(
-        base,
-        { limit: 100, cursor } satisfies DestinationsQuery,
-        controller.signal,
-      );
-      if (!controller.signal.aborted) setState({ page });
-    } catch (error) {
-      if (!controller.signal.aborted) setState((shown) => ({ ...shown, error }));
-    }
-  }, [base, cursor]);
-  useEffect(() => {
-    setState({});
-    void refresh();
-    const timer = setInterval(() => {
-      if (!document.hidden) void refresh();
-    }, REFRESH_MS);
-    return () => {
-      clearInterval(timer);
-      running.current?.abort();
-    };
-  }, [refresh]);
-  return { ...state, loading: !state.page && state.error === undefined, refresh };
-}
-
 function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const base = `/v1/accounts/${encodeURIComponent(accountId)}/destinations`;
   const [cursor, setCursor] = useState<string | undefined>();
@@ -77,15 +31,15 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [formKey, setFormKey] = useState(0);
-  const running = useRef(false);
+  const acting = useRef(false);
 
   /**
    * Runs one change at a time; reads the list again, then says what it did (its answer) or why
    * the service refused it. The row's buttons stay enabled meanwhile, so none loses the focus.
    */
   const act = async (work: () => Promise<string>): Promise<void> => {
-    if (running.current) return;
-    running.current = true;
+    if (acting.current) return;
+    acting.current = true;
     setError(null);
     setDone('');
     setBusy(true);
@@ -97,15 +51,16 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       setError(e);
     }
     await list.refresh();
-    running.current = false;
+    acting.current = false;
     setBusy(false);
     if (words !== null) setDone(words);
   };
   const path = (d: Destination, verb = '') => `${base}/${encodeURIComponent(d.id)}${verb && `/${verb}`}`;
   const post = (d: Destination, verb: string, body: object = {}) =>
     api.send<{ data: DestinationWithSecret }>('POST', path(d, verb), body);
-  const showSecret = (answer: DestinationWithSecret, rotated: boolean) =>
-    setSecret(answer.secret === undefined ? null : { name: answer.name, secret: answer.secret, rotated });
+  const showSecret = ({ id, name, secret }: DestinationWithSecret, rotated: boolean) => {
+    if (secret !== undefined) setSecret({ id, name, secret, rotated });
+  };
 
   const create = (body: NewDestinationBody) =>
     void act(async () => {
@@ -130,7 +85,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const remove = (d: Destination) =>
     void act(async () => {
       await api.send('DELETE', path(d));
-      if (secret?.name === d.name) setSecret(null);
+      if (secret?.id === d.id) setSecret(null);
       return `${d.name} deleted.`;
     });
 
@@ -177,7 +132,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       header: 'Sends to',
       cell: (d) => (
         <>
-          {`${d.kind} (${d.format}) at`}
+          {`${d.kind} (${d.format}) at `}
           <span class="mono block">{hostOf(d.url)}</span>
         </>
       ),
@@ -199,7 +154,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
           'nothing yet'
         ) : (
           <>
-            {d.deliveredEvents === 1 ? '1 event' : `${d.deliveredEvents} events`}, the last at
+            {`${d.deliveredEvents === 1 ? '1 event' : `${d.deliveredEvents} events`}, the last at `}
             <span class="mono block">{d.lastDeliveredAt}</span>
           </>
         ),
