@@ -537,7 +537,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stop delivering until resumed (again: unchanged) */
-        post: operations["DestinationsController_pause"];
+        post: operations["DestinationControlsController_pause"];
         delete?: never;
         options?: never;
         head?: never;
@@ -554,7 +554,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Deliver again (a paused, retrying or disabled destination), failures forgotten */
-        post: operations["DestinationsController_resume"];
+        post: operations["DestinationControlsController_resume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -571,7 +571,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Deliver again every retained event from `from` on; the state is unchanged */
-        post: operations["DestinationsController_replay"];
+        post: operations["DestinationControlsController_replay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -588,7 +588,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** A webhook’s new signing secret, in this answer only; the old one is also signed with for 24 hours */
-        post: operations["DestinationsController_rotateSecret"];
+        post: operations["DestinationControlsController_rotateSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5347,7 +5347,7 @@ export interface operations {
             };
         };
     };
-    DestinationsController_pause: {
+    DestinationControlsController_pause: {
         parameters: {
             query?: never;
             header?: never;
@@ -5457,7 +5457,7 @@ export interface operations {
             };
         };
     };
-    DestinationsController_resume: {
+    DestinationControlsController_resume: {
         parameters: {
             query?: never;
             header?: never;
@@ -5567,7 +5567,7 @@ export interface operations {
             };
         };
     };
-    DestinationsController_replay: {
+    DestinationControlsController_replay: {
         parameters: {
             query?: never;
             header?: never;
@@ -5703,7 +5703,7 @@ export interface operations {
             };
         };
     };
-    DestinationsController_rotateSecret: {
+    DestinationControlsController_rotateSecret: {
         parameters: {
             query?: never;
             header?: never;

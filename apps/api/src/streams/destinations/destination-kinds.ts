@@ -1,9 +1,22 @@
-/** The kinds of destination (contract §16), as the `destinations` table's check lists them. */
-export const DESTINATION_KINDS = ['webhook', 'splunk_hec', 'datadog', 'otlp', 'syslog', 'nats'] as const;
-export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+import type { DestinationFormat, DestinationKind } from '../sinks';
 
+export type { DestinationFormat, DestinationKind };
+
+/** Each kind once: the compiler refuses this object when the sinks' DestinationKind gains or loses one. */
+const KINDS: Record<DestinationKind, true> = {
+  webhook: true,
+  splunk_hec: true,
+  datadog: true,
+  otlp: true,
+  syslog: true,
+  nats: true,
+};
+const FORMATS: Record<DestinationFormat, true> = { native: true, ocsf: true, cef: true };
+
+/** The kinds of destination (contract §16), for validation and the OpenAPI enum. */
+export const DESTINATION_KINDS = Object.keys(KINDS) as DestinationKind[];
 /** Every format any kind takes (which kind takes which: formatsOf in ../sinks). */
-export const DESTINATION_FORMATS = ['native', 'ocsf', 'cef'] as const;
+export const DESTINATION_FORMATS = Object.keys(FORMATS) as DestinationFormat[];
 
 /** The fields only some kinds take: anything else sent with another kind is a 400. */
 export const KIND_FIELDS = {
@@ -25,7 +38,6 @@ export const MAX_BATCH_SIZE = 1000;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const MAX_TIMEOUT_SECONDS = 30;
 export const MAX_DESTINATION_NAME_LENGTH = 100;
-export const MAX_DESTINATION_URL_LENGTH = 2048;
 /** A Splunk token, a Datadog key: longer than any real one. */
 export const MAX_CREDENTIAL_LENGTH = 1000;
 /** A Splunk sourcetype or index. */

@@ -33,9 +33,9 @@ export function kindProblems(
     problems.push({ field: required, message: `${required} is required for a ${kind} destination` });
   const urlProblem =
     settings.url === undefined ? null : destinationUrlProblem(kind, settings.url, allowPrivateNetworks);
-  if (urlProblem) problems.push({ field: 'url', message: urlProblem });
+  if (urlProblem) problems.push({ field: 'url', message: `url ${urlProblem}` });
   const formats = formatsOf(kind);
-  if (settings.format !== undefined && !(formats as readonly string[]).includes(settings.format))
+  if (settings.format !== undefined && !formats.some((format) => format === settings.format))
     problems.push({
       field: 'format',
       message: `format of a ${kind} destination must be one of ${formats.join(', ')}`,

@@ -1,27 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey } from '@app/auth';
 import { NoQueryDto } from '../../common/no-query.dto';
 import { ApiConflict, ApiData, ApiErrors, ApiPage } from '../../openapi/openapi-responses';
-import { DestinationControlsService } from './destination-controls.service';
 import { DestinationsService } from './destinations.service';
 import { ChangeDestinationDto } from './dto/change-destination.dto';
 import { CreateDestinationDto } from './dto/create-destination.dto';
 import { DestinationView, NewDestinationView } from './dto/destination.view';
 import { ListDestinationsQuery } from './dto/list-destinations.query';
-import { ReplayDestinationDto } from './dto/replay-destination.dto';
 
 type Caller = AuthenticatedKey;
-const ONE = ':destinationId';
+/** A destination's path under the account's, here and in DestinationControlsController. */
+export const ONE = ':destinationId';
 
-/** Contract §16's destinations: an admin manages its own account's, an operator any account's (else 404). */
+/** Contract §16's destinations' settings (their controls: DestinationControlsController): an admin manages its own account's, an operator any account's (else 404). */
 @ApiTags('destinations')
 @Controller('v1/accounts/:accountId/destinations')
 export class DestinationsController {
-  constructor(
-    private readonly destinations: DestinationsService,
-    private readonly controls: DestinationControlsService,
-  ) {}
+  constructor(private readonly destinations: DestinationsService) {}
 
   @Get()
   @ApiOperation({ summary: 'The account’s destinations, oldest first, in pages (never their credentials)' })
@@ -83,65 +79,5 @@ export class DestinationsController {
     @Query() _q: NoQueryDto,
   ) {
     return this.destinations.delete(key, a, d);
-  }
-
-  @Post(`${ONE}/pause`)
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Stop delivering until resumed (again: unchanged)' })
-  @ApiData(DestinationView)
-  @ApiErrors(404)
-  pause(
-    @CallerKey() key: Caller,
-    @Param('accountId') a: string,
-    @Param('destinationId') d: string,
-    @Query() _q: NoQueryDto,
-  ) {
-    return this.controls.pause(key, a, d);
-  }
-
-  @Post(`${ONE}/resume`)
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Deliver again (a paused, retrying or disabled destination), failures forgotten' })
-  @ApiData(DestinationView)
-  @ApiErrors(404)
-  resume(
-    @CallerKey() key: Caller,
-    @Param('accountId') a: string,
-    @Param('destinationId') d: string,
-    @Query() _q: NoQueryDto,
-  ) {
-    return this.controls.resume(key, a, d);
-  }
-
-  @Post(`${ONE}/replay`)
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Deliver again every retained event from `from` on; the state is unchanged' })
-  @ApiData(DestinationView)
-  @ApiErrors(404, 413, 415)
-  replay(
-    @CallerKey() key: Caller,
-    @Param('accountId') a: string,
-    @Param('destinationId') d: string,
-    @Body() body: ReplayDestinationDto,
-    @Query() _q: NoQueryDto,
-  ) {
-    return this.controls.replay(key, a, d, body);
-  }
-
-  @Post(`${ONE}/rotate-secret`)
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'A webhook’s new signing secret, in this answer only; the old one is also signed with for 24 hours',
-  })
-  @ApiData(NewDestinationView)
-  @ApiErrors(404)
-  @ApiConflict('the destination is not a webhook: it has no signing secret')
-  rotateSecret(
-    @CallerKey() key: Caller,
-    @Param('accountId') a: string,
-    @Param('destinationId') d: string,
-    @Query() _q: NoQueryDto,
-  ) {
-    return this.controls.rotateSecret(key, a, d);
   }
 }

@@ -55,7 +55,6 @@ export class DestinationsService {
     dto: CreateDestinationDto,
   ): Promise<{ data: NewDestinationView }> {
     this.assertFits(dto.kind, dto, true);
-    const start = dto.start ?? 'now';
     const secret = dto.kind === 'webhook' ? newWebhookSecret() : null;
     const row = await this.access.inAccount(caller, accountId, async ({ tx, account, record }) => {
       const limit = this.config.destinationsPerAccount;
@@ -64,34 +63,17 @@ export class DestinationsService {
           limit,
         });
       const id = `dst_${ulid()}`;
+      const settings = settingsOf(dto);
       const credentials: DestinationCredentials = {
         ...(secret === null ? {} : { webhookSecrets: [{ secret, until: null }] }),
         headers: {},
         ...pick(dto),
       };
-      const settings = {
-        name: dto.name,
-        kind: dto.kind,
-        url: dto.url,
-        format: dto.format ?? 'native',
-        q: dto.q ?? null,
-        batchSize: dto.batchSize ?? DEFAULT_BATCH_SIZE,
-        timeoutSeconds: dto.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-        options: options(dto),
-      };
-      const made = await this.destinations.insert(
-        {
-          id,
-          accountId: account.id,
-          ...settings,
-          secrets: sealCredentials(this.box, id, credentials),
-          start,
-          position: startPosition(startOf(start), await this.events.currentSnapshot(tx)),
-        },
-        tx,
-      );
+      const position = startPosition(startOf(settings.start), await this.events.currentSnapshot(tx));
+      const secrets = sealCredentials(this.box, id, credentials);
+      const made = await this.destinations.insert({ id, accountId: account.id, ...settings, secrets, position }, tx);
       const { options: _options, ...audited } = settings;
-      await record('destination.created', id, auditedSettings({ ...audited, ...options(dto), start, ...pick(dto) }));
+      await record('destination.created', id, auditedSettings({ ...audited, ...options(dto), ...pick(dto) }));
       return made;
     });
     return newDestinationBody(row, secret);
@@ -148,6 +130,21 @@ export class DestinationsService {
     const problems = kindProblems(kind, settings, this.config.streamAllowPrivateNetworks, creating);
     if (problems.length > 0) throw AppError.validation(problems);
   }
+}
+
+/** A new destination's settings: the body's, with the defaults of what it leaves out. */
+function settingsOf(dto: CreateDestinationDto) {
+  return {
+    name: dto.name,
+    kind: dto.kind,
+    url: dto.url,
+    format: dto.format ?? 'native',
+    q: dto.q ?? null,
+    batchSize: dto.batchSize ?? DEFAULT_BATCH_SIZE,
+    timeoutSeconds: dto.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    start: dto.start ?? 'now',
+    options: options(dto),
+  };
 }
 
 /** Where `start` begins: `now`, `beginning`, or the instant it names (validated by the DTO). */

@@ -32,13 +32,20 @@ export function networkFailure(target: SinkTarget, error: unknown): DeliveryFail
   };
 }
 
+/** "<code>: <message>" of a Node error (duck-typed: errors may come from another realm), our own errors' message as is. */
 function describe(error: unknown): string {
-  if (error instanceof AddressNotAllowedError) return error.message;
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  if (
+    error instanceof AddressNotAllowedError ||
+    error instanceof SinkTimeoutError ||
+    error instanceof SinkAbortedError
+  ) {
+    return error.message;
   }
-  return 'network error';
+  if (typeof error !== 'object' || error === null) return 'network error';
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (typeof code !== 'string') return text || 'network error';
+  return text && !text.includes(code) ? `${code}: ${text}` : text || code;
 }
 
 /** Raised when timeoutSeconds passes: its message is lastError's. */

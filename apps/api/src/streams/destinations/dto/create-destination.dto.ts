@@ -3,6 +3,7 @@ import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { isInstant, MAX_SEARCH_QUERY_LENGTH, MayBeAbsent } from '@app/common';
 import { IsSearchQuery } from '../../../events/dto/search-query.validator';
 import { ApiSchemaKeywords } from '../../../openapi/openapi-responses';
+import { MAX_DESTINATION_URL_LENGTH } from '../../sinks';
 import {
   DEFAULT_BATCH_SIZE,
   DEFAULT_TIMEOUT_SECONDS,
@@ -12,7 +13,6 @@ import {
   MAX_BATCH_SIZE,
   MAX_CREDENTIAL_LENGTH,
   MAX_DESTINATION_NAME_LENGTH,
-  MAX_DESTINATION_URL_LENGTH,
   MAX_OPTION_LENGTH,
   MAX_TIMEOUT_SECONDS,
 } from '../destination-kinds';

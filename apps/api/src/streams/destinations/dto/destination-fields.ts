@@ -1,11 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsStorable } from '../../../events/dto/storable.validator';
+import { MAX_DESTINATION_URL_LENGTH } from '../../sinks';
 import {
   MAX_BATCH_SIZE,
   MAX_CREDENTIAL_LENGTH,
   MAX_DESTINATION_NAME_LENGTH,
-  MAX_DESTINATION_URL_LENGTH,
   MAX_OPTION_LENGTH,
   MAX_TIMEOUT_SECONDS,
 } from '../destination-kinds';
