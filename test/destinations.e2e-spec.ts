@@ -453,6 +453,31 @@ describe('destinations over HTTP', () => {
         .expect(409);
       expect(refused.body.error.code).toBe('CONFLICT');
     });
+
+    it('credentials that no longer open (another key, another row) are given again, not a 500', async () => {
+      const moved = (
+        await as(ADMIN_KEYS.acmeAdmin)
+          .post(of(acme), { ...WEBHOOK, name: 'moved' })
+          .expect(201)
+      ).body.data;
+      credentials.push(moved.secret);
+      // Another row's sealed value: its additional data (the id) does not match, as with a changed SECRETS_KEY.
+      await sql(`UPDATE destinations SET secrets = (SELECT secrets FROM destinations WHERE id = $2) WHERE id = $1`, [
+        moved.id,
+        webhook.id,
+      ]);
+      const res = await as(ADMIN_KEYS.acmeAdmin)
+        .post(of(acme, `/${moved.id}/rotate-secret`))
+        .expect(200);
+      credentials.push(res.body.data.secret);
+      expect(await opened(moved.id)).toEqual({
+        webhookSecrets: [{ secret: res.body.data.secret, until: null }],
+        headers: {},
+      });
+      await as(ADMIN_KEYS.acmeAdmin)
+        .delete(of(acme, `/${moved.id}`))
+        .expect(200);
+    });
   });
 
   describe('the limit', () => {

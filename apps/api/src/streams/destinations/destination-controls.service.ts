@@ -4,7 +4,7 @@ import { AppError, instantMillis } from '@app/common';
 import { DestinationsRepository, EventsRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { startPosition } from '../stream-start';
-import { newWebhookSecret, openCredentials, rotated, sealCredentials } from './destination-credentials';
+import { newWebhookSecret, credentialsToChange, rotated, sealCredentials } from './destination-credentials';
 import { destinationBody, newDestinationBody } from './destination.mapper';
 import { DestinationTransactions } from './destination-transactions';
 import { DestinationView, NewDestinationView } from './dto/destination.view';
@@ -81,7 +81,7 @@ export class DestinationControlsService {
         throw new AppError('CONFLICT', `A ${found.kind} destination has no signing secret to rotate.`, {
           kind: found.kind,
         });
-      const credentials = openCredentials(this.box, found.id, found.secrets);
+      const credentials = credentialsToChange(this.box, found.id, found.secrets);
       const webhookSecrets = rotated(credentials.webhookSecrets ?? [], secret, new Date());
       const secrets = sealCredentials(this.box, found.id, { ...credentials, webhookSecrets });
       const changed = await this.destinations.change(found.id, { secrets }, tx);

@@ -44,3 +44,16 @@ export function signingSecrets(credentials: DestinationCredentials, now: Date): 
     .filter(({ until }) => until === null || Date.parse(until) > now.getTime())
     .map(({ secret }) => secret);
 }
+
+/**
+ * The credentials to change: the stored ones, or none when they no longer open (SECRETS_KEY was
+ * changed or lost). Contract §16: such destinations are given their credentials again, so a change
+ * or a rotation must not fail on the old ones, which nothing can use any more.
+ */
+export function credentialsToChange(box: SecretBox, destinationId: string, sealed: Buffer): DestinationCredentials {
+  try {
+    return openCredentials(box, destinationId, sealed);
+  } catch {
+    return { headers: {} };
+  }
+}

@@ -5,7 +5,12 @@ import { AppConfig, AppError, DESTINATIONS_CURSOR, instantMillis, PageQueryDto }
 import { DestinationChange, DestinationRow, DestinationsRepository, EventsRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { startPosition } from '../stream-start';
-import { DestinationCredentials, newWebhookSecret, openCredentials, sealCredentials } from './destination-credentials';
+import {
+  DestinationCredentials,
+  newWebhookSecret,
+  credentialsToChange,
+  sealCredentials,
+} from './destination-credentials';
 import { DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT_SECONDS, DestinationKind } from './destination-kinds';
 import { destinationBody, destinationsBody, newDestinationBody } from './destination.mapper';
 import { auditedSettings, kindProblems } from './destination-settings';
@@ -98,7 +103,7 @@ export class DestinationsService {
       if (dto.sourcetype !== undefined || dto.index !== undefined)
         change.options = { ...found.options, ...options(dto) };
       if (dto.headers !== undefined || dto.token !== undefined || dto.apiKey !== undefined) {
-        const credentials = openCredentials(this.box, found.id, found.secrets);
+        const credentials = credentialsToChange(this.box, found.id, found.secrets);
         change.secrets = sealCredentials(this.box, found.id, { ...credentials, ...pick(dto) });
       }
       const context = auditedSettings({
