@@ -1134,8 +1134,8 @@ export interface components {
             lagSeconds: number | null;
             /** @example 0 */
             consecutiveFailures: number;
-            /** @description The last failed attempt; null once an attempt succeeds or before any failure */
-            lastError?: {
+            /** @description The last failed attempt, kept after later successes (consecutiveFailures says whether delivery is failing now); null before any failure */
+            lastError: {
                 /** Format: date-time */
                 at: string;
                 /** @description The receiver’s status; null for a timeout or network error */
@@ -1193,8 +1193,8 @@ export interface components {
             lagSeconds: number | null;
             /** @example 0 */
             consecutiveFailures: number;
-            /** @description The last failed attempt; null once an attempt succeeds or before any failure */
-            lastError?: {
+            /** @description The last failed attempt, kept after later successes (consecutiveFailures says whether delivery is failing now); null before any failure */
+            lastError: {
                 /** Format: date-time */
                 at: string;
                 /** @description The receiver’s status; null for a timeout or network error */

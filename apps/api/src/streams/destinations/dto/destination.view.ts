@@ -13,7 +13,9 @@ const LAST_ERROR: ApiPropertyOptions = {
   type: 'object',
   nullable: true,
   additionalProperties: false,
+  // `required` lists the object's own fields; `selfRequired` keeps lastError itself in the view's required list.
   required: ['at', 'status', 'message'],
+  selfRequired: true,
   properties: {
     at: { type: 'string', format: 'date-time' },
     status: {
@@ -93,7 +95,8 @@ export class DestinationView {
 
   @ApiProperty({
     ...LAST_ERROR,
-    description: 'The last failed attempt; null once an attempt succeeds or before any failure',
+    description:
+      'The last failed attempt, kept after later successes (consecutiveFailures says whether delivery is failing now); null before any failure',
   })
   lastError!: DestinationErrorView | null;
 }
