@@ -65,10 +65,10 @@ describe('HTTP kinds', () => {
       expect(body.data.events.map((e) => e.class_uid)).toEqual([6003, 6003]);
     });
 
-    it('sends the custom headers, but never lets one replace a signature header', async () => {
+    it('sends the custom headers, but never lets one replace a signature or framing header', async () => {
       sut = openSink(
         sampleTarget('webhook', base, {
-          headers: { 'X-Tenant': 'acme', 'Webhook-Signature': 'v1,forged' },
+          headers: { 'X-Tenant': 'acme', 'Webhook-Signature': 'v1,forged', 'Transfer-Encoding': 'chunked', Host: 'x' },
           secrets: { webhookSecrets: [secret(1)] },
         }),
       );
@@ -76,6 +76,8 @@ describe('HTTP kinds', () => {
       const [request] = receiver.requests;
       expect(request!.headers['x-tenant']).toBe('acme');
       expect(request!.headers['webhook-signature']).not.toContain('forged');
+      expect(request!.headers['transfer-encoding']).toBeUndefined();
+      expect(request!.headers.host).toBe(new URL(base).host);
     });
   });
 
