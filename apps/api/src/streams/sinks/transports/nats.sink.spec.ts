@@ -49,6 +49,7 @@ describe('nats (JetStream)', () => {
       ok: false,
       status: null,
       action: 'retry',
+      message: `no JetStream stream answered on ${subject}-nobody (no stream takes this subject, or JetStream is off)`,
     });
   });
 
