@@ -44,7 +44,7 @@ function describe(error: unknown): string {
   if (typeof error !== 'object' || error === null) return 'network error';
   const { code, message } = error as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : '';
-  if (typeof code !== 'string') return text || 'network error';
+  if (typeof code !== 'string' || code.startsWith('ERR_SINK_')) return text || 'network error';
   return text && !text.includes(code) ? `${code}: ${text}` : text || code;
 }
 

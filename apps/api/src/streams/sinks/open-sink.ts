@@ -6,7 +6,10 @@ import { splunkHecSink } from './transports/splunk-hec.sink';
 import { SyslogSink } from './transports/syslog.sink';
 import { webhookSink } from './transports/webhook.sink';
 
-/** The sink of a destination (its URL already accepted by destinationUrlProblem); nothing connects before deliver(). */
+/**
+ * The sink of a destination; nothing connects before deliver(). Throws only for a URL that
+ * destinationUrlProblem refuses (the engine opens sinks of stored, validated destinations).
+ */
 export function openSink(target: SinkTarget): Sink {
   switch (target.kind) {
     case 'webhook':

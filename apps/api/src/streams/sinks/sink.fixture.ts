@@ -1,5 +1,16 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EventView } from '../../events/dto/event.view';
 import type { DestinationKind, SinkTarget } from './sink';
 
@@ -44,34 +55,54 @@ export interface ReceivedRequest {
   body: Buffer;
 }
 
-/** A local HTTP receiver: records every request, answers with `respond` (204 by default). */
+/** A local HTTP (or, given a certificate, HTTPS) receiver: records every request, answers with `respond` (204 by default). */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   respond: (request: ReceivedRequest, response: ServerResponse) => void = (_, response) => {
     response.writeHead(204).end();
   };
-  private readonly server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const received = {
-        method: request.method ?? '',
-        path: request.url ?? '',
-        headers: request.headers,
-        body: Buffer.concat(chunks),
-      };
-      this.requests.push(received);
-      this.respond(received, response);
-    });
-  });
+  private readonly server: Server;
+
+  constructor(private readonly tls?: { key: string; cert: string }) {
+    const handle = (request: IncomingMessage, response: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const received = {
+          method: request.method ?? '',
+          path: request.url ?? '',
+          headers: request.headers,
+          body: Buffer.concat(chunks),
+        };
+        this.requests.push(received);
+        this.respond(received, response);
+      });
+    };
+    this.server = tls ? createHttpsServer(tls, handle) : createServer(handle);
+  }
 
   async start(): Promise<string> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A self-signed certificate for `localhost` and 127.0.0.1, made by openssl: a receiver Node does not trust by default. */
+export function selfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sinks-cert-'));
+  try {
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ], { stdio: 'ignore' }); // prettier-ignore
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

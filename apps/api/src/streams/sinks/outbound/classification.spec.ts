@@ -150,10 +150,9 @@ describe('classification of answers', () => {
 
   it('a refused connection is a network error: status null, retry', async () => {
     const closed = await unusedPort();
-    const delivery = await openSink(sampleTarget('webhook', `http://127.0.0.1:${closed}`, { secrets })).deliver(
-      batch,
-      signal(),
-    );
+    const sink = openSink(sampleTarget('webhook', `http://127.0.0.1:${closed}`, { secrets }));
+    sinks.push(sink);
+    const delivery = await sink.deliver(batch, signal());
     expect(delivery).toMatchObject({
       ok: false,
       status: null,

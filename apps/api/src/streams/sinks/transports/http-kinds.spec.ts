@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { gunzipSync } from 'node:zlib';
 import { openSink } from '../open-sink';
-import { Receiver, sampleEvents, sampleTarget } from '../sink.fixture';
+import { Receiver, sampleEvents, sampleTarget, selfSignedCertificate } from '../sink.fixture';
 import type { Sink } from '../sink';
 import { DATADOG_MAX_BYTES, datadogChunks } from './datadog.sink';
 
@@ -65,10 +65,10 @@ describe('HTTP kinds', () => {
       expect(body.data.events.map((e) => e.class_uid)).toEqual([6003, 6003]);
     });
 
-    it('sends the custom headers, but never lets one replace a signature header', async () => {
+    it('sends the custom headers, but never lets one replace a signature or framing header', async () => {
       sut = openSink(
         sampleTarget('webhook', base, {
-          headers: { 'X-Tenant': 'acme', 'Webhook-Signature': 'v1,forged' },
+          headers: { 'X-Tenant': 'acme', 'Webhook-Signature': 'v1,forged', 'Transfer-Encoding': 'chunked', Host: 'x' },
           secrets: { webhookSecrets: [secret(1)] },
         }),
       );
@@ -76,6 +76,8 @@ describe('HTTP kinds', () => {
       const [request] = receiver.requests;
       expect(request!.headers['x-tenant']).toBe('acme');
       expect(request!.headers['webhook-signature']).not.toContain('forged');
+      expect(request!.headers['transfer-encoding']).toBeUndefined();
+      expect(request!.headers.host).toBe(new URL(base).host);
     });
   });
 
@@ -193,5 +195,43 @@ describe('HTTP kinds', () => {
         ],
       });
     });
+  });
+
+  it('resolves a host name at the connection and connects to the address it checked', async () => {
+    sut = openSink(sampleTarget('otlp', base.replace('127.0.0.1', 'localhost')));
+    await expect(sut.deliver({ id: 'b', events: sampleEvents(1) }, signal())).resolves.toEqual({ ok: true });
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+describe('HTTPS', () => {
+  const certificate = selfSignedCertificate();
+  const receiver = new Receiver(certificate);
+  let base: string;
+
+  beforeAll(async () => {
+    base = await receiver.start();
+  });
+  afterAll(() => receiver.stop());
+
+  it('verifies the receiver against the trusted CAs: a certificate Node does not trust is a network error', async () => {
+    const sut = openSink(sampleTarget('splunk_hec', base, { secrets: { token: 'hec-token-1234' } }));
+    await expect(sut.deliver({ id: 'b', events: sampleEvents(1) }, signal())).resolves.toMatchObject({
+      ok: false,
+      status: null,
+      action: 'retry',
+      message: expect.stringMatching(/certificate/i) as string,
+    });
+    await sut.close();
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('delivers once the receiver is trusted', async () => {
+    const sut = openSink(
+      sampleTarget('splunk_hec', base, { secrets: { token: 'hec-token-1234' }, ca: certificate.cert }),
+    );
+    await expect(sut.deliver({ id: 'b', events: sampleEvents(1) }, signal())).resolves.toEqual({ ok: true });
+    await sut.close();
+    expect(receiver.requests).toHaveLength(1);
   });
 });

@@ -20,9 +20,24 @@ export function withPath(base: string, suffix: string): URL {
   return url;
 }
 
+/** Headers that frame the message or the connection: only the transport sets them, never a destination. */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'content-encoding',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+]);
+
 /** The headers of every request: the destination's custom ones first, so a kind's own always win. */
 export function baseHeaders(target: SinkTarget, contentType: string): Record<string, string> {
-  return { ...target.headers, 'content-type': contentType, 'user-agent': 'audit-trail' };
+  const custom = Object.entries(target.headers).filter(([name]) => !TRANSPORT_HEADERS.has(name.toLowerCase()));
+  return { ...Object.fromEntries(custom), 'content-type': contentType, 'user-agent': 'audit-trail' };
 }
 
 /**

@@ -42,7 +42,7 @@ export class NatsSink implements Sink {
       return { ok: true };
     } catch (error) {
       await this.drop();
-      return networkFailure(this.target, error);
+      return networkFailure(this.target, noResponders(error) ? new NoStreamError(this.subject) : error);
     }
   }
 
@@ -87,4 +87,20 @@ async function closeQuickly(nc: NatsConnection): Promise<void> {
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)));
   await Promise.race([nc.close().catch(() => undefined), waited]);
   clearTimeout(timer);
+}
+
+/** The client reports a publish nobody answered as "jetstream is not enabled"; most often no stream takes the subject. */
+function noResponders(error: unknown): boolean {
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && /jetstream is not enabled|no responders/i.test(message);
+}
+
+/** lastError's message when no JetStream stream answered a publish. */
+class NoStreamError extends Error {
+  readonly code = 'ERR_SINK_NO_STREAM';
+
+  constructor(subject: string) {
+    super(`no JetStream stream answered on ${subject} (no stream takes this subject, or JetStream is off)`);
+    this.name = 'NoStreamError';
+  }
 }

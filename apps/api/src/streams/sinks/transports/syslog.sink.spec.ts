@@ -1,11 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { openSink } from '../open-sink';
-import { sampleEvents, sampleTarget } from '../sink.fixture';
+import { sampleEvents, sampleTarget, selfSignedCertificate } from '../sink.fixture';
 import type { Sink } from '../sink';
 
 const RSYSLOGD = process.env.RSYSLOGD_PATH ?? '/usr/sbin/rsyslogd';
@@ -74,7 +74,6 @@ describe('syslog over TCP, received by rsyslog', () => {
 });
 
 describe('syslog over TLS (RFC 5425)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sinks-tls-'));
   let cert: string;
   let server: TlsServer;
   let port: number;
@@ -83,13 +82,9 @@ describe('syslog over TLS (RFC 5425)', () => {
   let sut: Sink;
 
   beforeAll(async () => {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ], { stdio: 'ignore' }); // prettier-ignore
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    server = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (socket) => {
+    const certificate = selfSignedCertificate();
+    cert = certificate.cert;
+    server = createTlsServer(certificate, (socket) => {
       sockets.push(socket);
       let buffer = Buffer.alloc(0);
       socket.on('data', (chunk: Buffer) => {
@@ -108,7 +103,6 @@ describe('syslog over TLS (RFC 5425)', () => {
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('delivers over a verified TLS connection, by name, and opens a new one after the collector closed it', async () => {

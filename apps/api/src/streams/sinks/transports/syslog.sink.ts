@@ -24,8 +24,8 @@ export class SyslogSink implements Sink {
   }
 
   async deliver(batch: SinkBatch, signal: AbortSignal): Promise<Delivery> {
-    const payload = Buffer.concat(batch.events.map((event) => syslogFrame(this.target, event)));
     try {
+      const payload = Buffer.concat(batch.events.map((event) => syslogFrame(this.target, event)));
       await bounded(this.target, signal, async (bound) => {
         const socket = this.socket ?? (await this.open(bound));
         await flushed(socket, payload, bound);

@@ -9,9 +9,10 @@ import { baseHeaders, HttpSink } from './http-sink';
  * signature per secret, space-separated, so both verify during a rotation.
  */
 export function webhookSink(target: SinkTarget): Sink {
-  const signers = (target.secrets.webhookSecrets ?? []).map((secret) => new Webhook(secret));
   const url = new URL(target.url);
   return new HttpSink(target, (batch) => {
+    // Made per batch, inside deliver(): a malformed secret is then a failed attempt, not a throw.
+    const signers = (target.secrets.webhookSecrets ?? []).map((secret) => new Webhook(secret));
     const now = new Date();
     const body = JSON.stringify({
       type: 'audit.events',
