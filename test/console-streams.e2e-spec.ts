@@ -105,7 +105,12 @@ describe('the console: Streams', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     // STREAM_ALLOW_PRIVATE_NETWORKS=true, as AppConfig reads it: an http://127.0.0.1 URL is accepted.
-    t = await startTestApp({ bootstrapKeys: adminBootstrapKeys(), streamAllowPrivateNetworks: true });
+    // No delivery: the states a test sets in the database stay as it set them.
+    t = await startTestApp({
+      bootstrapKeys: adminBootstrapKeys(),
+      streamAllowPrivateNetworks: true,
+      streamDelivery: false,
+    });
     await t.app.listen(0, '127.0.0.1');
     origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     chromium = await launchChromium();

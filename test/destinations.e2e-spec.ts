@@ -15,7 +15,8 @@ describe('destinations over HTTP', () => {
   const credentials: string[] = [];
   beforeAll(async () => {
     t = await startTestApp(
-      { bootstrapKeys: adminBootstrapKeys(), destinationsPerAccount: LIMIT, logLevel: 'debug' },
+      // The API alone: no delivery changes what these tests read (test/stream-delivery.e2e-spec.ts delivers).
+      { bootstrapKeys: adminBootstrapKeys(), destinationsPerAccount: LIMIT, logLevel: 'debug', streamDelivery: false },
       undefined,
       undefined,
       capturingLogs(logs),

@@ -56,6 +56,10 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
+    if (!this.config.streamDelivery) {
+      this.stopped = true;
+      return;
+    }
     this.timer = setInterval(() => this.poke(), this.config.streamLeaseSeconds * 1000);
     this.timer.unref();
     this.poke();
