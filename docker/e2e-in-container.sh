@@ -17,4 +17,4 @@ if [ ! -x node_modules/.bin/nest ]; then
 fi
 # The browser suites (the console and Swagger UI in Chromium) run on the host, where .ci/run installs Chromium;
 # the Node image has no browser. Everything else runs here against the PostgreSQL container.
-npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin)?|swagger-ui)\.e2e-spec\.ts'
+npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin|-streams)?|swagger-ui)\.e2e-spec\.ts'
