@@ -65,21 +65,16 @@ export class DestinationWorker {
     const { destinations, events, config } = this.deps;
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
-    let target: SinkTarget;
+    let sink: Sink;
     try {
-      target = this.targetOf(row);
+      sink = this.deps.openSink(this.targetOf(row));
     } catch (error) {
-      // Credentials sealed under another SECRETS_KEY: said where people look, retried at the next claim.
-      await this.failed(row, {
-        ok: false,
-        status: null,
-        message: (error as Error).message,
-        action: 'retry',
-        retryAfterMs: null,
-      });
+      // Credentials sealed under another SECRETS_KEY, or a URL this instance may not send to (an http://
+      // destination once STREAM_ALLOW_PRIVATE_NETWORKS is off): said where people look, tried again at the next claim.
+      const message = (error as Error).message;
+      await this.failed(row, { ok: false, status: null, message, action: 'retry', retryAfterMs: null });
       return;
     }
-    const sink = this.deps.openSink(target);
     // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
     // next claim starts one that signs with the current secret alone.
     const expiry = this.secretExpiry;
