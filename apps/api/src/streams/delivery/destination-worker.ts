@@ -10,6 +10,7 @@ import type { SecretBox } from '../secret-box';
 import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
 import { retryDelay } from './backoff';
 import type { DeliveryAudit } from './delivery-audit';
+import { pause } from '../../common/pause';
 
 /** What a worker needs from the engine. */
 export interface WorkerDeps {
@@ -181,17 +182,4 @@ export function batchId(destinationId: string, events: readonly { id: string }[]
   const hash = createHash('sha256').update(destinationId);
   for (const { id } of events) hash.update(`\n${id}`);
   return `msg_${hash.digest('base64url').slice(0, 32)}`;
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
