@@ -230,9 +230,9 @@ async function backlog(ctx, receiver, api) {
   log(`  streams-backlog: the receiver answers 503 for ${outage} s of full batch ingest`);
   const load = await ingestLoad(ctx).run(outage);
   size = (await countEvents(ctx)) - before;
+  const failing = await api.get(destination.id);
   const backAt = Date.now();
   down = false;
-  const failing = await api.get(destination.id);
   const outageAnswers = { ...route.answers };
   log(
     `  streams-backlog: receiver back; backlog ${fmt(size)} events (state ${failing.state}); waiting for the next retry`,
