@@ -57,7 +57,8 @@ describe('scopes × routes', () => {
       .replace(':accountId', accountOf[scope]!)
       .replace(':id', 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
       .replace(':chainId', 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
-      .replace(':keyId', 'key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
+      .replace(':keyId', 'key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2')
+      .replace(':destinationId', 'dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D2');
     const agent = t.http();
     const call =
       method === 'GET'
@@ -66,7 +67,9 @@ describe('scopes × routes', () => {
           ? agent.delete(path)
           : method === 'PUT'
             ? agent.put(path).send({})
-            : agent.post(path).send({});
+            : method === 'PATCH'
+              ? agent.patch(path).send({})
+              : agent.post(path).send({});
     // The live tail never ends: a malformed Last-Event-ID makes an allowed key's answer a quick 400.
     if (route === 'GET /v1/events/stream') call.set('Last-Event-ID', 'not-an-id');
     const res = await call.set(...bearer(KEY_OF[scope]));

@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
  */
 export async function startChildInstance(
   env: Record<string, string>,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; stop: () => Promise<void>; kill: () => Promise<void> }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-child-'));
   const root = resolve(__dirname, '../..');
@@ -51,6 +51,12 @@ export async function startChildInstance(
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   };
+  /** SIGKILL: the process dies at once, mid-whatever (no shutdown hook runs). */
+  const kill = async () => {
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   const started = Date.now();
   while (Date.now() - started < 90_000) {
     if (child.exitCode !== null) throw new Error(`the second instance exited: ${stderr}`);
@@ -58,7 +64,7 @@ export async function startChildInstance(
       (res) => res.status === 200,
       () => false,
     );
-    if (ready) return { url, stop };
+    if (ready) return { url, stop, kill };
     await sleep(250);
   }
   await stop();

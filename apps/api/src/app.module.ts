@@ -18,6 +18,7 @@ import { ProofsModule } from './proofs/proofs.module';
 import { ReadsModule } from './reads/reads.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
+import { DestinationsModule } from './streams/destinations/destinations.module';
 import { VerificationModule } from './verification/verification.module';
 
 @Module({
@@ -39,6 +40,7 @@ import { VerificationModule } from './verification/verification.module';
     ConsoleModule,
     RetentionModule,
     ReadsModule,
+    DestinationsModule,
   ],
   providers: [
     JsonBodyGuard,

@@ -490,6 +490,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{accountId}/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s destinations, oldest first, in pages (never their credentials) */
+        get: operations["DestinationsController_list"];
+        put?: never;
+        /** Create a destination; a webhook’s signing secret is in this answer only */
+        post: operations["DestinationsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/destinations/{destinationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A destination and where its delivery stands */
+        get: operations["DestinationsController_get"];
+        put?: never;
+        post?: never;
+        /** Delete a destination; the answer is the destination as it was */
+        delete: operations["DestinationsController_delete"];
+        options?: never;
+        head?: never;
+        /** Change settings or credentials (never kind); headers replaces them all */
+        patch: operations["DestinationsController_change"];
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/destinations/{destinationId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop delivering until resumed (again: unchanged) */
+        post: operations["DestinationControlsController_pause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/destinations/{destinationId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again (a paused, retrying or disabled destination), failures forgotten */
+        post: operations["DestinationControlsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/destinations/{destinationId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again every retained event from `from` on; the state is unchanged */
+        post: operations["DestinationControlsController_replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/destinations/{destinationId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook’s new signing secret, in this answer only; the old one is also signed with for 24 hours */
+        post: operations["DestinationControlsController_rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -979,6 +1084,230 @@ export interface components {
             chains: number;
             /** @description Events deleted */
             events: number;
+        };
+        DestinationView: {
+            /** @example dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D3 */
+            id: string;
+            /** @example SIEM */
+            name: string;
+            /** @enum {string} */
+            kind: "webhook" | "splunk_hec" | "datadog" | "otlp" | "syslog" | "nats";
+            /** @example https://192.0.2.10:8443/hooks/audit */
+            url: string;
+            /** @enum {string} */
+            format: "native" | "ocsf" | "cef";
+            /** @example null */
+            q: string | null;
+            /** @example 100 */
+            batchSize: number;
+            /** @example 10 */
+            timeoutSeconds: number;
+            /**
+             * @description retrying: the last attempt failed; paused: by a person, or after STREAM_PAUSE_AFTER_HOURS of failures; disabled: the receiver answered 410
+             * @enum {string}
+             */
+            state: "active" | "retrying" | "paused" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description `now`, `beginning` or the ISO time given at creation
+             * @example now
+             */
+            start: string;
+            /** @example 0 */
+            deliveredEvents: number;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            lastDeliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description The timestamp of the last event delivered
+             * @example null
+             */
+            lastDeliveredEventAt: string | null;
+            /**
+             * @description 0 when active and caught up, else seconds since lastDeliveredEventAt; null before any delivery
+             * @example null
+             */
+            lagSeconds: number | null;
+            /** @example 0 */
+            consecutiveFailures: number;
+            /** @description The last failed attempt, kept after later successes (consecutiveFailures says whether delivery is failing now); null before any failure */
+            lastError: {
+                /** Format: date-time */
+                at: string;
+                /** @description The receiver’s status; null for a timeout or network error */
+                status: number | null;
+                /** @example 503 Service Unavailable */
+                message: string;
+            } | null;
+        };
+        NewDestinationView: {
+            /** @example dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D3 */
+            id: string;
+            /** @example SIEM */
+            name: string;
+            /** @enum {string} */
+            kind: "webhook" | "splunk_hec" | "datadog" | "otlp" | "syslog" | "nats";
+            /** @example https://192.0.2.10:8443/hooks/audit */
+            url: string;
+            /** @enum {string} */
+            format: "native" | "ocsf" | "cef";
+            /** @example null */
+            q: string | null;
+            /** @example 100 */
+            batchSize: number;
+            /** @example 10 */
+            timeoutSeconds: number;
+            /**
+             * @description retrying: the last attempt failed; paused: by a person, or after STREAM_PAUSE_AFTER_HOURS of failures; disabled: the receiver answered 410
+             * @enum {string}
+             */
+            state: "active" | "retrying" | "paused" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description `now`, `beginning` or the ISO time given at creation
+             * @example now
+             */
+            start: string;
+            /** @example 0 */
+            deliveredEvents: number;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            lastDeliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description The timestamp of the last event delivered
+             * @example null
+             */
+            lastDeliveredEventAt: string | null;
+            /**
+             * @description 0 when active and caught up, else seconds since lastDeliveredEventAt; null before any delivery
+             * @example null
+             */
+            lagSeconds: number | null;
+            /** @example 0 */
+            consecutiveFailures: number;
+            /** @description The last failed attempt, kept after later successes (consecutiveFailures says whether delivery is failing now); null before any failure */
+            lastError: {
+                /** Format: date-time */
+                at: string;
+                /** @description The receiver’s status; null for a timeout or network error */
+                status: number | null;
+                /** @example 503 Service Unavailable */
+                message: string;
+            } | null;
+            /**
+             * @description Webhooks only: the Standard Webhooks signing secret, shown this once
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8JjfOq7S+6A=
+             */
+            secret?: string;
+        };
+        CreateDestinationDto: {
+            /** @example SIEM */
+            name: string;
+            /**
+             * @description Never changes
+             * @enum {string}
+             */
+            kind: "webhook" | "splunk_hec" | "datadog" | "otlp" | "syslog" | "nats";
+            /**
+             * @description https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), syslog://host:port or syslog+tls://host:port, nats://host:port/<subject>
+             * @example https://192.0.2.10:8443/hooks/audit
+             */
+            url: string;
+            /**
+             * @description cef for syslog only
+             * @default native
+             * @enum {string}
+             */
+            format: "native" | "ocsf" | "cef";
+            /**
+             * @description Deliver only the events this search (as GET /v1/events’ q) matches; absent or null: every event
+             * @example action:order.*
+             */
+            q?: string | null;
+            /** @default 100 */
+            batchSize: number;
+            /** @default 10 */
+            timeoutSeconds: number;
+            /**
+             * @description `now` (events appended after the creation), `beginning` (every retained event) or an ISO time
+             * @default now
+             * @example now
+             */
+            start: string;
+            /**
+             * @description Sent with every request; never shown again. RFC 7230 names, printable ASCII values; not Host, Content-Length, Content-Type, Content-Encoding, Authorization, DD-API-KEY, webhook-*, Transfer-Encoding, Connection
+             * @example {
+             *       "X-Tenant": "acme"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description splunk_hec only (required there); never shown again */
+            token?: string;
+            /** @description datadog only (required there); never shown again */
+            apiKey?: string;
+            /** @description splunk_hec only */
+            sourcetype?: string;
+            /** @description splunk_hec only */
+            index?: string;
+        };
+        ChangeDestinationDto: {
+            /** @example SIEM */
+            name?: string;
+            /**
+             * @description https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), syslog://host:port or syslog+tls://host:port, nats://host:port/<subject>
+             * @example https://192.0.2.10:8443/hooks/audit
+             */
+            url?: string;
+            /**
+             * @description cef for syslog only
+             * @default native
+             * @enum {string}
+             */
+            format: "native" | "ocsf" | "cef";
+            /**
+             * @description Deliver only the events this search (as GET /v1/events’ q) matches; absent or null: every event
+             * @example action:order.*
+             */
+            q?: string | null;
+            /** @default 100 */
+            batchSize: number;
+            /** @default 10 */
+            timeoutSeconds: number;
+            /**
+             * @description Sent with every request; never shown again. RFC 7230 names, printable ASCII values; not Host, Content-Length, Content-Type, Content-Encoding, Authorization, DD-API-KEY, webhook-*, Transfer-Encoding, Connection
+             * @example {
+             *       "X-Tenant": "acme"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description splunk_hec only (required there); never shown again */
+            token?: string;
+            /** @description datadog only (required there); never shown again */
+            apiKey?: string;
+            /** @description splunk_hec only */
+            sourcetype?: string;
+            /** @description splunk_hec only */
+            index?: string;
+        };
+        ReplayDestinationDto: {
+            /**
+             * Format: date-time
+             * @description Delivers again every retained event whose timestamp is at or after it; not in the future
+             * @example 2026-11-27T00:00:00Z
+             */
+            from: string;
         };
     };
     responses: never;
@@ -4353,6 +4682,1100 @@ export interface operations {
             };
             /** @description FORBIDDEN: the key lacks the scope */
             403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationsController_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page; nextCursor is present when more items exist */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"][];
+                        /** @description Pass as cursor, with the same filters, for the next page */
+                        nextCursor?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDestinationDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NewDestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the account already has DESTINATIONS_PER_ACCOUNT destinations */
+            409: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationsController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted: the destination as it was */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationsController_change: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeDestinationDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationControlsController_pause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationControlsController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationControlsController_replay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayDestinationDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    DestinationControlsController_rotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                destinationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NewDestinationView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: the destination is not a webhook: it has no signing secret */
+            409: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;

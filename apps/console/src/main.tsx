@@ -9,6 +9,7 @@ import { KeysPage } from './pages/keys';
 import { LivePage } from './pages/live';
 import { SignInPage } from './pages/sign-in';
 import { StatsPage } from './pages/stats';
+import { StreamsPage } from './pages/streams';
 import { BASE, Link, navigate, useLocation } from './router';
 import { session } from './session';
 import { mayManage, type Me } from './types';
@@ -80,6 +81,7 @@ function App() {
     ['/statistics', 'Statistics', true],
     ['/live', 'Live', true],
     ['/keys', 'Keys', mayManage(identity.me)],
+    ['/streams', 'Streams', mayManage(identity.me)],
     ['/accounts', 'Accounts', !!scopes && scopes.includes('operator')],
   ];
   const section = '/' + (path.split('/')[1] ?? '');
@@ -130,6 +132,8 @@ function Route({ path, me }: { path: string; me: Me | null }) {
       return <LivePage />;
     case 'keys':
       return <KeysPage me={me} />;
+    case 'streams':
+      return <StreamsPage me={me} />;
     case 'accounts':
       return <AccountsPage />;
     default:

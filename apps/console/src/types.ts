@@ -53,3 +53,19 @@ export function isOperator(me: Me | null): boolean {
 export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];
+
+/** Streams (contract §16): a destination and where its delivery stands; never a credential. */
+export type Destination = Schemas['DestinationView'];
+/** The answer of a create or a rotate-secret: a webhook's signing secret, this once. */
+export type DestinationWithSecret = Schemas['NewDestinationView'];
+export type DestinationKind = Destination['kind'];
+export type DestinationFormat = Destination['format'];
+export type DestinationState = Destination['state'];
+export type DestinationsPage = AnswerOf<'DestinationsController_list'>;
+export type DestinationsQuery = QueryOf<'DestinationsController_list'>;
+export type ReplayBody = Schemas['ReplayDestinationDto'];
+/** The fields the service fills in when they are left out (openapi-typescript marks a default as required). */
+type Defaulted = 'format' | 'batchSize' | 'timeoutSeconds' | 'start';
+/** The body of POST /v1/accounts/:accountId/destinations. */
+export type NewDestinationBody = Omit<Schemas['CreateDestinationDto'], Defaulted> &
+  Partial<Pick<Schemas['CreateDestinationDto'], Defaulted>>;

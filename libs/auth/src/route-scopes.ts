@@ -41,6 +41,16 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopes>> = {
   'POST /v1/accounts/:accountId/keys': MANAGE,
   'DELETE /v1/accounts/:accountId/keys/:keyId': MANAGE,
   'POST /v1/accounts/:accountId/keys/:keyId/rotate': MANAGE,
+  // Stream destinations (contract §16): an admin for its account, an operator for any (DestinationTransactions decides which).
+  'GET /v1/accounts/:accountId/destinations': MANAGE,
+  'POST /v1/accounts/:accountId/destinations': MANAGE,
+  'GET /v1/accounts/:accountId/destinations/:destinationId': MANAGE,
+  'PATCH /v1/accounts/:accountId/destinations/:destinationId': MANAGE,
+  'DELETE /v1/accounts/:accountId/destinations/:destinationId': MANAGE,
+  'POST /v1/accounts/:accountId/destinations/:destinationId/pause': MANAGE,
+  'POST /v1/accounts/:accountId/destinations/:destinationId/resume': MANAGE,
+  'POST /v1/accounts/:accountId/destinations/:destinationId/replay': MANAGE,
+  'POST /v1/accounts/:accountId/destinations/:destinationId/rotate-secret': MANAGE,
   // Retention and legal hold (contract §14): settings by an admin (its account) or an operator; the sweep by an operator.
   'PUT /v1/chain/:chainId/retention': MANAGE,
   'PUT /v1/chain/:chainId/legal-hold': MANAGE,

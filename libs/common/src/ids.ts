@@ -19,6 +19,8 @@ export const IDEMPOTENCY_KEY_TEXT = `1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable A
 /** An account's id and a key's id as we issue them (contract §2, §12): anything else is answered as unknown (404). */
 export const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** A stream destination's id (contract §16): anything else is answered as unknown (404). */
+export const DESTINATION_ID = /^dst_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Chain names starting with this are the service's own (`_audit`): clients cannot append to them (contract §12). */
 export const RESERVED_CHAIN_PREFIX = '_';
 /** A chain name clients may append to: not starting with RESERVED_CHAIN_PREFIX (with CHAIN_NAME). */

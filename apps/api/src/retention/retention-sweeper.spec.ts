@@ -18,6 +18,7 @@ import {
   VacuumOptions,
 } from '@app/database';
 import { CheckpointsService } from '../checkpoints/checkpoints.service';
+import { StreamGaps } from '../streams/delivery/stream-gaps';
 import { RetentionAudit } from './retention-audit';
 import { nextBatchSize, pauseAfter, RetentionSweeper, vacuumFullPays } from './retention-sweeper';
 
@@ -112,6 +113,11 @@ describe('RetentionSweeper', () => {
       },
     } as unknown as RetentionAudit;
     const config = Object.assign(new AppConfig(), { retentionClockOffsetSeconds: 7, retentionVacuum });
+    // No stream destination: nothing a prune could take from one (test/stream-delivery.e2e-spec.ts has that).
+    const noDestinations = {
+      beforePrune: (accountId: string, chainId: string) => Promise.resolve({ accountId, chainId, undelivered: [] }),
+      afterPrune: () => Promise.resolve(),
+    } as unknown as StreamGaps;
     const sut = new RetentionSweeper(
       config,
       transactions,
@@ -121,6 +127,7 @@ describe('RetentionSweeper', () => {
       storage('merkle_nodes') as unknown as MerkleNodesRepository,
       checkpoints,
       audit,
+      noDestinations,
     );
     return { sut, calls };
   }

@@ -23,6 +23,7 @@ import {
   TransactionRunner,
 } from '@app/database';
 import { CheckpointsService } from '../checkpoints/checkpoints.service';
+import { StreamGaps } from '../streams/delivery/stream-gaps';
 import { RetentionAudit } from './retention-audit';
 
 /** How a sweep's batches went: how many, and how long they held their chain's lock (the log line's). */
@@ -76,6 +77,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly nodes: MerkleNodesRepository,
     private readonly checkpoints: CheckpointsService,
     private readonly audit: RetentionAudit,
+    private readonly streamGaps: StreamGaps,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -151,7 +153,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
         done = await this.transactions.run(async (tx) => {
           await this.chains.lockForPrune(chain.id, tx);
           locked = performance.now();
+          const gaps = await this.streamGaps.beforePrune(chain.accountId, chain.id, upTo, max, tx);
           const batch = await this.chains.pruneBatch(chain.id, upTo, max, offset, tx);
+          await this.streamGaps.afterPrune(gaps, batch, tx);
           const from = committed?.first ?? (batch.deleted > 0 ? batch.from : null);
           // Decided once, here: a stop that comes while this commits must not end the prune unrecorded.
           const last = batch.deleted < max || this.stopping;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AuditModule } from '../audit/audit.module';
 import { CheckpointsModule } from '../checkpoints/checkpoints.module';
+import { DeliveryModule } from '../streams/delivery/delivery.module';
 import { RetentionAudit } from './retention-audit';
 import { RetentionPolicySync } from './retention-policy-sync';
 import { RetentionController } from './retention.controller';
@@ -10,7 +11,7 @@ import { RetentionSweeper } from './retention-sweeper';
 
 /** Retention settings, legal hold and the sweep that prunes (contract §14). */
 @Module({
-  imports: [CheckpointsModule, AuditModule, AccountsModule],
+  imports: [CheckpointsModule, AuditModule, AccountsModule, DeliveryModule],
   controllers: [RetentionController],
   providers: [RetentionService, RetentionSweeper, RetentionAudit, RetentionPolicySync],
 })

@@ -101,6 +101,8 @@ export class AppConfig {
   streamAllowPrivateNetworks = false;
   /** A destination failing for this many hours is paused by the service. */
   streamPauseAfterHours = 72;
+  /** STREAM_DELIVERY=false: this instance delivers no destination (the others sharing its database do); its API still manages them. */
+  streamDelivery = true;
   /** Delivery engine: how often it claims and renews destination leases (a lease lasts three of these). */
   streamLeaseSeconds = 5;
 }
@@ -221,6 +223,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.destinationsPerAccount = int('DESTINATIONS_PER_ACCOUNT', config.destinationsPerAccount, 1, 1000);
   config.streamPauseAfterHours = int('STREAM_PAUSE_AFTER_HOURS', config.streamPauseAfterHours, 1, 24 * 366);
   config.streamLeaseSeconds = int('STREAM_LEASE_SECONDS', config.streamLeaseSeconds, 1, 10);
+  if (env.STREAM_DELIVERY) {
+    if (env.STREAM_DELIVERY === 'true' || env.STREAM_DELIVERY === 'false')
+      config.streamDelivery = env.STREAM_DELIVERY === 'true';
+    else problems.push('STREAM_DELIVERY must be true or false');
+  }
   if (env.STREAM_ALLOW_PRIVATE_NETWORKS) {
     if (env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true' || env.STREAM_ALLOW_PRIVATE_NETWORKS === 'false')
       config.streamAllowPrivateNetworks = env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true';

@@ -15,6 +15,8 @@ export interface PoolLoad {
 /** Seconds, from 1 ms to 10 s: requests and append transactions alike. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Events per append transaction, up to APPEND_BATCH_SIZE's ceiling. */
+/** Seconds from append to a stream's receiver, 10 ms to an hour (a receiver that was down). */
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600];
 const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
 
 /**
@@ -72,6 +74,24 @@ export class Metrics {
     'audit_rate_limited_total',
     'Requests refused with 429 by a rate limit (per key, or refused keys per client address)',
   );
+  private readonly streamDelivered = new Counter({
+    name: 'audit_stream_delivered_events_total',
+    help: 'Events a stream destination acknowledged (contract §16), by destination kind',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly streamAttempts = new Counter({
+    name: 'audit_stream_attempts_total',
+    help: 'Delivery attempts of stream batches by destination kind and result (ok, http_error, network_error)',
+    labelNames: ['kind', 'result'],
+    registers: [this.registry],
+  });
+  private readonly streamLag = new Histogram({
+    name: 'audit_stream_lag_seconds',
+    help: 'How long after its append each acknowledged batch of a stream reached its receiver (its oldest event)',
+    buckets: LAG_BUCKETS,
+    registers: [this.registry],
+  });
   /** Series by route, then method, then status: one lookup per level, no string built per request. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
@@ -79,6 +99,7 @@ export class Metrics {
     this.gauge('audit_append_queue_events', 'Events waiting in the append queue', []);
     this.gauge('audit_append_queue_bytes', 'Bytes of events waiting in the append queue', []);
     this.gauge('audit_db_pool_connections', 'Database pool connections by state', ['state']);
+    this.gauge('audit_stream_destinations', 'Stream destinations by state (all instances)', ['state']);
   }
 
   /** One answered request; `route` is its template or `unmatched`. */
@@ -141,6 +162,24 @@ export class Metrics {
         [{ state: 'waiting' }, waiting],
       ];
     });
+  }
+
+  /** A batch of `events` events the receiver acknowledged, the oldest appended `lagSeconds` ago. */
+  streamBatchDelivered(kind: string, events: number, lagSeconds: number): void {
+    this.streamDelivered.labels(kind).inc(events);
+    this.streamLag.observe(Math.max(0, lagSeconds));
+  }
+
+  /** One attempt to deliver a batch: `ok`, `http_error` (the receiver refused it) or `network_error` (no answer). */
+  streamAttempted(kind: string, result: 'ok' | 'http_error' | 'network_error'): void {
+    this.streamAttempts.labels(kind, result).inc();
+  }
+
+  /** The destinations gauge reads `counts` at each scrape. */
+  watchStreamDestinations(counts: () => Record<string, number>): void {
+    this.readAtScrape('audit_stream_destinations', () =>
+      Object.entries(counts()).map(([state, n]) => [{ state }, n] as [Record<string, string>, number]),
+    );
   }
 
   /** Adds the Node.js process defaults (CPU, memory, event loop lag, GC…): done once the metrics are served. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
-import { ACCOUNT_ID, CHAIN_ID, EVENT_ID, KEY_ID } from '../ids';
+import { ACCOUNT_ID, CHAIN_ID, DESTINATION_ID, EVENT_ID, KEY_ID } from '../ids';
 import { MAX_CURSOR_LENGTH } from '../limits';
 
 /** Position of the last row of a page in a (time, id) keyset order. */
@@ -88,3 +88,5 @@ export const CHAINS_CURSOR = new CursorCodec('chains', CHAIN_ID);
 export const ACCOUNTS_CURSOR = new CursorCodec('accounts', ACCOUNT_ID);
 /** GET /v1/accounts/:accountId/keys (the listed account is the cursor's). */
 export const KEYS_CURSOR = new CursorCodec('keys', KEY_ID);
+/** GET /v1/accounts/:accountId/destinations (the listed account is the cursor's). */
+export const DESTINATIONS_CURSOR = new CursorCodec('destinations', DESTINATION_ID);

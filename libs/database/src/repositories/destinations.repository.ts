@@ -185,10 +185,11 @@ export class DestinationsRepository {
     }
     if (change.clearFailures) sets.push('consecutive_failures = 0', 'failing_since = NULL');
     if (change.position !== undefined) sets.push('caught_up = false');
-    const [row] = (await tx.query(
+    const [row] = await returning<DestinationRow>(
+      tx,
       `UPDATE destinations d SET ${sets.join(', ')} WHERE d.id = $1 RETURNING ${COLUMNS}`,
       params,
-    )) as DestinationRow[];
+    );
     return row!;
   }
 
@@ -209,7 +210,8 @@ export class DestinationsRepository {
    * lease ran out or was given up. Rows another instance is writing are skipped, not waited for.
    */
   async claim(owner: string, leaseSeconds: number, db: Db = this.pool): Promise<{ id: string; version: number }[]> {
-    return (await db.query(
+    return returning<{ id: string; version: number }>(
+      db,
       `UPDATE destinations d SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
         WHERE d.id IN (SELECT id FROM destinations
                         WHERE state IN ('active', 'retrying')
@@ -217,7 +219,7 @@ export class DestinationsRepository {
                         FOR UPDATE SKIP LOCKED)
         RETURNING d.id, d.version`,
       [owner, leaseSeconds],
-    )) as { id: string; version: number }[];
+    );
   }
 
   /** Gives up `owner`'s leases (a stop): another instance takes them at its next claim. */
@@ -233,23 +235,25 @@ export class DestinationsRepository {
     ack: Acknowledgement,
     db: Db = this.pool,
   ): Promise<boolean> {
-    const rows = (await db.query(
+    const rows = await returning(
+      db,
       `UPDATE destinations SET position = $4, delivered_events = delivered_events + $5, last_delivered_at = now(),
               last_delivered_event_at = $6, caught_up = $7, consecutive_failures = 0, failing_since = NULL,
               state = 'active'
         WHERE id = $1 AND lease_owner = $2 AND version = $3
         RETURNING id`,
       [id, owner, version, ack.position, ack.events, ack.lastEventAt, ack.caughtUp],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 
   /** Records that the last read found nothing more to deliver (once, not at every poll). */
   async caughtUp(id: string, owner: string, version: number, db: Db = this.pool): Promise<boolean> {
-    const rows = (await db.query(
+    const rows = await returning(
+      db,
       `UPDATE destinations SET caught_up = true WHERE id = $1 AND lease_owner = $2 AND version = $3 RETURNING id`,
       [id, owner, version],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 
@@ -267,7 +271,8 @@ export class DestinationsRepository {
     pauseAfterHours: number,
     tx: Db,
   ): Promise<{ state: DestinationState; failingSince: Date } | null> {
-    const [row] = (await tx.query(
+    const [row] = await returning<{ state: DestinationState; failingSince: Date }>(
+      tx,
       `UPDATE destinations
           SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()),
               last_error = $4,
@@ -278,7 +283,7 @@ export class DestinationsRepository {
         WHERE id = $1 AND lease_owner = $2 AND version = $3
         RETURNING state, failing_since AS "failingSince"`,
       [id, owner, version, error, outcome, pauseAfterHours],
-    )) as { state: DestinationState; failingSince: Date }[];
+    );
     return row ?? null;
   }
 
@@ -292,4 +297,10 @@ export class DestinationsRepository {
     for (const { state, n } of rows) counts[state] = n;
     return counts;
   }
+}
+
+/** The rows an `UPDATE … RETURNING` returned: TypeORM's PostgreSQL driver answers an UPDATE with [rows, affected count]. */
+async function returning<T = unknown>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
+  const [rows] = (await db.query(sql, params)) as [T[], number];
+  return rows;
 }

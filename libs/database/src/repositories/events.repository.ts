@@ -396,6 +396,39 @@ export class EventsRepository {
   }
 
   /**
+   * The positions of a chain's matching events from its first retained position to `upTo` (at
+   * most `limit`, lowest first) that a reader standing at `window` has not read: neither committed
+   * before its `since` nor read from its current window (up to `after`). What a prune of that prefix
+   * takes from a stream destination before it delivered it (contract §16, `destination.gap`).
+   */
+  async unreadPositions(
+    accountId: string,
+    filters: EventFilters,
+    window: { since: string; until: string | null; after: StreamKey | null },
+    chainId: string,
+    upTo: number,
+    limit: number,
+    db: Db,
+  ): Promise<number[]> {
+    const where = matching(accountId, filters);
+    const param = (value: unknown): string => `$${where.params.push(value)}`;
+    let text = `${where.text} AND e.chain_id = ${param(chainId)} AND e.position >= c.first_position
+                AND e.position <= ${param(upTo)} AND e.txid IS NOT NULL
+                AND NOT pg_visible_in_snapshot(e.txid::text::xid8, ${param(window.since)}::pg_snapshot)`;
+    if (window.until !== null && window.after !== null) {
+      const { time, chainId: afterChain, position } = window.after;
+      text += ` AND NOT (pg_visible_in_snapshot(e.txid::text::xid8, ${param(window.until)}::pg_snapshot)
+                  AND (e."timestamp", e.chain_id, e.position)
+                      <= (${param(time)}::timestamptz, ${param(afterChain)}, ${param(position)}::int8))`;
+    }
+    const rows = (await db.query(
+      `SELECT e.position::float8 AS position ${text} ORDER BY e.position LIMIT ${param(limit)}`,
+      where.params,
+    )) as { position: number }[];
+    return rows.map((row) => row.position);
+  }
+
+  /**
    * The matching events counted by a column (`chain`: the chain id), largest counts first, ties by
    * key in code point order with the null group last; `total` counts every matching event.
    */

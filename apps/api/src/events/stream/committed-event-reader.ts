@@ -1,5 +1,6 @@
 import type { EventFilters, EventRecord, EventsRepository, StreamKey } from '@app/database';
 import type { StreamPosition } from './stream-position';
+import { pause } from '../../common/pause';
 
 /** One event read, and the position right after it (a live tail's SSE id). */
 export interface CommittedEvent {
@@ -131,17 +132,4 @@ export function grownPageSize(size: number, events: readonly EventRecord[], limi
 export function approximateBytes(event: EventRecord): number {
   const texts = event.actor.length + event.action.length + (event.resource?.length ?? 0) + event.chainName.length;
   return 300 + texts + (event.context === null ? 0 : JSON.stringify(event.context).length);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

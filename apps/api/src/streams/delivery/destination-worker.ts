@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '@nestjs/common';
+import type { AppConfig, Metrics } from '@app/common';
+import { parseSearchQuery } from '@app/common';
+import type { DestinationRow, DestinationsRepository, EventsRepository, StoredStreamPosition } from '@app/database';
+import { CommittedEvent, CommittedEventReader } from '../../events/stream/committed-event-reader';
+import { toEventView } from '../../events/event.mapper';
+import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
+import type { SecretBox } from '../secret-box';
+import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
+import { retryDelay } from './backoff';
+import type { DeliveryAudit } from './delivery-audit';
+import { pause } from '../../common/pause';
+
+/** What a worker needs from the engine. */
+export interface WorkerDeps {
+  owner: string;
+  hostname: string;
+  destinations: DestinationsRepository;
+  events: EventsRepository;
+  secrets: SecretBox;
+  audit: DeliveryAudit;
+  config: AppConfig;
+  metrics: Metrics;
+  logger: Logger;
+  /** The sinks' openSink (a test's fake receiver in unit tests). */
+  openSink: (target: SinkTarget) => Sink;
+}
+
+/**
+ * Delivers one destination while this instance holds its lease (contract §16): reads the account's
+ * matching events in commit order from the stored position (CommittedEventReader, the live tail's
+ * reader), sends them in batches of `batchSize`, and stores the position after each batch the
+ * receiver acknowledged, naming its lease and the destination's version: a change made through the
+ * API, or another instance's lease, ends this worker at its next write. A failed batch is retried
+ * (the same events, the same batch id) with backoff until it is acknowledged or the destination is
+ * paused or disabled; later batches wait, so order holds.
+ */
+export class DestinationWorker {
+  private readonly stop = new AbortController();
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    readonly id: string,
+    readonly version: number,
+  ) {
+    this.done = this.run().catch((error: Error) => {
+      // The database went away or the row changed under us: the engine's next claim starts it again.
+      if (!this.stop.signal.aborted)
+        deps.logger.warn({ msg: `Stream delivery stopped: ${error.message}`, destinationId: id });
+    });
+  }
+
+  /** Ends delivery: an attempt in flight is aborted, a wait cut short. */
+  end(): Promise<void> {
+    this.stop.abort();
+    return this.done;
+  }
+
+  get ended(): boolean {
+    return this.stop.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    const { destinations, events, config } = this.deps;
+    const row = await destinations.findForDelivery(this.id);
+    if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
+    let sink: Sink;
+    try {
+      sink = this.deps.openSink(this.targetOf(row));
+    } catch (error) {
+      // Credentials sealed under another SECRETS_KEY, or a URL this instance may not send to (an http://
+      // destination once STREAM_ALLOW_PRIVATE_NETWORKS is off): said where people look, tried again at the next claim.
+      const message = (error as Error).message;
+      await this.failed(row, { ok: false, status: null, message, action: 'retry', retryAfterMs: null });
+      return;
+    }
+    // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
+    // next claim starts one that signs with the current secret alone.
+    const expiry = this.secretExpiry;
+    const retire = expiry === null ? undefined : setTimeout(() => this.stop.abort(), Math.max(0, expiry - Date.now()));
+    try {
+      const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
+      const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
+      let caughtUp = row.caughtUp;
+      for await (const page of reader.pages(config.streamPollMilliseconds, this.stop.signal)) {
+        if (page.events.length === 0) {
+          if (page.caughtUp && !caughtUp) {
+            caughtUp = true;
+            if (!(await destinations.caughtUp(this.id, this.deps.owner, this.version))) return;
+          }
+          continue;
+        }
+        caughtUp = false;
+        for (let start = 0; start < page.events.length; start += row.batchSize) {
+          const batch = page.events.slice(start, start + row.batchSize);
+          const last = start + row.batchSize >= page.events.length;
+          if (!(await this.deliver(row, sink, batch, last && page.caughtUp))) return;
+          if (last && page.caughtUp) caughtUp = true;
+        }
+      }
+    } finally {
+      clearTimeout(retire);
+      await sink.close().catch(() => undefined);
+    }
+  }
+
+  /** Sends one batch until it is acknowledged and stored; false when delivery must end. */
+  private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
+    const { metrics } = this.deps;
+    const views = batch.map(({ event }) => toEventView(event));
+    const id = batchId(this.id, views);
+    for (let attempt = 1; ; attempt++) {
+      if (this.stop.signal.aborted) return false;
+      const outcome = await sink.deliver({ id, events: views }, this.stop.signal);
+      if (this.stop.signal.aborted) return false;
+      metrics.streamAttempted(row.kind, outcome.ok ? 'ok' : outcome.status === null ? 'network_error' : 'http_error');
+      if (outcome.ok) return this.acknowledge(row, batch, caughtUp);
+      if (!(await this.failed(row, outcome))) return false;
+      await pause(retryDelay(attempt, outcome.retryAfterMs), this.stop.signal);
+    }
+  }
+
+  private async acknowledge(row: DestinationRow, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
+    const last = batch[batch.length - 1]!;
+    const position: StoredStreamPosition = last.position;
+    const stored = await this.deps.destinations.acknowledged(this.id, this.deps.owner, this.version, {
+      position,
+      events: batch.length,
+      lastEventAt: last.event.timestamp,
+      caughtUp,
+    });
+    if (stored) {
+      const oldest = batch[0]!.event.timestamp.getTime();
+      this.deps.metrics.streamBatchDelivered(row.kind, batch.length, (Date.now() - oldest) / 1000);
+    }
+    return stored;
+  }
+
+  /** Records a failed attempt (and, when it ends delivery, why, in `_audit`); false when delivery must end. */
+  private async failed(row: DestinationRow, outcome: Extract<Delivery, { ok: false }>): Promise<boolean> {
+    const error = { at: new Date().toISOString(), status: outcome.status, message: outcome.message };
+    const state = await this.deps.audit.failed(row, this.deps.owner, this.version, error, outcome.action);
+    return state === 'retrying';
+  }
+
+  /** When the earliest rotated-out secret the sink signs with stops signing (ms since the epoch), or null. */
+  private secretExpiry: number | null = null;
+
+  private targetOf(row: DestinationRow): SinkTarget {
+    const credentials = this.deps.secrets.open<DestinationCredentials>(row.id, row.secrets);
+    const now = new Date();
+    const untils = (credentials.webhookSecrets ?? [])
+      .map(({ until }) => (until === null ? NaN : Date.parse(until)))
+      .filter((until) => until > now.getTime());
+    this.secretExpiry = untils.length === 0 ? null : Math.min(...untils);
+    return {
+      kind: row.kind as DestinationKind,
+      url: row.url,
+      format: row.format as DestinationFormat,
+      timeoutSeconds: row.timeoutSeconds,
+      headers: credentials.headers,
+      secrets: {
+        webhookSecrets: signingSecrets(credentials, now),
+        token: credentials.token,
+        apiKey: credentials.apiKey,
+      },
+      options: row.options,
+      allowPrivateNetworks: this.deps.config.streamAllowPrivateNetworks,
+      hostname: this.deps.hostname,
+    };
+  }
+}
+
+/**
+ * A batch's id (a webhook's `webhook-id`): the same for the same events of the same destination,
+ * so every retry, and a resend after a restart or a failover that starts from the same position,
+ * carries the id of the first attempt.
+ */
+export function batchId(destinationId: string, events: readonly { id: string }[]): string {
+  const hash = createHash('sha256').update(destinationId);
+  for (const { id } of events) hash.update(`\n${id}`);
+  return `msg_${hash.digest('base64url').slice(0, 32)}`;
+}

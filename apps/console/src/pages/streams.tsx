@@ -1,0 +1,208 @@
+import { useRef, useState } from 'preact/hooks';
+import { api } from '../api';
+import { useLocation } from '../router';
+import type { Destination, DestinationWithSecret, Me, NewDestinationBody, ReplayBody } from '../types';
+import { Busy, CardTable, type Column, ErrorText, Page } from '../ui';
+import { DestinationForm } from './destination-form';
+import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './destination-panels';
+import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
+import { useDestinations } from './use-destinations';
+
+/** Streams (contract §16): the key's own account's destinations, or `?account=` for an operator. */
+export function StreamsPage({ me }: { me: Me | null }) {
+  const { query } = useLocation();
+  const accountId = query.get('account') ?? me?.accountId;
+  if (!accountId)
+    return (
+      <Page title="Streams">
+        <p>This service does not say which account the key belongs to.</p>
+      </Page>
+    );
+  return <StreamsOf key={accountId} accountId={accountId} me={me} />;
+}
+
+function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
+  const base = `/v1/accounts/${encodeURIComponent(accountId)}/destinations`;
+  const [cursor, setCursor] = useState<string | undefined>();
+  const list = useDestinations(base, cursor);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [done, setDone] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [formKey, setFormKey] = useState(0);
+  const acting = useRef(false);
+
+  /**
+   * Runs one change at a time; reads the list again, then says what it did (its answer) or why
+   * the service refused it. The row's buttons stay enabled meanwhile, so none loses the focus.
+   */
+  const act = async (work: () => Promise<string>): Promise<void> => {
+    if (acting.current) return;
+    acting.current = true;
+    setError(null);
+    setDone('');
+    setBusy(true);
+    let words: string | null = null;
+    try {
+      words = await work();
+      setPending(null);
+    } catch (e) {
+      setError(e);
+    }
+    await list.refresh();
+    acting.current = false;
+    setBusy(false);
+    if (words !== null) setDone(words);
+  };
+  const path = (d: Destination, verb = '') => `${base}/${encodeURIComponent(d.id)}${verb && `/${verb}`}`;
+  const post = (d: Destination, verb: string, body: object = {}) =>
+    api.send<{ data: DestinationWithSecret }>('POST', path(d, verb), body);
+  const showSecret = ({ id, name, secret }: DestinationWithSecret, rotated: boolean) => {
+    if (secret !== undefined) setSecret({ id, name, secret, rotated });
+  };
+
+  const create = (body: NewDestinationBody) =>
+    void act(async () => {
+      const created = (await api.send<{ data: DestinationWithSecret }>('POST', base, body)).data;
+      showSecret(created, false);
+      setFormKey((n) => n + 1);
+      return `Destination ${created.name} created.`;
+    });
+  const pause = (d: Destination) => void act(() => post(d, 'pause').then(() => `${d.name} paused.`));
+  const resume = (d: Destination) => void act(() => post(d, 'resume').then(() => `${d.name} resumed.`));
+  const rotate = (d: Destination) =>
+    void act(async () => {
+      showSecret((await post(d, 'rotate-secret')).data, true);
+      return `The secret of ${d.name} was rotated.`;
+    });
+  const replay = (d: Destination, from: string) =>
+    void act(() =>
+      post(d, 'replay', { from } satisfies ReplayBody).then(
+        () => `${d.name} delivers again every event since ${from}.`,
+      ),
+    );
+  const remove = (d: Destination) =>
+    void act(async () => {
+      await api.send('DELETE', path(d));
+      if (secret?.id === d.id) setSecret(null);
+      return `${d.name} deleted.`;
+    });
+
+  /**
+   * A destination's buttons, below its state as on Keys; Replay and Delete ask first (PendingPanel).
+   * A function, not a component made here, so a refresh keeps the same buttons (and the focus).
+   */
+  const actions = (d: Destination) => (
+    <span class="actions">
+      {d.state === 'paused' || d.state === 'disabled' ? (
+        <button type="button" aria-label={`Resume ${d.name}`} onClick={() => resume(d)}>
+          Resume
+        </button>
+      ) : (
+        <button type="button" aria-label={`Pause ${d.name}`} onClick={() => pause(d)}>
+          Pause
+        </button>
+      )}
+      <button
+        type="button"
+        aria-label={`Replay ${d.name}…`}
+        onClick={() => setPending({ action: 'replay', destination: d })}
+      >
+        Replay…
+      </button>
+      {d.kind === 'webhook' && (
+        <button type="button" aria-label={`Rotate secret of ${d.name}`} onClick={() => rotate(d)}>
+          Rotate secret
+        </button>
+      )}
+      <button
+        type="button"
+        aria-label={`Delete ${d.name}…`}
+        onClick={() => setPending({ action: 'delete', destination: d })}
+      >
+        Delete…
+      </button>
+    </span>
+  );
+
+  const columns: Column<Destination>[] = [
+    { header: 'Name', class: 'lead', cell: (d) => d.name },
+    {
+      header: 'Sends to',
+      cell: (d) => (
+        <>
+          {`${d.kind} (${d.format}) at `}
+          <span class="mono block">{hostOf(d.url)}</span>
+        </>
+      ),
+    },
+    {
+      header: 'State',
+      cell: (d) => (
+        <>
+          <StateText destination={d} />
+          {actions(d)}
+        </>
+      ),
+    },
+    { header: 'Lag', cell: (d) => lagText(d.lagSeconds) },
+    {
+      header: 'Delivered',
+      cell: (d) =>
+        d.lastDeliveredAt === null ? (
+          'nothing yet'
+        ) : (
+          <>
+            {`${d.deliveredEvents === 1 ? '1 event' : `${d.deliveredEvents} events`}, the last at `}
+            <span class="mono block">{d.lastDeliveredAt}</span>
+          </>
+        ),
+    },
+    { header: 'Last error', cell: (d) => lastErrorText(d.lastError) },
+    { header: 'Failures in a row', cell: (d) => d.consecutiveFailures },
+  ];
+  const rows = list.page?.data;
+  return (
+    <Page title={me?.accountId === accountId ? 'Streams' : `Streams of ${accountId}`}>
+      <DestinationForm key={formKey} busy={busy} onCreate={create} />
+      {secret && <SecretPanel shown={secret} onDone={() => setSecret(null)} />}
+      <p role="status">{done}</p>
+      <ErrorText error={error ?? list.error} />
+      {pending && (
+        <PendingPanel
+          pending={pending}
+          busy={busy}
+          onReplay={(from) => replay(pending.destination, from)}
+          onDelete={() => remove(pending.destination)}
+          onCancel={() => setPending(null)}
+        />
+      )}
+      {list.loading && <Busy label="Loading destinations" />}
+      {rows && rows.length === 0 && <p>No destinations yet: events of this account are not streamed anywhere.</p>}
+      {rows && rows.length > 0 && (
+        <CardTable
+          caption={`Destinations${cursor ? ' (next page)' : ''}`}
+          columns={columns}
+          rows={rows}
+          rowKey={(d) => d.id}
+        />
+      )}
+      {list.page?.nextCursor && (
+        <button type="button" onClick={() => setCursor(list.page?.nextCursor)}>
+          Next page
+        </button>
+      )}
+    </Page>
+  );
+}
+
+/** The state in words after a mark of its own shape; the colour only repeats what both say. */
+function StateText({ destination }: { destination: Destination }) {
+  const { mark, words } = STATES[destination.state];
+  return (
+    <span class={`state state-${destination.state}`}>
+      <span aria-hidden="true">{mark}</span> {words}
+    </span>
+  );
+}
