@@ -6,7 +6,6 @@ const { percentileOfSorted } = require('../lib/stats');
 const { DeliveredEvents, WebhookReceiver } = require('../lib/webhook-receiver');
 const { batchContender } = require('./batch');
 const { compareRuns, fmt } = require('./common');
-const { countEvents } = require('./tail');
 
 /** Every destination of the scenario sends batches of the most the contract allows. */
 const DESTINATION_BATCH_SIZE = 1000;
@@ -71,6 +70,35 @@ function ingestLoad(ctx) {
   return batchContender(ctx, ctx.cfg.batchConnections, (k) => `b${k % 64}`);
 }
 
+/**
+ * The account's `_audit` chain gets an event for each destination made, paused, resumed or deleted
+ * (contract §16), which only the destinations made before it receive: the scenario counts, in the
+ * database and at the receiver, the events the load appends, every other chain.
+ */
+const AUDIT_CHAIN = '_audit';
+const appended = (events) => events.filter((event) => event.chain.name !== AUDIT_CHAIN);
+
+/**
+ * The load's events committed so far, once the count stops moving: requests still in flight when
+ * autocannon's run ends commit after it.
+ */
+async function committedEvents(ctx) {
+  const count = async () => {
+    const { rows } = await ctx.db.query(
+      `SELECT count(*)::int8 AS n FROM events e JOIN chains c ON c.id = e.chain_id
+        WHERE e.account_id = $1 AND c.name <> $2`,
+      [ctx.accounts.ingest, AUDIT_CHAIN],
+    );
+    return Number(rows[0].n);
+  };
+  for (let last = await count(); ;) {
+    await sleep(300);
+    const now = await count();
+    if (now === last) return now;
+    last = now;
+  }
+}
+
 /** Polls `done()` every 50 ms until it holds or `ms` passed; true when it held. */
 async function waitFor(done, ms, progress) {
   const deadline = Date.now() + ms;
@@ -93,17 +121,17 @@ async function lag(ctx, receiver, api) {
   const lags = [];
   const route = receiver.route('lag', {
     onEvents: (events, at) => {
-      for (const event of events) if (delivered.add(event)) lags.push(at - Date.parse(event.timestamp));
+      for (const event of appended(events)) if (delivered.add(event)) lags.push(at - Date.parse(event.timestamp));
     },
   });
-  const before = await countEvents(ctx);
+  const before = await committedEvents(ctx);
   const destination = await api.createWebhook('bench-streams-lag', route.url);
   log(
     `  streams-lag: one webhook destination (batchSize ${DESTINATION_BATCH_SIZE}) under full batch ingest for ${seconds} s`,
   );
   const load = await ingestLoad(ctx).run(seconds);
   // Every event committed since the destination was made, whatever its request's fate: all must arrive.
-  const committed = (await countEvents(ctx)) - before;
+  const committed = (await committedEvents(ctx)) - before;
   await waitFor(() => delivered.distinct >= committed, 30_000);
   const seen = await api.get(destination.id);
   await api.remove(destination.id);
@@ -139,12 +167,14 @@ async function lag(ctx, receiver, api) {
 
 async function ingestWithDestinations(ctx, receiver, api) {
   const { log } = ctx;
-  const before = await countEvents(ctx);
+  const before = await committedEvents(ctx);
   const receipts = [];
   const ids = [];
   for (let i = 0; i < INGEST_DESTINATIONS; i++) {
     const delivered = new DeliveredEvents();
-    const route = receiver.route(`ingest-${i}`, { onEvents: (events) => events.forEach((e) => delivered.add(e)) });
+    const route = receiver.route(`ingest-${i}`, {
+      onEvents: (events) => appended(events).forEach((e) => delivered.add(e)),
+    });
     ids.push((await api.createWebhook(`bench-streams-${i}`, route.url)).id);
     receipts.push(delivered);
   }
@@ -156,7 +186,7 @@ async function ingestWithDestinations(ctx, receiver, api) {
   // A resumed destination first delivers what was appended while it was paused: the active run starts once all have.
   const catchUps = [];
   const catchUp = async () => {
-    const committed = (await countEvents(ctx)) - before;
+    const committed = (await committedEvents(ctx)) - before;
     const started = Date.now();
     const done = await waitFor(() => receipts.every((r) => r.distinct >= committed), 120_000);
     const behind = committed - Math.min(...receipts.map((r) => r.distinct));
@@ -220,16 +250,16 @@ async function backlog(ctx, receiver, api) {
     status: () => (down ? 503 : 200),
     onEvents: (events, at) => {
       let fresh = 0;
-      for (const event of events) if (delivered.add(event)) fresh++;
+      for (const event of appended(events)) if (delivered.add(event)) fresh++;
       if (firstOk === null) firstOk = { at, events: fresh };
       if (lastAt === null && delivered.distinct >= size) lastAt = at;
     },
   });
-  const before = await countEvents(ctx);
+  const before = await committedEvents(ctx);
   const destination = await api.createWebhook('bench-streams-backlog', route.url);
   log(`  streams-backlog: the receiver answers 503 for ${outage} s of full batch ingest`);
   const load = await ingestLoad(ctx).run(outage);
-  size = (await countEvents(ctx)) - before;
+  size = (await committedEvents(ctx)) - before;
   const failing = await api.get(destination.id);
   const backAt = Date.now();
   down = false;

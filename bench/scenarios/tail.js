@@ -223,4 +223,4 @@ function openStream(ctx, { lastEventId }, onEvent) {
   });
 }
 
-module.exports = { tailScenario, countEvents };
+module.exports = { tailScenario };
