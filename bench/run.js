@@ -35,6 +35,7 @@ const { verifyScenario, chainVerifyScenario } = require('./scenarios/verify');
 const { proofScenario } = require('./scenarios/proof');
 const { searchScenario, statsScenario } = require('./scenarios/search');
 const { tailScenario } = require('./scenarios/tail');
+const { streamsScenario } = require('./scenarios/streams');
 const { indexesScenario } = require('./scenarios/indexes');
 const { buildsScenario } = require('./scenarios/builds');
 const { retentionScenario } = require('./scenarios/retention');
@@ -54,6 +55,7 @@ const SCENARIOS = {
   search: searchScenario,
   stats: statsScenario,
   tail: tailScenario,
+  streams: streamsScenario,
   indexes: indexesScenario,
   builds: buildsScenario,
   retention: retentionScenario,
@@ -104,6 +106,14 @@ async function startQuietService(cfg, serviceEnv, cpu) {
   cpu.track('serviceQuiet', state.quietService.pid, 'service');
   log(`service without metrics and logs ready on ${serviceUrl} (pid ${state.quietService.pid})`);
   return { serviceUrl };
+}
+
+/** Stops the quiet service if it runs (after `list`, and before `streams`: see main()). */
+async function stopQuietService(cpu) {
+  if (!state.quietService) return;
+  await stopChild(state.quietService);
+  cpu.untrack('serviceQuiet');
+  state.quietService = null;
 }
 
 /**
@@ -334,6 +344,8 @@ async function main() {
     bench: crypto.randomBytes(16).toString('hex'),
     ingest: crypto.randomBytes(16).toString('hex'),
     proofs: crypto.randomBytes(16).toString('hex'),
+    /** An admin key of the ingest account: the streams scenario manages its destinations with it. */
+    ingestAdmin: crypto.randomBytes(16).toString('hex'),
   };
   const serviceLog = path.join(state.tmpDir, 'service.log');
   const serviceUrl = `http://127.0.0.1:${port}`;
@@ -347,8 +359,10 @@ async function main() {
     // Observability on, as in production: a JSON line per request (to the log file), metrics served.
     LOG_LEVEL: 'info',
     METRICS_PORT: String(await freePort()),
-    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-proofs:${keys.proofs}`,
+    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-ingest:${keys.ingestAdmin}:admin,bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
+    // The streams scenario's webhook receiver listens on 127.0.0.1 (contract §16: refused without this).
+    STREAM_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   const cpu = new CpuMeter();
   /** (Re)starts the service and points the RSS sampler and the CPU meter at the new process. */
@@ -492,20 +506,22 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'tail', 'indexes', 'builds', 'retention', 'soak']) {
-    if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+  for (const name of [...INGEST, 'tail', 'streams', 'indexes', 'builds', 'retention', 'soak']) {
+    if (!cfg.scenarios.includes(name)) continue;
+    // The quiet service shares the database, so its delivery engine could take a destination's lease:
+    // streams measures the measured service's delivery only. It is started again for `list`.
+    if (name === 'streams') await stopQuietService(cpu);
+    report.scenarios.push(...(await runScenario(name, ctx)));
   }
   if (state.noTreeService) {
     await stopChild(state.noTreeService);
     cpu.untrack('serviceNoTree');
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
+  if (cfg.scenarios.includes('list') && !state.quietService) ctx.quiet = await startQuietService(cfg, serviceEnv, cpu);
   for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
-    if (name === 'list' && state.quietService) {
-      await stopChild(state.quietService);
-      cpu.untrack('serviceQuiet');
-    }
+    if (name === 'list') await stopQuietService(cpu);
   }
   ctx.headers = { authorization: `Bearer ${keys.proofs}` };
   if (cfg.scenarios.includes('proof')) report.scenarios.push(...(await runScenario('proof', ctx)));

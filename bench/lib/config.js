@@ -20,6 +20,7 @@ const ALL_SCENARIOS = [
   'batch-spread',
   'batch-hot',
   'tail',
+  'streams',
   'indexes',
   'builds',
   'retention',
@@ -76,6 +77,9 @@ function loadBenchConfig() {
     tailBacklog: int('BENCH_TAIL_BACKLOG', 100_000, 1_000, 10_000_000),
     tailSeconds: int('BENCH_TAIL_SECONDS', 60, 1, 3600),
     tailBatchEvery: int('BENCH_TAIL_BATCH_EVERY', 0, 0, 1_000_000),
+    /** The streams scenario: seconds of ingest its one destination's lag is measured over, and of its receiver's outage (issue 27: 600). */
+    streamsSeconds: int('BENCH_STREAMS_SECONDS', 60, 1, 3600),
+    streamsOutageSeconds: int('BENCH_STREAMS_OUTAGE_SECONDS', 600, 1, 7200),
     scenarios: only.length > 0 ? only : ALL_SCENARIOS,
     /** A directory: write a CPU profile of the service per scenario there (see bench/README.md). */
     profileDir: process.env.BENCH_PROFILE ? path.resolve(process.env.BENCH_PROFILE) : null,

@@ -119,4 +119,4 @@ async function batchHot(ctx) {
   });
 }
 
-module.exports = { batchSpread, batchHot };
+module.exports = { batchSpread, batchHot, batchContender };
