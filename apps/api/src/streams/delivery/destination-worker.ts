@@ -88,7 +88,7 @@ export class DestinationWorker {
         if (page.events.length === 0) {
           if (page.caughtUp && !caughtUp) {
             caughtUp = true;
-            if (!(await destinations.caughtUp(this.id, this.deps.owner, this.version))) return;
+            if (!(await this.acked) || !(await destinations.caughtUp(this.id, this.deps.owner, this.version))) return;
           }
           continue;
         }
@@ -102,11 +102,19 @@ export class DestinationWorker {
       }
     } finally {
       clearTimeout(retire);
+      // The last acknowledged batch's position is stored before the worker ends (a stop waits for it).
+      await this.acked.catch(() => false);
       await sink.close().catch(() => undefined);
     }
   }
 
-  /** Sends one batch until it is acknowledged and stored; false when delivery must end. */
+  /**
+   * The position of the last acknowledged batch being stored: the next batch is sent meanwhile, and
+   * its own position written only after this one (false: the lease or version is gone, stop).
+   */
+  private acked: Promise<boolean> = Promise.resolve(true);
+
+  /** Sends one batch until the receiver acknowledges it, then stores its position; false when delivery must end. */
   private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
     const { metrics } = this.deps;
     const views = batch.map(({ event }) => toEventView(event));
@@ -116,7 +124,13 @@ export class DestinationWorker {
       const outcome = await sink.deliver({ id, events: views }, this.stop.signal);
       if (this.stop.signal.aborted) return false;
       metrics.streamAttempted(row.kind, outcome.ok ? 'ok' : outcome.status === null ? 'network_error' : 'http_error');
-      if (outcome.ok) return this.acknowledge(row, batch, caughtUp);
+      if (outcome.ok) {
+        // This batch was sent while the last one's position was being written; the writes stay in order.
+        if (!(await this.acked)) return false;
+        this.acked = this.acknowledge(row, batch, caughtUp);
+        this.acked.catch(() => undefined); // awaited before the next batch's, or at the end
+        return true;
+      }
       if (!(await this.failed(row, outcome))) return false;
       await pause(retryDelay(attempt, outcome.retryAfterMs), this.stop.signal);
     }
