@@ -103,7 +103,10 @@ export class AppConfig {
   streamPauseAfterHours = 72;
   /** STREAM_DELIVERY=false: this instance delivers no destination (the others sharing its database do); its API still manages them. */
   streamDelivery = true;
-  /** Delivery engine: how often it claims and renews destination leases (a lease lasts three of these). */
+  /**
+   * Delivery engine: how often it claims and renews destination leases. A lease lasts three of these and the
+   * others claim every one: a stopped instance's destinations move within four (at most 28 s, contract §16: 30 s).
+   */
   streamLeaseSeconds = 5;
 }
 
@@ -222,7 +225,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.SECRETS_KEY) config.secretsKey = env.SECRETS_KEY;
   config.destinationsPerAccount = int('DESTINATIONS_PER_ACCOUNT', config.destinationsPerAccount, 1, 1000);
   config.streamPauseAfterHours = int('STREAM_PAUSE_AFTER_HOURS', config.streamPauseAfterHours, 1, 24 * 366);
-  config.streamLeaseSeconds = int('STREAM_LEASE_SECONDS', config.streamLeaseSeconds, 1, 10);
+  config.streamLeaseSeconds = int('STREAM_LEASE_SECONDS', config.streamLeaseSeconds, 1, 7);
   if (env.STREAM_DELIVERY) {
     if (env.STREAM_DELIVERY === 'true' || env.STREAM_DELIVERY === 'false')
       config.streamDelivery = env.STREAM_DELIVERY === 'true';

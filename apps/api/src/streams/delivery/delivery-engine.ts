@@ -8,7 +8,7 @@ import { openSink } from '../sinks';
 import { DeliveryAudit } from './delivery-audit';
 import { DestinationWorker, WorkerDeps } from './destination-worker';
 
-/** A lease outlives this many missed renewals: an instance that stops is replaced within 3 × STREAM_LEASE_SECONDS (≤ 30 s). */
+/** A lease outlives this many missed renewals: an instance that stops is replaced within 4 × STREAM_LEASE_SECONDS (≤ 28 s). */
 const LEASE_RENEWALS = 3;
 
 /**
