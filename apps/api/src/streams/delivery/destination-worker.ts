@@ -131,7 +131,8 @@ export class DestinationWorker {
         this.acked.catch(() => undefined); // awaited before the next batch's, or at the end
         return true;
       }
-      if (!(await this.failed(row, outcome))) return false;
+      // The last batch's position first: its write (which clears the failure count) must not land after this failure's.
+      if (!(await this.acked) || !(await this.failed(row, outcome))) return false;
       await pause(retryDelay(attempt, outcome.retryAfterMs), this.stop.signal);
     }
   }
