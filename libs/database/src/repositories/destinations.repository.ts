@@ -197,29 +197,35 @@ export class DestinationsRepository {
     await tx.query(`DELETE FROM destinations WHERE id = $1`, [id]);
   }
 
-  /** The destinations an account has that are not disabled (those a prune may leave a gap in). */
-  async deliverableInAccount(accountId: string, db: Db = this.pool): Promise<DestinationRow[]> {
-    return (await db.query(
-      `SELECT ${COLUMNS} FROM destinations d WHERE d.account_id = $1 AND d.state <> 'disabled' ORDER BY d.id`,
-      [accountId],
-    )) as DestinationRow[];
+  /** Every destination of an account, whatever its state (a disabled one may be resumed: a prune may leave a gap in any). */
+  async everyInAccount(accountId: string, db: Db = this.pool): Promise<DestinationRow[]> {
+    return (await db.query(`SELECT ${COLUMNS} FROM destinations d WHERE d.account_id = $1 ORDER BY d.id`, [
+      accountId,
+    ])) as DestinationRow[];
   }
 
   /**
-   * Takes (and renews) the leases of deliverable destinations for `owner`: its own, and any whose
-   * lease ran out or was given up. Rows another instance is writing are skipped, not waited for.
+   * Renews `owner`'s leases and takes those of deliverable destinations nobody holds (never held, or
+   * run out): the ids and versions it holds now. Its own rows are waited for (its worker may be
+   * writing one: skipping it would look like a lost lease); free rows another instance is taking are
+   * skipped, not waited for.
    */
   async claim(owner: string, leaseSeconds: number, db: Db = this.pool): Promise<{ id: string; version: number }[]> {
-    return returning<{ id: string; version: number }>(
-      db,
-      `UPDATE destinations d SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
-        WHERE d.id IN (SELECT id FROM destinations
-                        WHERE state IN ('active', 'retrying')
-                          AND (lease_owner = $1 OR lease_until IS NULL OR lease_until < now())
-                        FOR UPDATE SKIP LOCKED)
-        RETURNING d.id, d.version`,
+    return (await db.query(
+      `WITH own AS (
+         UPDATE destinations SET lease_until = now() + make_interval(secs => $2)
+          WHERE lease_owner = $1 AND state IN ('active', 'retrying')
+          RETURNING id, version),
+       free AS (
+         UPDATE destinations d SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
+          WHERE d.id IN (SELECT id FROM destinations
+                          WHERE state IN ('active', 'retrying') AND lease_owner IS DISTINCT FROM $1
+                            AND (lease_until IS NULL OR lease_until < now())
+                          FOR UPDATE SKIP LOCKED)
+          RETURNING d.id, d.version)
+       SELECT id, version FROM own UNION ALL SELECT id, version FROM free`,
       [owner, leaseSeconds],
-    );
+    )) as { id: string; version: number }[];
   }
 
   /** Gives up `owner`'s leases (a stop): another instance takes them at its next claim. */

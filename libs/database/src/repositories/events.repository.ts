@@ -415,11 +415,16 @@ export class EventsRepository {
     let text = `${where.text} AND e.chain_id = ${param(chainId)} AND e.position >= c.first_position
                 AND e.position <= ${param(upTo)} AND e.txid IS NOT NULL
                 AND NOT pg_visible_in_snapshot(e.txid::text::xid8, ${param(window.since)}::pg_snapshot)`;
-    if (window.until !== null && window.after !== null) {
+    if (window.after !== null) {
       const { time, chainId: afterChain, position } = window.after;
-      text += ` AND NOT (pg_visible_in_snapshot(e.txid::text::xid8, ${param(window.until)}::pg_snapshot)
-                  AND (e."timestamp", e.chain_id, e.position)
-                      <= (${param(time)}::timestamptz, ${param(afterChain)}, ${param(position)}::int8))`;
+      const key = `(${param(time)}::timestamptz, ${param(afterChain)}, ${param(position)}::int8)`;
+      // Read from the current window up to `after`; or, before its first read (a start or a replay from a
+      // time), nothing up to `after` was ever to be read.
+      text +=
+        window.until === null
+          ? ` AND (e."timestamp", e.chain_id, e.position) > ${key}`
+          : ` AND NOT (pg_visible_in_snapshot(e.txid::text::xid8, ${param(window.until)}::pg_snapshot)
+                  AND (e."timestamp", e.chain_id, e.position) <= ${key})`;
     }
     const rows = (await db.query(
       `SELECT e.position::float8 AS position ${text} ORDER BY e.position LIMIT ${param(limit)}`,

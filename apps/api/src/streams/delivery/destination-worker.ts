@@ -7,6 +7,7 @@ import { CommittedEvent, CommittedEventReader } from '../../events/stream/commit
 import { toEventView } from '../../events/event.mapper';
 import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
 import type { SecretBox } from '../secret-box';
+import { destinationUrlProblem } from '../sinks';
 import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
 import { retryDelay } from './backoff';
 import type { DeliveryAudit } from './delivery-audit';
@@ -68,6 +69,9 @@ export class DestinationWorker {
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
     let sink: Sink;
     try {
+      // A URL allowed when it was set may not be now (an http:// one once STREAM_ALLOW_PRIVATE_NETWORKS is off).
+      const problem = destinationUrlProblem(row.kind as DestinationKind, row.url, config.streamAllowPrivateNetworks);
+      if (problem !== null) throw new Error(`url ${problem}`);
       sink = this.deps.openSink(this.targetOf(row));
     } catch (error) {
       // Credentials sealed under another SECRETS_KEY, or a URL this instance may not send to (an http://

@@ -28,7 +28,7 @@ export class StreamGaps {
   /** The events of `chainId` up to `upTo` (at most `limit`) each destination has not delivered. */
   async beforePrune(accountId: string, chainId: string, upTo: number, limit: number, tx: Db): Promise<PendingGaps> {
     const undelivered: PendingGaps['undelivered'] = [];
-    for (const destination of await this.destinations.deliverableInAccount(accountId, tx)) {
+    for (const destination of await this.destinations.everyInAccount(accountId, tx)) {
       const search = destination.q === null ? undefined : parseSearchQuery(destination.q).terms;
       const positions = await this.events.unreadPositions(
         accountId,

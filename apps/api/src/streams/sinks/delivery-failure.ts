@@ -18,7 +18,10 @@ function credentialsOf(target: SinkTarget): string[] {
   if (token) all.push(token);
   if (apiKey) all.push(apiKey);
   all.push(...Object.values(target.headers));
-  return all.filter((value) => value.length >= 4); // a 1-3 character header value would blank out words
+  // Also as a receiver may echo them inside JSON (escaped); short values too: a message that loses a few
+  // letters to [redacted] is better than a header value shown in every later answer. Longest first.
+  const forms = all.flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+  return [...new Set(forms)].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
 }
 
 /** A failure with no HTTP status: a timeout, a network error, a refused address, an abort. */

@@ -13,6 +13,8 @@ export function webhookSink(target: SinkTarget): Sink {
   return new HttpSink(target, (batch) => {
     // Made per batch, inside deliver(): a malformed secret is then a failed attempt, not a throw.
     const signers = (target.secrets.webhookSecrets ?? []).map((secret) => new Webhook(secret));
+    // Never an unsigned webhook (credentials given again after a lost SECRETS_KEY hold no secret).
+    if (signers.length === 0) throw new Error('no signing secret: POST …/rotate-secret makes one');
     const now = new Date();
     const body = JSON.stringify({
       type: 'audit.events',
