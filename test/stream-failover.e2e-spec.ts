@@ -63,6 +63,11 @@ describeOnPostgres('Streams: failover between two instances (PostgreSQL)', () =>
       });
       expect(made.status).toBe(201);
       receiver.secrets = [made.body.data.secret as string];
+      // The first instance holds the lease; the second starts now (however long that takes on a loaded
+      // machine) and waits: a lease that its holder renews is never taken.
+      await eventually(async () => expect(await leaseOwner()).toBeTruthy(), 30_000);
+      const delivering = await leaseOwner();
+      second = await startChildInstance(env);
       // The receiver answers slowly: the kill comes while batches are in flight.
       receiver.delayMs = 500;
       const ids: string[] = [];
@@ -78,8 +83,7 @@ describeOnPostgres('Streams: failover between two instances (PostgreSQL)', () =>
         ids.push(...(res.body.data as unknown as { id: string }[]).map((e) => e.id));
       }
       await eventually(() => expect(receiver.acknowledged.length).toBeGreaterThan(20), 30_000);
-      const delivering = await leaseOwner();
-      second = await startChildInstance(env);
+      expect(await leaseOwner()).toBe(delivering);
       const before = receiver.deduplicated().ids.length;
       await first.kill();
       firstAlive = false;
