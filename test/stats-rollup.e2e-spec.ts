@@ -199,12 +199,18 @@ describe('Statistics from the event_counts rollup', () => {
   it('is really read: a tampered row changes an eligible answer, not an ineligible one', async () => {
     const query = { after: PERIODS[0]![0]!, before: PERIODS[0]![1]!, group_by: 'action', limit: '1000' };
     const truth = await stats(query);
+    // One row, chosen once by its key: a `ctid … LIMIT 1` chosen again for the restore could pick another of
+    // the day's order.paid rows (an update moves the row), and take 1,000 from a count of 10.
+    const [{ chain_id: tamperedChain }] = (await t.dataSource.query(
+      `SELECT chain_id FROM event_counts WHERE account_id = $1 AND action = 'order.paid' AND day = '2026-03-03'
+        ORDER BY chain_id LIMIT 1`,
+      [acmeId],
+    )) as { chain_id: string }[];
     const tamper = (delta: number) =>
       t.dataSource.query(
-        `UPDATE event_counts SET count = count + $2
-          WHERE ctid = (SELECT ctid FROM event_counts WHERE account_id = $1 AND action = 'order.paid'
-                         AND day = '2026-03-03' LIMIT 1)`,
-        [acmeId, delta],
+        `UPDATE event_counts SET count = count + $3
+          WHERE account_id = $1 AND day = '2026-03-03' AND chain_id = $2 AND action = 'order.paid'`,
+        [acmeId, tamperedChain, delta],
       );
     await tamper(1000);
     try {
