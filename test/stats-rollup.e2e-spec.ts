@@ -201,11 +201,12 @@ describe('Statistics from the event_counts rollup', () => {
     const truth = await stats(query);
     // One row, chosen once by its key: a `ctid … LIMIT 1` chosen again for the restore could pick another of
     // the day's order.paid rows (an update moves the row), and take 1,000 from a count of 10.
-    const [{ chain_id: tamperedChain }] = (await t.dataSource.query(
+    const [tampered] = (await t.dataSource.query(
       `SELECT chain_id FROM event_counts WHERE account_id = $1 AND action = 'order.paid' AND day = '2026-03-03'
         ORDER BY chain_id LIMIT 1`,
       [acmeId],
     )) as { chain_id: string }[];
+    const tamperedChain = tampered!.chain_id;
     const tamper = (delta: number) =>
       t.dataSource.query(
         `UPDATE event_counts SET count = count + $3

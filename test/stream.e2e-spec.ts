@@ -9,6 +9,7 @@ import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './sup
 /** GET /v1/events/stream (contract §13): a real SSE client over a socket, real appends, real commits. */
 type EventView = { id: string; actor: string; action: string; chain: { id: string; name: string; position: number } };
 type Received = { id: string; event: EventView };
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
 
 /** An SSE reader: collects events and comments until closed. */
 class Tail {
@@ -362,6 +363,78 @@ describe('GET /v1/events/stream on an app of its own', () => {
 });
 
 describe('GET /v1/events/stream from a backlog', () => {
+  (usingPostgres() ? it : it.skip)(
+    'reads a page after a key of a large window as an index range that stops at the page, whatever the statistics',
+    async () => {
+      // The window's events arrive after the last ANALYZE (a burst after an outage: autovacuum has not
+      // caught up), so the planner thinks few rows have a txid this recent. Before migration 1765200000000,
+      // each page was a bitmap scan of ix_events_account_txid over the whole window, sorted: seconds a page
+      // for a stream destination's backlog of millions (docs/performance.md, 2026-11-28).
+      const t = await startTestApp();
+      const base = await listen(t);
+      const events = t.app.get(EventsRepository);
+      const account = (await t.app.get(ApiKeysRepository).findActiveByDigest(digestApiKey(KEYS.acme)))!.accountId;
+      const batch = (b: number) =>
+        fetch(`${base}/v1/events/batch`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${KEYS.acme}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            events: Array.from({ length: 1_000 }, (_, i) => ({
+              actor: `burst-${b}-${i}`,
+              action: 'x.y',
+              chain: `burst-${i % 4}`,
+            })),
+          }),
+        }).then((res) => expect(res.status).toBe(201));
+      await t.dataSource.query('ALTER TABLE events SET (autovacuum_enabled = false)');
+      try {
+        await batch(0);
+        await t.dataSource.query('ANALYZE events');
+        const since = await events.currentSnapshot();
+        for (let b = 1; b <= 12; b++) await batch(b);
+        const [first] = (await t.dataSource.query(
+          `SELECT "timestamp", chain_id, position FROM events WHERE account_id = $1 AND actor = 'burst-1-0'`,
+          [account],
+        )) as { timestamp: Date; chain_id: string; position: string }[];
+        // The statement a page after that key runs, captured from the repository, then planned for real.
+        let statement: { text: string; params: unknown[] } | undefined;
+        const capture = {
+          query: (text: string, params: unknown[]) => {
+            statement = { text, params };
+            return Promise.resolve([{ until: 'captured', id: null }]);
+          },
+        } as unknown as Parameters<EventsRepository['committedBetween']>[4];
+        const after = {
+          time: first!.timestamp.toISOString(),
+          chainId: first!.chain_id,
+          position: Number(first!.position),
+        };
+        await events.committedBetween(account, {}, { since, until: null, after }, 500, capture);
+        const [row] = (await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.params)) as {
+          'QUERY PLAN': [{ Plan: PlanNode }];
+        }[];
+        const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+        const plan = nodes(row!['QUERY PLAN'][0].Plan);
+        const scans = plan.filter((node) => node['Relation Name'] === 'events');
+        expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+          ['Index Scan', 'ix_events_account_tail'],
+        ]);
+        expect(plan.map((node) => node['Node Type'])).not.toContain('Sort');
+        // And the page is the right one: the 500 events after the key, in the window's order.
+        const page = await events.committedBetween(account, {}, { since, until: null, after }, 500);
+        expect(page.events).toHaveLength(500);
+        const keys = page.events.map((e) => [e.timestamp.getTime(), e.chainId, e.position] as const);
+        expect(keys).toEqual(
+          [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2])),
+        );
+        expect(page.events.every((e) => e.actor.startsWith('burst-') && e.actor !== 'burst-1-0')).toBe(true);
+      } finally {
+        await t.dataSource.query('ALTER TABLE events RESET (autovacuum_enabled)');
+        await t.close();
+      }
+    },
+  );
+
   it('sends a backlog of thousands of events to a reader that keeps reading, without waiting for the next poll', async () => {
     // Polls 5 s apart: a stream that waited for the next poll once its socket's buffer filled could
     // not send this backlog (megabytes, far more than the buffers hold) before the second poll.

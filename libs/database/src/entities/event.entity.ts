@@ -5,17 +5,18 @@ import { ChainEntity } from './chain.entity';
 /**
  * One appended audit event. Rows are never updated or deleted (triggers, migration
  * 1763800000000). `createdAt` is `timestamp`. `uq_events_chain_position` is what stops a chain
- * forking. Every listing filter has an index that starts with the account (or chain) and ends in
- * (timestamp, id), the keyset. Migration 1763798400000.
+ * forking. Every listing filter has an index that starts with the account (or chain) and goes on in
+ * timestamp order (the keyset is (timestamp, id): the events of one millisecond are sorted by id after the
+ * index, an incremental sort); the account's own is in the live tail's order (migration 1765200000000).
  */
 @Entity({ name: 'events' })
 @Unique('uq_events_chain_position', ['chainId', 'position'])
 @Check('ck_events_position', 'position >= 1')
-@Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
-@Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp', 'id'])
-@Index('ix_events_account_action', ['accountId', 'action', 'timestamp', 'id'])
-@Index('ix_events_account_resource', ['accountId', 'resource', 'timestamp', 'id'])
-@Index('ix_events_chain_time', ['chainId', 'timestamp', 'id'])
+@Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
+@Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
+@Index('ix_events_account_action', ['accountId', 'action', 'timestamp'])
+@Index('ix_events_account_resource', ['accountId', 'resource', 'timestamp'])
+@Index('ix_events_chain_time', ['chainId', 'timestamp'])
 @Index('ix_events_account_txid', ['accountId', 'txid'])
 // GIN (context jsonb_path_ops), migration 1764700000000: TypeORM cannot declare an operator class, so
 // the schema builder leaves it alone and migration:check compares its definition (schema-drift.ts).

@@ -13,6 +13,7 @@ import { Retention1764800000000 } from './1764800000000-retention';
 import { EventCounts1764900000000 } from './1764900000000-event-counts';
 import { RetentionLog1765000000000 } from './1765000000000-retention-log';
 import { Destinations1765100000000 } from './1765100000000-destinations';
+import { EventPageIndexes1765200000000 } from './1765200000000-event-page-indexes';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   EventCounts1764900000000,
   RetentionLog1765000000000,
   Destinations1765100000000,
+  EventPageIndexes1765200000000,
 ];

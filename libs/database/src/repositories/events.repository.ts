@@ -378,7 +378,12 @@ export class EventsRepository {
     const since = `${param(window.since)}::pg_snapshot`;
     // Without `until`, the statement sees exactly what its own snapshot, pg_current_snapshot(), says is committed.
     const until = window.until === null ? 'pg_current_snapshot()' : `${param(window.until)}::pg_snapshot`;
-    let text = `${where.text} AND e.txid >= pg_snapshot_xmin(${since})::text::int8
+    // A window's first page finds its events by txid (ix_events_account_txid: what committed since is few, or
+    // all of it is read anyway); a page after a key reads ix_events_account_tail from that key and stops at
+    // `limit`, the txid bound only a filter (`+ 0`), which keeps the planner from a bitmap scan of the whole
+    // window sorted for every page (statistics a burst of appends has not reached yet estimate it small).
+    const txid = window.after ? '(e.txid + 0)' : 'e.txid';
+    let text = `${where.text} AND ${txid} >= pg_snapshot_xmin(${since})::text::int8
                 AND NOT pg_visible_in_snapshot(e.txid::text::xid8, ${since})`;
     if (window.until !== null) text += ` AND pg_visible_in_snapshot(e.txid::text::xid8, ${until})`;
     if (window.after) {
