@@ -1,22 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AccountEntity } from '../entities/account.entity';
+import { selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
-import { LegalHoldBy } from './chains.repository';
 
-export interface AccountRow {
-  id: string;
-  name: string;
-  createdAt: Date;
-  /** Retention and legal hold (contract §14). */
-  retentionDays: number | null;
-  legalHold: boolean;
-  /** Who placed the hold (only an operator lifts an operator's); null when not held. */
-  legalHoldBy: LegalHoldBy | null;
-}
+const accounts = new Table(AccountEntity, 'a');
 
-const COLUMNS = `a.id, a.name, a.created_at AS "createdAt", a.retention_days AS "retentionDays", a.legal_hold AS "legalHold",
-  a.legal_hold_by AS "legalHoldBy"`;
+/** What the service reads of an account: retention and legal hold (contract §14), who placed the hold. */
+const ACCOUNT = accounts.select('id', 'name', 'createdAt', 'retentionDays', 'legalHold', 'legalHoldBy');
+export type AccountRow = ReturnType<typeof ACCOUNT.decode>;
+
+const COLUMNS = ACCOUNT.sql;
 
 /** Every query of the `accounts` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -30,27 +25,31 @@ export class AccountsRepository {
   /** The id of the account with this name, creating it (with `newId`) when there is none. Race-safe. */
   async ensureByName(name: string, newId: string, db: Db = this.pool): Promise<string> {
     await db.query(`INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [newId, name]);
-    const [row] = (await db.query(`SELECT id FROM accounts WHERE name = $1`, [name])) as { id: string }[];
+    const [row] = await selectRows(db, accounts.select('id'), `SELECT a.id AS "id" FROM accounts a WHERE a.name = $1`, [
+      name,
+    ]);
     if (!row) throw new Error(`account '${name}' vanished while it was being created`);
     return row.id;
   }
 
   /** Creates the account; null when the name is taken. */
   async create(id: string, name: string, db: Db = this.pool): Promise<AccountRow | null> {
-    const [row] = (await db.query(
+    const [row] = await selectRows(
+      db,
+      ACCOUNT,
       `INSERT INTO accounts AS a (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
       [id, name],
-    )) as AccountRow[];
+    );
     return row ?? null;
   }
 
   async findByName(name: string, db: Db = this.pool): Promise<AccountRow | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.name = $1`, [name])) as AccountRow[];
+    const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.name = $1`, [name]);
     return row ?? null;
   }
 
   async findById(id: string, db: Db = this.pool): Promise<AccountRow | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1`, [id])) as AccountRow[];
+    const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1`, [id]);
     return row ?? null;
   }
 
@@ -60,42 +59,51 @@ export class AccountsRepository {
    * UPDATE: the foreign-key checks of the account's appends (KEY SHARE) do not wait for it. Null: no account.
    */
   async lockById(id: string, db: Db): Promise<AccountRow | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR NO KEY UPDATE`, [
+    const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR NO KEY UPDATE`, [
       id,
-    ])) as AccountRow[];
+    ]);
     return row ?? null;
   }
 
   /** Oldest first by (createdAt, id), after the cursor's key: an index range scan on ix_accounts_created. */
   async list(limit: number, cursor?: { time: string; id: string }, db: Db = this.pool): Promise<AccountRow[]> {
-    return (await db.query(
+    const created = accounts.column('createdAt');
+    return selectRows(
+      db,
+      ACCOUNT,
       `SELECT ${COLUMNS} FROM accounts a
-        WHERE ($1::timestamptz IS NULL OR (a.created_at, a.id) > ($1::timestamptz, $2::varchar))
-        ORDER BY a.created_at, a.id LIMIT $3`,
+        WHERE ($1::timestamptz IS NULL OR (${created}, a.id) > ($1::timestamptz, $2::varchar))
+        ORDER BY ${created}, a.id LIMIT $3`,
       [cursor?.time ?? null, cursor?.id ?? null, limit],
-    )) as AccountRow[];
+    );
   }
 
   /** Sets the account's default retention (null: forever); false for an unknown account. */
   async setRetention(id: string, days: number | null, db: Db = this.pool): Promise<boolean> {
-    const rows = (await db.query(
-      `WITH u AS (UPDATE accounts SET retention_days = $2 WHERE id = $1 RETURNING id) SELECT id FROM u`,
+    const rows = await selectRows(
+      db,
+      accounts.select('id'),
+      `WITH a AS (UPDATE accounts SET ${accounts.bare('retentionDays')} = $2 WHERE id = $1 RETURNING id) SELECT a.id AS "id" FROM a`,
       [id, days],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 
   /** Puts the account on legal hold (with its reason and who placed it) or lifts it (`by` null); false for an unknown account. */
   async setLegalHold(
     id: string,
-    hold: { hold: boolean; reason: string | null; by: LegalHoldBy | null },
+    hold: { hold: boolean; reason: string | null; by: AccountEntity['legalHoldBy'] },
     db: Db = this.pool,
   ): Promise<boolean> {
-    const rows = (await db.query(
-      `WITH u AS (UPDATE accounts SET legal_hold = $2, legal_hold_reason = $3, legal_hold_by = $4 WHERE id = $1 RETURNING id)
-       SELECT id FROM u`,
+    const set = (['legalHold', 'legalHoldReason', 'legalHoldBy'] as const).map(
+      (p, i) => `${accounts.bare(p)} = $${i + 2}`,
+    );
+    const rows = await selectRows(
+      db,
+      accounts.select('id'),
+      `WITH a AS (UPDATE accounts SET ${set.join(', ')} WHERE id = $1 RETURNING id) SELECT a.id AS "id" FROM a`,
       [id, hold.hold, hold.reason, hold.by],
-    )) as unknown[];
+    );
     return rows.length === 1;
   }
 }
