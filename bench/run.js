@@ -361,7 +361,7 @@ async function main() {
     METRICS_PORT: String(await freePort()),
     API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-ingest:${keys.ingestAdmin}:admin,bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
-    // The streams scenario's webhook receiver listens on 127.0.0.1 (contract §16: refused without this).
+    // The streams scenario's webhook receiver listens on 127.0.0.1 (docs/contract.md §16: refused without this).
     STREAM_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   const cpu = new CpuMeter();
