@@ -4,7 +4,8 @@
  * `npm run bench`: starts the built service on a fresh PostgreSQL database (for the ingest and
  * batch scenarios also the same service without the Merkle tree on a second one), seeds what the
  * read scenarios need, measures every scenario of issue 4 against a baseline in the same run,
- * prints one table and writes bench/results/<YYYY-MM-DD-HHMM>.json and .md. Tuning: see
+ * prints one table and writes the run's summary, bench/results/<YYYY-MM-DD-HHMM>.md (kept in git), and
+ * its raw report, bench/results/raw/<YYYY-MM-DD-HHMM>.md and .json (ignored by git). Tuning: see
  * bench/README.md.
  */
 const { execFileSync } = require('node:child_process');
