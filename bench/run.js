@@ -4,7 +4,8 @@
  * `npm run bench`: starts the built service on a fresh PostgreSQL database (for the ingest and
  * batch scenarios also the same service without the Merkle tree on a second one), seeds what the
  * read scenarios need, measures every scenario of issue 4 against a baseline in the same run,
- * prints one table and writes bench/results/<YYYY-MM-DD-HHMM>.json and .md. Tuning: see
+ * prints one table and writes the run's summary, bench/results/<YYYY-MM-DD-HHMM>.md (kept in git), and
+ * its raw report, bench/results/raw/<YYYY-MM-DD-HHMM>.md and .json (ignored by git). Tuning: see
  * bench/README.md.
  */
 const { execFileSync } = require('node:child_process');
@@ -361,7 +362,7 @@ async function main() {
     METRICS_PORT: String(await freePort()),
     API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-ingest:${keys.ingestAdmin}:admin,bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
-    // The streams scenario's webhook receiver listens on 127.0.0.1 (contract §16: refused without this).
+    // The streams scenario's webhook receiver listens on 127.0.0.1 (docs/contract.md §16: refused without this).
     STREAM_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   const cpu = new CpuMeter();

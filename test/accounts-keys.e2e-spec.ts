@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { adminBootstrapKeys, ADMIN_KEYS, rowsContaining } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
-/** Contract §12 on one app: /v1/me, accounts, keys, tenancy, the last admin key, rotation, `_audit`. */
+/** docs/contract.md §12 on one app: /v1/me, accounts, keys, tenancy, the last admin key, rotation, `_audit`. */
 describe('accounts and keys over HTTP', () => {
   let t: TestApp;
   const secrets: string[] = [];

@@ -133,7 +133,7 @@ describe('append-only schema', () => {
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, before.hash);
         const fourth = await insertNext(m, chain, 4, third.hash);
-        // An appender outside the service grows the chain's Merkle tree too (contract §10), as ChainTrees does.
+        // An appender outside the service grows the chain's Merkle tree too (docs/contract.md §10), as ChainTrees does.
         // The frontier at size 2, the node (1, 0), is not stored: it is derived from the first two events.
         const { rows: firstTwo } = (await m.query(
           `SELECT hash FROM events WHERE chain_id = $1 AND position <= 2 ORDER BY position`,

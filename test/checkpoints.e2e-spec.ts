@@ -21,7 +21,7 @@ import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } fr
  *   The text is separated from the signatures by the last blank line; unknown keys are ignored; a
  *   known key whose signature fails rejects the note; at least one known signature must verify.
  *   checkpoint text = origin "\n" decimal size "\n" base64(hash) "\n"
- * Our hash is the RFC 9162 Merkle root of the chain's first `size` events (contract §10), computed
+ * Our hash is the RFC 9162 Merkle root of the chain's first `size` events (docs/contract.md §10), computed
  * here by test/support/rfc9162.ts from the events' hashes.
  */
 interface IndependentKey {

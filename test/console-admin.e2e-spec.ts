@@ -9,7 +9,7 @@ import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
- * The console's Keys and Accounts pages (contract §12, §15) in Chromium, with the keys of an admin
+ * The console's Keys and Accounts pages (docs/contract.md §12, §15) in Chromium, with the keys of an admin
  * and of an operator: what GET /v1/me says decides the navigation; a key's secret is shown once
  * with a Copy button; a revoked key stops working. And the Chains page's retention and legal hold
  * (§14): set by an admin key, recorded in `_audit`, shown without controls to a read-only key.

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { buildConsole } from './support/console-build';
 import { startTestApp, TestApp } from './support/test-app';
 
-/** Contract §15: the console's static files, public, under a CSP that allows no inline script and no other origin. */
+/** docs/contract.md §15: the console's static files, public, under a CSP that allows no inline script and no other origin. */
 describe('GET /console (the web console)', () => {
   let t: TestApp;
   const get = (path: string) => request(t.app.getHttpServer()).get(path);

@@ -10,7 +10,7 @@ import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
- * The console's Streams page (contract §15, §16) in Chromium, against the real service: an admin
+ * The console's Streams page (docs/contract.md §15, §16) in Chromium, against the real service: an admin
  * creates a webhook to a receiver on this machine (STREAM_ALLOW_PRIVATE_NETWORKS=true), sees its
  * secret once, pauses, resumes, replays, rotates and deletes it; states and a receiver's error are
  * words and text (never HTML); refusals are said in words; an operator reaches another account's

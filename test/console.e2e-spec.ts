@@ -10,7 +10,7 @@ import { buildConsole } from './support/console-build';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
- * The console (contract §15) in a real browser: Debian's Chromium driven by playwright-core,
+ * The console (docs/contract.md §15) in a real browser: Debian's Chromium driven by playwright-core,
  * against the real app on a real database (PostgreSQL, or the embedded default with
  * E2E_EMBEDDED=1). Screenshots of each page go to dist/console-screenshots.
  */
@@ -327,7 +327,7 @@ describe('the console in Chromium', () => {
   it('charts events per day and the top actions, actors and resources', async () => {
     await open('/console/statistics');
     await signIn();
-    // 63 appended here, and the `_audit` chain's record of each export made before (contract §12).
+    // 63 appended here, and the `_audit` chain's record of each export made before (docs/contract.md §12).
     await page.getByRole('heading', { name: /Events per day \(6[3-9] in all\)/ }).waitFor();
     await expect(page.locator('.chart canvas').count()).resolves.toBe(1);
     const actions = page.getByRole('region', { name: 'Top actions' });

@@ -7,7 +7,7 @@ type Body = Record<string, unknown>;
 const LIMIT = 5;
 const NO_SUCH = 'dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D2';
 
-/** Contract §16's destinations API: CRUD, validation, tenancy, the limit, credentials shown once, controls, `_audit`. */
+/** docs/contract.md §16's destinations API: CRUD, validation, tenancy, the limit, credentials shown once, controls, `_audit`. */
 describe('destinations over HTTP', () => {
   let t: TestApp;
   const logs = new CapturedLogs();

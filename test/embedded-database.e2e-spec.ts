@@ -22,7 +22,7 @@ import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
  * The embedded database has no authentication: whoever reaches it is superuser and can disable
- * the append-only triggers. So it must be reachable by the service alone (contract §8), and its
+ * the append-only triggers. So it must be reachable by the service alone (docs/contract.md §8), and its
  * files by the service's user alone. These run on the embedded database in either e2e mode.
  */
 

@@ -12,7 +12,7 @@ import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/te
  * connection (its snapshot) while its client reads, on the embedded database its file. So an
  * account, and the instance, run only so many at once (EXPORTS_PER_ACCOUNT, EXPORTS_PER_INSTANCE;
  * 429 beyond), a slot is given back however an export ends, and a client that stops reading is
- * cut after EXPORT_STALL_TIMEOUT_SECONDS on both databases (contract §8).
+ * cut after EXPORT_STALL_TIMEOUT_SECONDS on both databases (docs/contract.md §8).
  */
 
 /** 10,001 rows of acme's chain; BULK holds 10,000 of them, about 24 MB of JSON: enough to fill every socket buffer. */
@@ -161,7 +161,7 @@ describe('exports in flight (contract §4, §8)', () => {
       expect(complete).toBe(false);
       expect(bytes).toBeLessThan(20_000_000);
       expect(await waitFor(() => spoolFiles().length === 0)).toBe(true); // its file closed too
-      // The cut is logged under the request's id (contract §11), though no async context carries it.
+      // The cut is logged under the request's id (docs/contract.md §11), though no async context carries it.
       expect(logs.entries()).toContainEqual(
         expect.objectContaining({ level: 'warn', reqId: requestId, msg: expect.stringMatching(/took no byte/) }),
       );

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
- * Issue 26 item 3: a client that stops reading an export is cut (contract §8) on both databases,
+ * Issue 26 item 3: a client that stops reading an export is cut (docs/contract.md §8) on both databases,
  * wherever its bytes wait: in the export's pipeline, or already handed to the response and held in
  * the socket's buffer. A raw socket reads only as the test says, so the server's buffers fill as
  * they would for a real stalled client. Run on PostgreSQL and with E2E_EMBEDDED=1 (the spool).
@@ -16,7 +16,7 @@ import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 const EVENTS = 1000;
 const CHAINS = 4;
-/** Base64 of 22,000 random bytes: about 29 KiB of incompressible context, under the 32 KiB limit (contract §4). */
+/** Base64 of 22,000 random bytes: about 29 KiB of incompressible context, under the 32 KiB limit (docs/contract.md §4). */
 const CONTEXT_BYTES = 22_000;
 const PER_BATCH = 250; // about 7.2 MiB, under the batch's 8 MiB
 const STALL_SECONDS = 1;

@@ -7,7 +7,7 @@ import { assertChainIntact } from './support/chain-check';
 import { freshDatabase, KEYS, startTestApp } from './support/test-app';
 
 /**
- * Graceful shutdown (contract §11, issue 18): the real server, started as a process exactly as
+ * Graceful shutdown (docs/contract.md §11, issue 18): the real server, started as a process exactly as
  * `npm run start:prod` would but from the sources (ts-node, so that nothing needs building and
  * nothing stale is tested), on a fresh database, stopped with SIGTERM in the middle of a load.
  */

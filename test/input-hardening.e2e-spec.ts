@@ -1,6 +1,6 @@
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
-/** Contract §8 and issue 10 items 9–11, 13–15: request bodies are I-JSON, cursors stay on their endpoint, errors say what is wrong. */
+/** docs/contract.md §8 and issue 10 items 9–11, 13–15: request bodies are I-JSON, cursors stay on their endpoint, errors say what is wrong. */
 describe('Input hardening (contract §8)', () => {
   let t: TestApp;
   const postRaw = (text: string, key: string = KEYS.acme) =>

@@ -7,7 +7,7 @@ interface MadeKey {
 }
 
 /**
- * Contract §12, issue 26 item 8: a key change judges the calling key inside its own transaction,
+ * docs/contract.md §12, issue 26 item 8: a key change judges the calling key inside its own transaction,
  * not from the key cache; of two keys revoking each other one is left; revoking needs the target's
  * every scope; `system` keeps its last operator key. Another instance's revocation is a write to
  * the shared database while this instance's cache still holds the key: exactly that is done here

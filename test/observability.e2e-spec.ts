@@ -4,7 +4,7 @@ import { CapturedLogs, capturingLogs } from './support/captured-logs';
 import { attemptSql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
-/** Contract §11: metrics on their own listener, JSON log lines, request ids, TRUST_PROXY. */
+/** docs/contract.md §11: metrics on their own listener, JSON log lines, request ids, TRUST_PROXY. */
 
 async function freePort(): Promise<number> {
   const server = createServer();

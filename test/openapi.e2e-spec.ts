@@ -307,7 +307,7 @@ describe('OpenAPI description', () => {
     expect(sorted(Object.keys(schema('ExportMetadataView').properties))).toEqual(
       sorted(['format', 'generatedAt', 'period', 'filters', 'count', 'pruned']),
     );
-    // `pruned` is there only when the export covers a chain that retention pruned (contract §14).
+    // `pruned` is there only when the export covers a chain that retention pruned (docs/contract.md §14).
     expect(sorted(schema('ExportMetadataView').required ?? [])).toEqual(
       sorted(['format', 'generatedAt', 'period', 'filters', 'count']),
     );
@@ -326,7 +326,7 @@ describe('OpenAPI description', () => {
         const route = `${method} ${path} ${status}`;
         const headers = response.headers ?? {};
         expect({ route, id: headers['X-Request-Id']?.required }).toEqual({ route, id: true });
-        // A 409 CONFLICT of the account and key routes (contract §12) has no Retry-After: waiting does not help.
+        // A 409 CONFLICT of the account and key routes (docs/contract.md §12) has no Retry-After: waiting does not help.
         if (['409', '429', '503'].includes(status) && !(status === '409' && path.startsWith('/v1/accounts')))
           expect({ route, ...headers['Retry-After'] }).toMatchObject({ route, required: true });
         if (status === '401')

@@ -17,7 +17,7 @@ import { independentRoot } from './support/rfc9162';
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
- * Merkle proofs (contract §10) on the real database: every proof the API returns verifies with
+ * Merkle proofs (docs/contract.md §10) on the real database: every proof the API returns verifies with
  * libs/hashing's RFC 9162 verifier, every root equals the one computed independently
  * (test/support/rfc9162.ts) from the exported event hashes, and a rewritten history, tree
  * included, is exposed by /verify, by the proofs against the old root and by the CLI.

@@ -3,7 +3,7 @@ import { BoundedReads } from '../apps/api/src/reads/bounded-reads';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /**
- * Contract §8, "No tenant starves another": reads over many events (list and search, statistics,
+ * docs/contract.md §8, "No tenant starves another": reads over many events (list and search, statistics,
  * export) are limited per account (READS_PER_ACCOUNT, 429 at once beyond) and each statement runs
  * under QUERY_TIMEOUT_SECONDS in PostgreSQL (422 QUERY_TOO_EXPENSIVE past it). Reads are held in
  * flight by an ACCESS EXCLUSIVE lock on `events`, taken on a connection of the test: every read of

@@ -8,7 +8,7 @@ const DAY = 86_400;
 const HOUR = 3_600;
 
 /**
- * Contract §14 after issue 26: an operator manages every account's chains; a hold an operator placed
+ * docs/contract.md §14 after issue 26: an operator manages every account's chains; a hold an operator placed
  * is lifted only by an operator; `_audit` never keeps less than AUDIT_MIN_RETENTION_DAYS; a hold
  * lifted less than HOLD_RELEASE_DELAY_HOURS ago stops every prune; the database logs every
  * setting change and prune itself, and whole-chain verification reports a first position that

@@ -12,7 +12,7 @@ import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } fr
 const DAY = 86_400;
 
 /**
- * Retention and legal hold (contract §14) on a real database with real hashes: the sweep deletes
+ * Retention and legal hold (docs/contract.md §14) on a real database with real hashes: the sweep deletes
  * exactly the prefix older than the retention, signs a checkpoint first, and every remaining event
  * stays provable (inclusion proofs against the independent RFC 9162 root of test/support/rfc9162.ts,
  * consistency proofs, event verification of the first retained event); holds stop it; nothing but
@@ -28,7 +28,7 @@ describe('Retention and legal hold', () => {
     await t.close();
   });
 
-  /** Settings need `admin` (contract §14): `put` sends an account's usual key's requests with its admin key. */
+  /** Settings need `admin` (docs/contract.md §14): `put` sends an account's usual key's requests with its admin key. */
   const ADMIN_OF: Record<string, string> = { [KEYS.acme]: ADMIN_KEYS.acmeAdmin, [KEYS.globex]: ADMIN_KEYS.globexAdmin };
   const req = (key: string = KEYS.acme) => {
     const http = t.http();
@@ -148,7 +148,7 @@ describe('Retention and legal hold', () => {
       await req(KEYS.globex).put(`/v1/accounts/${account}/retention`, { days: 1 }).expect(404);
       await req(KEYS.globex).put(`/v1/accounts/${account}/legal-hold`, { hold: false }).expect(404);
       await req().put(`/v1/chain/chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2/retention`, { days: 1 }).expect(404);
-      // Settings need admin (or operator), the sweep operator (contract §12, §14).
+      // Settings need admin (or operator), the sweep operator (docs/contract.md §12, §14).
       for (const key of [KEYS.acmeReadOnly, KEYS.acmeIngestOnly, KEYS.acme]) {
         await t
           .http()

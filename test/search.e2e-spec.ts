@@ -1,6 +1,6 @@
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
-/** GET /v1/events?q= (contract §13): every term kind, each compared with the same filter done in JavaScript. */
+/** GET /v1/events?q= (docs/contract.md §13): every term kind, each compared with the same filter done in JavaScript. */
 type EventView = {
   id: string;
   actor: string;
@@ -165,7 +165,7 @@ describe('GET /v1/events?q=', () => {
     const document = JSON.parse(res.text) as { export: { filters: { q: string } }; data: EventView[] };
     expect(document.export.filters.q).toBe('context.order.id:4711');
     expect(document.data.map((e) => e.id).sort()).toEqual(expected((e) => at(e.context, ['order', 'id']) === 4711));
-    // Everything but the `_audit` chain, where each export is recorded (contract §12).
+    // Everything but the `_audit` chain, where each export is recorded (docs/contract.md §12).
     const exported = JSON.parse(await exportJsonText(t, KEYS.acme)).data as EventView[];
     expect(exported.filter((e) => e.chain.name !== '_audit')).toHaveLength(40);
   });

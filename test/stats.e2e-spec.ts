@@ -2,7 +2,7 @@ import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 import { attemptSql } from './support/raw-sql';
 
 /**
- * GET /v1/stats/events (contract §13) against a GROUP BY done here, over events whose timestamps
+ * GET /v1/stats/events (docs/contract.md §13) against a GROUP BY done here, over events whose timestamps
  * cross UTC day changes: besides appended events, rows are written straight into `events` with
  * chosen timestamps (triggers off for that session: stats read rows, they do not verify them).
  */

@@ -6,7 +6,7 @@ import { AppModule } from '../apps/api/src/app.module';
 import { Metrics } from '@app/common';
 
 /**
- * Streams' delivery engine (contract §16) against a real Standard Webhooks receiver on this machine:
+ * Streams' delivery engine (docs/contract.md §16) against a real Standard Webhooks receiver on this machine:
  * every event delivered at least once, each chain in position order, retries with the same batch id
  * through 500, 429 + Retry-After, timeouts and refused connections, 410, pause/resume, replay, a
  * restart, and a prune that passes an undelivered position (destination.gap). Secrets never leave.

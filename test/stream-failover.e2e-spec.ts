@@ -9,7 +9,7 @@ import { eventually, WebhookReceiver } from './support/webhook-receiver';
 const describeOnPostgres = usingPostgres() ? describe : describe.skip;
 
 /**
- * Streams across instances (contract §16): one destination is delivered by one instance at a time
+ * Streams across instances (docs/contract.md §16): one destination is delivered by one instance at a time
  * (a lease in the database); when that instance is killed with SIGKILL mid-delivery, the other takes
  * the lease over within 30 s and resumes from the last acknowledged position: every event arrives,
  * each chain in position order, duplicates only from the batch in flight, and counted.

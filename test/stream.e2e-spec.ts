@@ -6,7 +6,7 @@ import { ApiKeysRepository, EventsRepository } from '@app/database';
 import { encodeStreamPosition } from '../apps/api/src/events/stream/stream-position';
 import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
-/** GET /v1/events/stream (contract §13): a real SSE client over a socket, real appends, real commits. */
+/** GET /v1/events/stream (docs/contract.md §13): a real SSE client over a socket, real appends, real commits. */
 type EventView = { id: string; actor: string; action: string; chain: { id: string; name: string; position: number } };
 type Received = { id: string; event: EventView };
 type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
@@ -282,7 +282,7 @@ describe('GET /v1/events/stream', () => {
         interrupt,
       ]);
       const expected = acknowledged.map((e) => e.id).sort();
-      // Streams that keep reading keep up with the load (contract §13: each event within 2 s of its
+      // Streams that keep reading keep up with the load (docs/contract.md §13: each event within 2 s of its
       // append): once it ends, what is left arrives within 3 s, not after polls of 100 events each.
       const ended = Date.now();
       await tail.until(() => tail.events.length >= expected.length, 20_000);

@@ -1,4 +1,4 @@
-// Builds the console (contract §15) into dist/console: one JavaScript bundle and one stylesheet,
+// Builds the console (docs/contract.md §15) into dist/console: one JavaScript bundle and one stylesheet,
 // both loaded from /console/ by index.html (no inline script or style: the CSP forbids them).
 // Run by `npm run build`; `node apps/console/build.mjs` alone rebuilds just the console.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 'use strict';
 
 /**
- * The destinations API of one account (contract §16), called with an `admin` key of that account:
+ * The destinations API of one account (docs/contract.md §16), called with an `admin` key of that account:
  * list, create, read, pause, resume, delete. An answer other than the expected one throws with its status
  * and error code (never the body of a create: it holds the webhook's signing secret).
  */

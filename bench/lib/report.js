@@ -194,12 +194,59 @@ function markdownTable(rows) {
   ].join('\n');
 }
 
+/** How a run was made, in one line (the summary's and the full report's). */
+function runLine(cfg) {
+  return `Run: ${cfg.runs} runs × ${cfg.seconds} s per figure (after a ${cfg.warmupSeconds} s warm-up), medians shown`;
+}
+
+function machineLine(env) {
+  return `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`;
+}
+
+/** Every target as one line: `PASS · scenario · label: actual (target …)`. */
+function targetLine(t) {
+  return `${t.pass ? 'PASS' : 'MISS'} · ${t.scenario} · ${t.label}: ${t.actual} (target ${t.target})`;
+}
+
+/**
+ * The run's summary, the file git keeps (bench/results/<stamp>.md): date, machine and commit, CPU
+ * reference, the table with PASS/MISS, the targets missed, the scenarios' own notes. Everything
+ * longer (settings, seeding, every target, CPU, load and status codes per scenario, raw figures)
+ * is in the raw report beside it (`rawName`, under bench/results/raw/, which git ignores).
+ */
+function summaryMarkdown(report, rows, rawName) {
+  const { environment: env, config: cfg } = report;
+  const missed = report.targets.filter((t) => !t.pass);
+  const notes = report.scenarios.flatMap((s) => (s.notes || []).map((note) => `- ${s.id}: ${note}`));
+  const logProblems = report.serviceLogProblems && report.serviceLogProblems.count;
+  const lines = [
+    `# Benchmark ${report.startedAt}`,
+    '',
+    machineLine(env),
+    ...(env.cpuReference
+      ? [`CPU reference: one thread hashes ${env.cpuReference.toLocaleString('en-US')} events/s.`]
+      : []),
+    `${runLine(cfg)}; how figures and ratios are made: bench/README.md.`,
+    '',
+    markdownTable(rows),
+    '',
+    `Targets: ${report.targets.length - missed.length} PASS, ${missed.length} MISS.`,
+    ...(missed.length > 0 ? ['', ...missed.map((t) => `- ${targetLine(t)}`)] : []),
+    ...(notes.length > 0 || logProblems ? ['', '## Notes', '', ...notes] : []),
+    ...(logProblems ? [`- service log: ${logProblems} WARN/ERROR lines (the first in the raw report)`] : []),
+    '',
+    `Raw report (settings, seeding, every target, CPU, load and status codes per scenario; figures of every run): \`bench/results/raw/${rawName}.md\` and \`.json\`, not in git.`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
 function markdownReport(report, rows) {
   const { environment: env, config: cfg, seeding } = report;
   const lines = [
     `# Benchmark ${report.startedAt}`,
     '',
-    `${env.cpus} × ${env.cpuModel}, ${env.memoryGb} GB RAM · Node ${env.node} · ${env.postgres} · git ${env.commit}`,
+    machineLine(env),
     ...(env.cpuReference
       ? [
           `CPU reference: one thread hashes ${env.cpuReference.toLocaleString('en-US')} events/s (computeEventHash of one fixed event; compare it between results before comparing absolute figures).`,
@@ -220,9 +267,7 @@ function markdownReport(report, rows) {
     '',
     '## Targets',
     '',
-    ...report.targets.map(
-      (t) => `- ${t.pass ? 'PASS' : 'MISS'} · ${t.scenario} · ${t.label}: ${t.actual} (target ${t.target})`,
-    ),
+    ...report.targets.map((t) => `- ${targetLine(t)}`),
     '',
     '## Notes',
     '',
@@ -239,6 +284,11 @@ function markdownReport(report, rows) {
     ...report.scenarios
       .filter((s) => s.service && s.service.statusCodes && Object.keys(s.service.statusCodes).length > 0)
       .map((s) => `- ${s.id}: status codes ${JSON.stringify(s.service.statusCodes)}`),
+    ...(report.serviceLogProblems && report.serviceLogProblems.count > 0
+      ? [
+          `- service log: ${report.serviceLogProblems.count} WARN/ERROR lines, first: ${report.serviceLogProblems.first.map((l) => JSON.stringify(l)).join(', ')}`,
+        ]
+      : []),
     '',
   ];
   return lines.join('\n');
@@ -278,15 +328,23 @@ function stamp(date) {
   return `${iso.slice(0, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}`;
 }
 
+/**
+ * Writes the run's summary, bench/results/<stamp>.md (kept in git), and its raw report,
+ * bench/results/raw/<stamp>.md and .json (ignored by git: every figure, for local inspection).
+ */
 function writeReport(dir, report) {
   const targets = evaluate(report.scenarios);
   report.targets = targets;
   const rows = tableRows(report.scenarios, targets);
-  fs.mkdirSync(dir, { recursive: true });
-  const base = path.join(dir, stamp(new Date(report.startedAt)));
-  fs.writeFileSync(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`);
-  fs.writeFileSync(`${base}.md`, markdownReport(report, rows));
-  return { text: textTable(rows), files: [`${base}.json`, `${base}.md`], targets };
+  const name = stamp(new Date(report.startedAt));
+  const rawDir = path.join(dir, 'raw');
+  fs.mkdirSync(rawDir, { recursive: true });
+  const summary = path.join(dir, `${name}.md`);
+  const raw = path.join(rawDir, name);
+  fs.writeFileSync(`${raw}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(`${raw}.md`, markdownReport(report, rows));
+  fs.writeFileSync(summary, summaryMarkdown(report, rows, name));
+  return { text: textTable(rows), files: [summary, `${raw}.md`, `${raw}.json`], targets };
 }
 
-module.exports = { writeReport, evaluate };
+module.exports = { writeReport, evaluate, summaryMarkdown, markdownReport, tableRows };

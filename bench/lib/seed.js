@@ -31,7 +31,7 @@ const ACTIONS = [
  * 10,000 events. Written with one COPY inside one transaction; triggers (the append-only ones)
  * are bypassed with SET LOCAL session_replication_role = replica when the role may do so (which
  * also skips the foreign-key checks: the chains are inserted first, so they hold anyway).
- * Each chain's Merkle tree (merkle_nodes, contract §10) is written too, by a second COPY in the
+ * Each chain's Merkle tree (merkle_nodes, docs/contract.md §10) is written too, by a second COPY in the
  * same transaction, computed with the built hashing lib as the service's append path would have.
  * With `chainCount` 1 every event goes to `seed-big`.
  */

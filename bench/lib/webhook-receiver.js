@@ -10,7 +10,7 @@ const MAX_BODY_BYTES = 50 * 1024 * 1024;
  * answers each webhook POST to /d/<route> as soon as its body has arrived (200, or what the route's
  * `status()` says, e.g. 503 during an outage), then hands the batch's events and their arrival time
  * (Date.now() when the body ended) to the route's `onEvents`. It checks no signature: it measures
- * delivery, and a receiver that answers at once is what the target assumes (contract §16 "Throughput").
+ * delivery, and a receiver that answers at once is what the target assumes (docs/contract.md §16 "Throughput").
  */
 class WebhookReceiver {
   constructor() {
@@ -77,7 +77,7 @@ class WebhookReceiver {
   }
 }
 
-/** A webhook body's `data.events` (contract §16: `{ type, timestamp, data: { events } }`), or null. */
+/** A webhook body's `data.events` (docs/contract.md §16: `{ type, timestamp, data: { events } }`), or null. */
 function eventsOf(body) {
   try {
     const parsed = JSON.parse(body.toString('utf8'));

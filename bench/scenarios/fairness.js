@@ -23,7 +23,7 @@ function noisyPath(seed) {
 const VICTIM_PATH = '/v1/events?limit=1';
 
 /**
- * Issue 26 item 7, contract §8 "No tenant starves another": another account's GET
+ * Issue 26 item 7, docs/contract.md §8 "No tenant starves another": another account's GET
  * /v1/events?limit=1 on one connection, alone (the baseline) and while the seeded account's 20
  * clients loop NOISY_Q's statistics (each sends its next request as soon as an answer arrives,
  * a 429 included: the worst a client can do, not a polite one). Target: p99 under 100 ms. The

@@ -11,11 +11,11 @@ const { compareRuns, fmt } = require('./common');
 const DESTINATION_BATCH_SIZE = 1000;
 /** The account's limit (DESTINATIONS_PER_ACCOUNT's default): issue 27's "10 active destinations". */
 const INGEST_DESTINATIONS = 10;
-/** The engine backs off up to 5 min between retries (contract §16): the first 200 after an outage may wait that long. */
+/** The engine backs off up to 5 min between retries (docs/contract.md §16): the first 200 after an outage may wait that long. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
 /**
- * Streams (contract §16; issue 27): webhook destinations of the ingest account delivering to a
+ * Streams (docs/contract.md §16; issue 27): webhook destinations of the ingest account delivering to a
  * receiver in the bench process (bench/lib/webhook-receiver.js) while the batch scenarios' load
  * runs (batches of BENCH_BATCH_SIZE over 64 chains on BENCH_BATCH_CONNECTIONS connections):
  * - `streams-lag`: one destination keeps up with that ingest, lag p99 ≤ 2 s, nothing committed lost;
@@ -72,7 +72,7 @@ function ingestLoad(ctx) {
 
 /**
  * The account's `_audit` chain gets an event for each destination made, paused, resumed or deleted
- * (contract §16), which only the destinations made before it receive: the scenario counts, in the
+ * (docs/contract.md §16), which only the destinations made before it receive: the scenario counts, in the
  * database and at the receiver, the events the load appends, every other chain.
  */
 const AUDIT_CHAIN = '_audit';

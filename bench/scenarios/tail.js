@@ -5,7 +5,7 @@ const { percentileOfSorted, sorted } = require('../lib/stats');
 const { eventBody, serviceLoad } = require('./common');
 
 /**
- * The live tail, GET /v1/events/stream (contract §13; issue 26):
+ * The live tail, GET /v1/events/stream (docs/contract.md §13; issue 26):
  * - `tail-backlog`: how fast a reader that keeps reading gets a backlog of BENCH_TAIL_BACKLOG
  *   committed events (appended in batches, then read with the Last-Event-ID of an event before
  *   them). Target ≥ 10,000 events/s, none missing or repeated.

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  *   MTH({})      = SHA-256()
  *   MTH({d(0)})  = SHA-256(0x00 || d(0))
  *   MTH(D[n])    = SHA-256(0x01 || MTH(D[0:k]) || MTH(D[k:n])), k the largest power of two < n
- * Leaf data is each event's 32-byte hash (contract §10).
+ * Leaf data is each event's 32-byte hash (docs/contract.md §10).
  */
 const sha256 = (...parts: Buffer[]): Buffer => {
   const h = createHash('sha256');

@@ -13,7 +13,7 @@ import { answerUnmatched, ParamRule } from './common/unmatched-requests';
 /**
  * What Nest's module system cannot express: the HTTP edge. Used by main.ts and by every e2e
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
- * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (contract §8). And on a
+ * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (docs/contract.md §8). And on a
  * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag), and which runs
  * answerUnmatched after every route (401 under /v1/ first, then 405 or 404).
  */
@@ -102,7 +102,7 @@ function assignRequestId(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
-/** Contract §8: every answer, errors and unknown routes included, is never sniffed nor cached. */
+/** docs/contract.md §8: every answer, errors and unknown routes included, is never sniffed nor cached. */
 function noSniffNoStore(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');

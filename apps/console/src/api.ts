@@ -1,6 +1,6 @@
 import { session } from './session';
 
-/** An answer of the API that was not a success, in words (contract §5's envelope when there is one). */
+/** An answer of the API that was not a success, in words (docs/contract.md §5's envelope when there is one). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -16,7 +16,7 @@ import { mayManage, type Me } from './types';
 import { Busy, ErrorText } from './ui';
 import './styles.css';
 
-/** Who the key is (GET /v1/me, contract §12); null when the service has no /v1/me (scopes unknown). */
+/** Who the key is (GET /v1/me, docs/contract.md §12); null when the service has no /v1/me (scopes unknown). */
 type Identity = { me: Me | null };
 
 async function identify(): Promise<Identity> {

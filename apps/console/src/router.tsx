@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-/** Every page has its own URL under /console/ (contract §15); the history API moves between them. */
+/** Every page has its own URL under /console/ (docs/contract.md §15); the history API moves between them. */
 export const BASE = '/console';
 
 const listeners = new Set<() => void>();

@@ -1,4 +1,4 @@
-/** The pasted key lives in sessionStorage only (contract §15): never a URL, a cookie or localStorage. */
+/** The pasted key lives in sessionStorage only (docs/contract.md §15): never a URL, a cookie or localStorage. */
 const KEY = 'audit-console-key';
 
 export const session = {

@@ -29,11 +29,11 @@ export type StatsQuery = QueryOf<'StatsController_events'>;
 export type ExportQuery = QueryOf<'ExportController_export'>;
 export type StreamQuery = QueryOf<'EventsController_stream'>;
 export type ProofQuery = QueryOf<'ProofsController_proof'>;
-/** The bodies of PUT /v1/chain/:chainId/retention and …/legal-hold (contract §14). */
+/** The bodies of PUT /v1/chain/:chainId/retention and …/legal-hold (docs/contract.md §14). */
 export type RetentionBody = Schemas['RetentionDto'];
 export type LegalHoldBody = Schemas['LegalHoldDto'];
 
-/** A page of a list (contract §4). */
+/** A page of a list (docs/contract.md §4). */
 export interface Page<T> {
   data: T[];
   nextCursor?: string;
@@ -42,11 +42,11 @@ export interface Page<T> {
 export type Me = Schemas['MeView'];
 export type Scope = Me['scopes'][number];
 
-/** Whether a key manages its account (keys, retention, legal hold): `admin` or `operator` (contract §12, §14). */
+/** Whether a key manages its account (keys, retention, legal hold): `admin` or `operator` (docs/contract.md §12, §14). */
 export function mayManage(me: Me | null): boolean {
   return !!me && (me.scopes.includes('admin') || me.scopes.includes('operator'));
 }
-/** Whether a key manages every account (contract §12, §14): `operator`, e.g. any account's chain settings. */
+/** Whether a key manages every account (docs/contract.md §12, §14): `operator`, e.g. any account's chain settings. */
 export function isOperator(me: Me | null): boolean {
   return !!me && me.scopes.includes('operator');
 }
@@ -54,7 +54,7 @@ export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];
 
-/** Streams (contract §16): a destination and where its delivery stands; never a credential. */
+/** Streams (docs/contract.md §16): a destination and where its delivery stands; never a credential. */
 export type Destination = Schemas['DestinationView'];
 /** The answer of a create or a rotate-secret: a webhook's signing secret, this once. */
 export type DestinationWithSecret = Schemas['NewDestinationView'];

@@ -12,7 +12,7 @@ import { ROUTE_SCOPES, RouteScopes, routeOf, scopesAllow } from './route-scopes'
 /**
  * Run on every request by RequestGuards (the app's one APP_GUARD): every route needs a valid key with the route's scope unless @Public().
  * The body is read only after this guard let a request through with a key (JsonBodyGuard, the
- * last guard): a request refused here never has its body read, whatever it is (contract §8).
+ * last guard): a request refused here never has its body read, whatever it is (docs/contract.md §8).
  */
 @Injectable()
 export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
@@ -43,7 +43,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
   /**
    * Authenticates a request that no route took, exactly as a route would (same strategy, same
    * refusals, same metrics): under /v1/ a 401 comes before the 404 or 405 that would tell routes
-   * apart (contract §8). Sets request.user; throws the refusal (401, 429 or 503).
+   * apart (docs/contract.md §8). Sets request.user; throws the refusal (401, 429 or 503).
    */
   async authenticate(request: object, response: object): Promise<void> {
     await super.canActivate(new ExecutionContextHost([request, response]));

@@ -5,7 +5,7 @@ import { digestsEqual } from './api-key';
 import { AuthenticatedKey } from './authenticated-key';
 
 /**
- * How long a valid key is trusted without asking the database. Contract §12: a revoked or
+ * How long a valid key is trusted without asking the database. docs/contract.md §12: a revoked or
  * expired key is refused by every instance within 5 s; a key cached just before its revocation is
  * accepted up to this long after it, so 4 s leaves room for the lookup that follows. A bounded
  * cache lifetime rather than LISTEN/NOTIFY: it costs the hot path nothing (one LRU read; one

@@ -8,7 +8,7 @@ import { apiKeyPrefix, digestApiKey, generateApiKey } from './api-key';
 import { ApiKeyStore } from './api-key.store';
 
 /**
- * API_KEYS is followed at every start (contract §1, issue 18 item 12), in one transaction: each
+ * API_KEYS is followed at every start (docs/contract.md §1, issue 18 item 12), in one transaction: each
  * entry's account exists and its key is registered (hashed) as a `config` key with exactly the
  * listed scopes; a `config` key no longer listed is revoked. Keys made by the CLI or the API are
  * never touched. Instances sharing a database must share API_KEYS. On the embedded database with

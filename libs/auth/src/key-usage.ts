@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ApiKeysRepository } from '@app/database';
 
-/** `lastUsedAt` is written at most this often per key (contract §12). */
+/** `lastUsedAt` is written at most this often per key (docs/contract.md §12). */
 export const LAST_USED_INTERVAL_MS = 60_000;
 /** Uses are written this long after the first one noted, in one statement for every key. */
 const FLUSH_DELAY_MS = 1_000;

@@ -5,7 +5,7 @@ import type { Scope } from '@app/common';
 /** What a route asks of a key: one of these scopes, or `any` valid key. */
 export type RouteScopes = readonly Scope[] | 'any';
 
-/** Reads accept `operator` too: an operator key may read (contract §12), within its own account `system`. */
+/** Reads accept `operator` too: an operator key may read (docs/contract.md §12), within its own account `system`. */
 const READ: RouteScopes = ['read', 'operator'];
 const INGEST: RouteScopes = ['ingest'];
 /** Account management: an admin for its own account, an operator for any (KeysService and AccountsService decide which). */
@@ -13,7 +13,7 @@ const MANAGE: RouteScopes = ['admin', 'operator'];
 const OPERATOR: RouteScopes = ['operator'];
 
 /**
- * The one place that decides which scope each route needs (contract §1, §12), by `METHOD /path`
+ * The one place that decides which scope each route needs (docs/contract.md §1, §12), by `METHOD /path`
  * as the controllers declare it. Deny by default: a route missing here is refused to every key
  * (403), and test/scopes.e2e-spec.ts checks every route of the OpenAPI description is listed and
  * answers each scope as this table says. Routes without a key are marked @Public() instead.
@@ -41,7 +41,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopes>> = {
   'POST /v1/accounts/:accountId/keys': MANAGE,
   'DELETE /v1/accounts/:accountId/keys/:keyId': MANAGE,
   'POST /v1/accounts/:accountId/keys/:keyId/rotate': MANAGE,
-  // Stream destinations (contract §16): an admin for its account, an operator for any (DestinationTransactions decides which).
+  // Stream destinations (docs/contract.md §16): an admin for its account, an operator for any (DestinationTransactions decides which).
   'GET /v1/accounts/:accountId/destinations': MANAGE,
   'POST /v1/accounts/:accountId/destinations': MANAGE,
   'GET /v1/accounts/:accountId/destinations/:destinationId': MANAGE,
@@ -51,7 +51,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScopes>> = {
   'POST /v1/accounts/:accountId/destinations/:destinationId/resume': MANAGE,
   'POST /v1/accounts/:accountId/destinations/:destinationId/replay': MANAGE,
   'POST /v1/accounts/:accountId/destinations/:destinationId/rotate-secret': MANAGE,
-  // Retention and legal hold (contract §14): settings by an admin (its account) or an operator; the sweep by an operator.
+  // Retention and legal hold (docs/contract.md §14): settings by an admin (its account) or an operator; the sweep by an operator.
   'PUT /v1/chain/:chainId/retention': MANAGE,
   'PUT /v1/chain/:chainId/legal-hold': MANAGE,
   'PUT /v1/accounts/:accountId/retention': MANAGE,

@@ -1,4 +1,4 @@
-/** The input limits of the API, named once (contract §4, §8). */
+/** The input limits of the API, named once (docs/contract.md §4, §8). */
 
 /** A request body, in bytes (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -35,15 +35,15 @@ export const MAX_ACCOUNT_NAME_LENGTH = 64;
 /** What an API key may be (ours are 47 characters; API_KEYS may bring others), in characters. */
 export const MIN_API_KEY_LENGTH = 16;
 export const MAX_API_KEY_LENGTH = 256;
-/** A secret given in API_KEYS, in characters (contract §1/§12): the start is refused below. */
+/** A secret given in API_KEYS, in characters (docs/contract.md §1/§12): the start is refused below. */
 export const MIN_BOOTSTRAP_KEY_LENGTH = 24;
 
-/** POST /v1/events/batch (contract §9): at most this many events per request … */
+/** POST /v1/events/batch (docs/contract.md §9): at most this many events per request … */
 export const MAX_BATCH_EVENTS = 1000;
 /** … and a body of at most this many bytes (413 beyond). */
 export const MAX_BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
-/** A key's `name` (contract §12), in characters. */
+/** A key's `name` (docs/contract.md §12), in characters. */
 export const MAX_KEY_NAME_LENGTH = 100;
 /** POST …/keys/:keyId/rotate: the old key keeps working this long at most, and by default. */
 export const MAX_ROTATION_OVERLAP_SECONDS = 86_400;
@@ -63,7 +63,7 @@ export const MAX_CONTEXT_VALUES = 1_000;
  * to the endpoint's limit in bytes like any other.
  */
 export const MAX_INFLATION_RATIO = 100;
-/** Retention (contract §14): days an account or a chain keeps its events, at most … */
+/** Retention (docs/contract.md §14): days an account or a chain keeps its events, at most … */
 export const MAX_RETENTION_DAYS = 36_500;
 /** … and a legal hold's reason, in characters. */
 export const MAX_LEGAL_HOLD_REASON_LENGTH = 512;

@@ -15,7 +15,7 @@ import {
  * What a checkpoint of one of our chains says. It is a tlog-checkpoint whose
  *   origin = "audit-trail/<chainId>"  (one stable line per chain)
  *   size   = the chain's lastPosition (number of events)
- *   hash   = the RFC 9162 Merkle root of the chain's first `size` events (contract §10: leaf
+ *   hash   = the RFC 9162 Merkle root of the chain's first `size` events (docs/contract.md §10: leaf
  *            data = each event's 32-byte hash, merkle.ts), so one earlier event or an earlier
  *            checkpoint is proven with O(log n) hashes (inclusion and consistency proofs).
  *            For an empty chain (size 0) it is SHA-256(""), the empty tree's root.

@@ -11,7 +11,7 @@ import {
 } from './event-hash';
 
 /*
- * Known vectors. The canonical texts were written out by hand from the contract (§3) and
+ * Known vectors. The canonical texts were written out by hand from docs/contract.md §3 and
  * the digests computed outside this code with `printf '%s' '<text>' | sha256sum`.
  */
 const ZEROS = '0000000000000000000000000000000000000000000000000000000000000000';

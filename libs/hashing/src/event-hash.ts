@@ -9,7 +9,7 @@ export const HEX_HASH = /^[0-9a-f]{64}$/;
 /** HEX_HASH in words, for error messages. */
 export const HEX_HASH_TEXT = '64 lowercase hex characters';
 
-/** Exactly the members that are hashed (contract §3); nothing more, nothing less. */
+/** Exactly the members that are hashed (docs/contract.md §3); nothing more, nothing less. */
 export interface EventHashPayload {
   id: string;
   chainId: string;

@@ -109,7 +109,7 @@ export function leafHashOfHex(eventHashHex: string): Buffer {
   return digestOf(leafInput);
 }
 
-/** The leaf hash of an event (contract §10): its leaf data is the event hash, hex-decoded. */
+/** The leaf hash of an event (docs/contract.md §10): its leaf data is the event hash, hex-decoded. */
 export function eventLeafHash(eventHashHex: string): Buffer {
   if (!HEX_HASH.test(eventHashHex)) throw new RangeError(`an event hash is ${HEX_HASH_TEXT}`);
   return leafHash(Buffer.from(eventHashHex, 'hex'));
@@ -205,7 +205,7 @@ export function inclusionPlan(index: number, size: number): MerklePlan {
 
 /**
  * RFC 9162 §2.1.4.1 (RFC 6962 PROOF/SUBPROOF): the consistency proof from a tree of `from` leaves to
- * one of `to`. Empty for from = 0 and from = to (trivially consistent, contract §10).
+ * one of `to`. Empty for from = 0 and from = to (trivially consistent, docs/contract.md §10).
  */
 export function consistencyPlan(from: number, to: number): MerklePlan {
   if (!isSize(from) || !isSize(to) || from > to) throw new RangeError(`no consistency proof from ${from} to ${to}`);
@@ -380,7 +380,7 @@ export function verifyInclusion(
 /**
  * RFC 9162 §2.1.4.2: does `proof` show the tree of `from` leaves with `fromRoot` to be a prefix of
  * the tree of `to` leaves with `toRoot`? For from = to the proof is empty and the roots equal; for
- * from = 0 the proof is empty and `fromRoot` is the empty tree's root (contract §10).
+ * from = 0 the proof is empty and `fromRoot` is the empty tree's root (docs/contract.md §10).
  */
 export function verifyConsistency(
   from: number,

@@ -14,7 +14,7 @@ import { CHAIN, honestChain } from './chain.fixture';
 const { privateKey } = generateKeyPairSync('ed25519');
 const verifier = parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey));
 
-/** The Merkle root of the first `size` events (contract §10), computed independently of the audit. */
+/** The Merkle root of the first `size` events (docs/contract.md §10), computed independently of the audit. */
 const rootAt = (events: AuditedEvent[], size: number): string =>
   merkleRoot(events.slice(0, size).map((e) => eventLeafHash(e.hash))).toString('hex');
 

@@ -64,7 +64,7 @@ export interface StoredCheckpoint {
 }
 
 /**
- * What a chain keeps of a pruned prefix (contract §14): the last pruned event's position, hash and
+ * What a chain keeps of a pruned prefix (docs/contract.md §14): the last pruned event's position, hash and
  * timestamp, and the Merkle nodes over positions 1…position (`frontierIds(position)`; null when
  * some are missing).
  */
@@ -95,7 +95,7 @@ function spineGives({ position, hash, nodes, spine }: PrunedPrefix): boolean {
  * and the stored checkpoints with the event at each checkpoint's size, then the head facts; it
  * keeps O(log n) state (the Merkle tree's frontier) besides the (capped) error list. Windows also
  * carry their part of the Merkle tree: the audit recomputes the root at each checkpoint's size
- * and holds the stored tree against the one the events give (contract §10).
+ * and holds the stored tree against the one the events give (docs/contract.md §10).
  */
 export class ChainAudit {
   private expectedPosition = 1;
@@ -118,7 +118,7 @@ export class ChainAudit {
     private readonly chain: { id: string },
     /** The service's checkpoint key, then its retired ones. */
     private readonly verifiers: readonly NoteVerifier[],
-    /** A pruned chain's walk starts after what the prune kept (contract §14). */
+    /** A pruned chain's walk starts after what the prune kept (docs/contract.md §14). */
     pruned: PrunedPrefix | null = null,
   ) {
     this.prunedThrough = pruned?.position ?? 0;
@@ -270,7 +270,7 @@ export class ChainAudit {
 
   /**
    * The prunes the database recorded (retention_log) against the positions missing from the
-   * chain's start, and the stored checkpoints at the sizes they relied on (contract §14).
+   * chain's start, and the stored checkpoints at the sizes they relied on (docs/contract.md §14).
    */
   checkPruneRecord(prunes: readonly RecordedPrune[], covering: readonly StoredCheckpoint[]): void {
     const chain = { id: this.chain.id, prunedThrough: this.prunedThrough };

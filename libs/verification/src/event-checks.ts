@@ -41,7 +41,7 @@ export function linkFailure(event: CheckedEvent, predecessor: Pick<PredecessorFa
   return `previousHash ${event.previousHash} does not match the hash of the event at position ${event.position - 1}, ${predecessor.hash}: an event before it was altered, removed or renumbered`;
 }
 
-/** Within a chain, timestamps never decrease as positions grow (contract §8). */
+/** Within a chain, timestamps never decrease as positions grow (docs/contract.md §8). */
 export function timestampFailure(
   event: CheckedEvent,
   predecessor: Pick<PredecessorFacts, 'timestamp'> | null,

@@ -15,7 +15,7 @@ export interface ExportedEvent {
 }
 
 /**
- * What a JSON export says of a chain that retention pruned (contract §14), in its header's
+ * What a JSON export says of a chain that retention pruned (docs/contract.md §14), in its header's
  * `pruned`: the last pruned event's position, hash and timestamp, and the Merkle nodes the service
  * kept over positions 1…lastPosition − 1 (`frontierIds(lastPosition − 1)`, left to right). Nothing
  * here is signed: the offline verifier uses it only to recompute the root of a signed checkpoint,

@@ -1,7 +1,7 @@
 import { NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
 import type { StoredCheckpoint } from './chain-audit';
 
-/** One prune as the database's retention log recorded it (contract §14). */
+/** One prune as the database's retention log recorded it (docs/contract.md §14). */
 export interface RecordedPrune {
   firstPosition: number;
   lastPosition: number;

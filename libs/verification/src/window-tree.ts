@@ -9,7 +9,7 @@ import {
 } from '@app/hashing';
 
 /*
- * The Merkle part of whole-chain verification (contract §10): a window of events rebuilds the
+ * The Merkle part of whole-chain verification (docs/contract.md §10): a window of events rebuilds the
  * chain's tree over positions after+1…upTo from the events' stored hashes, holds every stored
  * node that ends inside the window against it, and hands the audit only O(log n) hashes: the
  * maximal perfect subtrees of its leaves (and of each checkpoint's prefix), plus the stored nodes
@@ -172,7 +172,7 @@ export class TreeFrontier {
   size = 0;
 
   /**
-   * The frontier of a chain pruned up to `size` (contract §14): the perfect subtrees of [0, size)
+   * The frontier of a chain pruned up to `size` (docs/contract.md §14): the perfect subtrees of [0, size)
    * the prune kept (`frontierIds(size)`, in that order). They are checked where they are used: by
    * the stored nodes that span them and the retained events, and by every checkpoint of a size ≥ `size`.
    */

@@ -4,7 +4,7 @@ import { Db, TransactionRunner } from '@app/database';
 import { ChainLedger } from '../events/append/chain-ledger';
 
 /**
- * The service's record of itself (contract §12): entries become events of the account's `_audit`
+ * The service's record of itself (docs/contract.md §12): entries become events of the account's `_audit`
  * chain through the one append path (ChainLedger: positions, hashes, Merkle tree, chain locks), in
  * the transaction of the change they describe. `_audit` is then read, verified, proven and
  * exported like any chain; clients cannot append to it (names starting with `_` are refused).

@@ -3,7 +3,7 @@ import { ChainView } from './dto/chain.view';
 
 /**
  * The one place a chain row becomes its wire shape. The row is the chain head, moved forward in
- * the append's transaction; positions are contiguous from 1, and a prune (contract §14) deletes a
+ * the append's transaction; positions are contiguous from 1, and a prune (docs/contract.md §14) deletes a
  * prefix, so the retained events are firstPosition … lastPosition.
  */
 export function toChainView(chain: ChainStatusRecord): ChainView {

@@ -7,7 +7,7 @@ import { ChainsService } from './chains.service';
 import { ChainView } from './dto/chain.view';
 import { ListChainsQuery } from './dto/list-chains.query';
 
-/** Read-only: the default `read` scope. The status path is singular (spec §1). */
+/** Read-only: the default `read` scope. The status path is singular (docs/contract.md §4). */
 @ApiTags('chains')
 @Controller('v1')
 export class ChainsController {

@@ -35,7 +35,7 @@ interface Tree {
 }
 
 /**
- * Signs checkpoints of the chain's Merkle root (contract §10). The invariant (tlog-checkpoint:
+ * Signs checkpoints of the chain's Merkle root (docs/contract.md §10). The invariant (tlog-checkpoint:
  * never sign a checkpoint inconsistent with one signed before) is checked against the latest
  * stored checkpoint with an RFC 9162 consistency proof read from the stored tree, inside a
  * transaction that holds the chain row FOR SHARE: appends (which take it FOR UPDATE) wait, other
@@ -122,7 +122,7 @@ export class CheckpointsService {
   ): Promise<Tree> {
     if (head.size === 0) return { root: emptyRoot().toString('hex'), proof: [] };
     // The consistency plan is empty unless a smaller tree was signed (from 0 or from the head's size).
-    // After a prune (contract §14) the checks near the head look only at retained events; the tree
+    // After a prune (docs/contract.md §14) the checks near the head look only at retained events; the tree
     // still proves consistency from any size ≥ the number pruned (the sweep signs the head before it
     // prunes, so the latest signed size is never smaller).
     const pruned = head.firstPosition - 1;

@@ -22,7 +22,7 @@ export interface BodyAdmission {
 }
 
 /**
- * Reads a request's body after authentication (contract §8): the last step of RequestGuards, after
+ * Reads a request's body after authentication (docs/contract.md §8): the last step of RequestGuards, after
  * ApiKeyGuard and the rate limit, and only for a request they let through with a key (`req.user`),
  * so a request without a valid key never has its body read. Only a handler with a `@Body()` parameter reads one;
  * elsewhere a body is left unread (Node discards it once the response is sent). A guard, not an
@@ -114,7 +114,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 /**
  * The JSON body parser, the one place a body is read and parsed: body-parser reads it (limit,
  * inflation; a compressed body may inflate MAX_INFLATION_RATIO times at most), then it is parsed
- * as I-JSON (contract §8): UTF-8 only, decoded without replacing anything, then `parseIJson`
+ * as I-JSON (docs/contract.md §8): UTF-8 only, decoded without replacing anything, then `parseIJson`
  * (at most MAX_BODY_VALUES values, counted first; duplicates, `__proto__`, depth).
  */
 function parseJsonBody(req: Request, res: Response, next: NextFunction, limit: number): void {

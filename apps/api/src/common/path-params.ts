@@ -7,7 +7,7 @@ export type PathParamRequest = Request & { [MALFORMED_PATH_PARAM]?: string };
 
 /**
  * Refuses a request whose path parameter could not be decoded, with a 400 naming it. A step of
- * RequestGuards after authentication (contract §8: without a valid key the answer is 401 whatever
+ * RequestGuards after authentication (docs/contract.md §8: without a valid key the answer is 401 whatever
  * else is wrong with the request), so routing only marks such a request and lets it through.
  */
 export function refuseMalformedPathParam(req: PathParamRequest): void {

@@ -10,7 +10,7 @@ import { PathParamRequest, refuseMalformedPathParam } from './path-params';
  * in an order written here and nowhere else, not left to the order Nest finds guards in modules.
  * Deny by default: ApiKeyGuard (a key with the route's scope, unless @Public()), then the per-key
  * rate limit, then the account's bounded reads (ReadAdmission: 429 before the query is parsed), then the path parameters (a malformed one is a 400) and the body, read only now
- * (contract §8: authentication comes first).
+ * (docs/contract.md §8: authentication comes first).
  */
 @Injectable()
 export class RequestGuards implements CanActivate {

@@ -12,7 +12,7 @@ interface ListedRoute {
   methods?: string[];
 }
 
-/** Paths under which nothing is said about routes to a request without a valid key (contract §8). */
+/** Paths under which nothing is said about routes to a request without a valid key (docs/contract.md §8). */
 const AUTHENTICATED_PATHS = /^\/v1(\/|$)/i;
 
 const FOUND = Symbol('route templates the probe matched');
@@ -21,9 +21,9 @@ type Probed = Request & { [FOUND]?: { template: string; methods: readonly string
 /**
  * What answers a request that no route took, run after every route and before Nest's 404
  * (JsonReplyAdapter.setNotFoundHandler). Under /v1/ the request is authenticated first, as a route
- * would do it: without a valid key the answer is 401, whatever the path (contract §8), so no
+ * would do it: without a valid key the answer is 401, whatever the path (docs/contract.md §8), so no
  * answer tells an existing route from another. Then a path some route serves with other methods is
- * `405 METHOD_NOT_ALLOWED` with `Allow` (contract §5); anything else goes on to the 404.
+ * `405 METHOD_NOT_ALLOWED` with `Allow` (docs/contract.md §5); anything else goes on to the 404.
  *
  * Which methods a path has is asked of the routes Express holds (not of a list kept by hand),
  * through a router of its own that has one route per registered path and the app's path parameter

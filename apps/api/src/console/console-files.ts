@@ -7,7 +7,7 @@ import { AppError } from '@app/common';
 export const CONSOLE_BUILD_DIR = join('dist', 'console');
 
 /**
- * The console's built files (contract §15), found once: the first `dist/console` with an index.html
+ * The console's built files (docs/contract.md §15), found once: the first `dist/console` with an index.html
  * walking up from here, which is the repository root both for the compiled server
  * (dist/apps/api/apps/api/src/console) and for tests run from the sources. Only the files found
  * there at start are ever served, by name: a request path is never joined to a directory, so no

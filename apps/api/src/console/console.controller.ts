@@ -6,7 +6,7 @@ import { sameOriginCsp } from '../common/content-security-policy';
 import { ConsoleFiles } from './console-files';
 
 /**
- * The web console's static files (contract §15): no key (the person pastes theirs into the page),
+ * The web console's static files (docs/contract.md §15): no key (the person pastes theirs into the page),
  * a Content-Security-Policy that allows this origin only and no inline script or style. Not part
  * of the API, so not in the OpenAPI description.
  */

@@ -40,7 +40,7 @@ export class EventsService {
     return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], toJson, idempotencyKey);
   }
 
-  /** Contract §9: all or nothing, in request order; one Idempotency-Key covers the whole batch. */
+  /** docs/contract.md §9: all or nothing, in request order; one Idempotency-Key covers the whole batch. */
   appendBatch(accountId: string, dto: CreateEventBatchDto, idempotencyKey?: string): Promise<AppendOutcome> {
     const events = dto.events.map((item) => newEvent(accountId, item));
     return this.appendAll('POST /v1/events/batch', events, toBatchJson, idempotencyKey);

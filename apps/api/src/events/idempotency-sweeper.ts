@@ -7,7 +7,7 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 const BATCH = 5000;
 
 /**
- * Deletes Idempotency-Key records IDEMPOTENCY_RETENTION_HOURS after their claim (contract §7:
+ * Deletes Idempotency-Key records IDEMPOTENCY_RETENTION_HOURS after their claim (docs/contract.md §7:
  * kept at least 24 hours), once at start and then hourly, so the table holds about one retention
  * period of keys instead of growing forever. Several instances may sweep at once: a row is
  * deleted once, whoever gets there first.

@@ -7,7 +7,7 @@ import { canonicalJson, sha256Hex } from '@app/hashing';
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; json: string };
 
 /**
- * Idempotency-Key for POST /v1/events and POST /v1/events/batch (contract §7, §9). The first request claims the key; the
+ * Idempotency-Key for POST /v1/events and POST /v1/events/batch (docs/contract.md §7, §9). The first request claims the key; the
  * ledger stores its response in the same transaction as its event; later requests with the same
  * key and body replay that response, with a different body get 422, while in flight 409.
  */

@@ -90,7 +90,7 @@ export class ExportService implements OnModuleInit {
   }
 
   /**
-   * `export.created` in the account's `_audit` chain (contract §12), once the export is sure to be
+   * `export.created` in the account's `_audit` chain (docs/contract.md §12), once the export is sure to be
    * sent and its snapshot taken, so the file does not hold its own record: on PostgreSQL in a
    * transaction of its own beside the open snapshot; on the embedded database (one connection)
    * after the snapshot was spooled and closed. If it cannot be recorded, nothing is sent.
@@ -114,7 +114,7 @@ export class ExportService implements OnModuleInit {
     }
   }
 
-  /** The last stage cuts a stalled client (contract §8); the slot is given back when it closes. */
+  /** The last stage cuts a stalled client (docs/contract.md §8); the slot is given back when it closes. */
   private file(query: ExportQueryDto, body: Readable, slot: ExportSlot, requestId?: string): StreamableFile {
     const format = FORMATS[query.format];
     const period = exportPeriod(query.after, query.before);

@@ -8,7 +8,7 @@ import { HttpDrain } from './http-drain';
 const CLOSING_MS = 1000;
 
 /**
- * Graceful shutdown (contract §11). main.ts's enableShutdownHooks runs Nest's hooks on SIGTERM
+ * Graceful shutdown (docs/contract.md §11). main.ts's enableShutdownHooks runs Nest's hooks on SIGTERM
  * or SIGINT, in this order:
  * 1. onModuleDestroy (this one, the only one in the app): readiness answers 503 from now on, no
  *    new connection is accepted, and every request received is answered (HttpDrain), so every

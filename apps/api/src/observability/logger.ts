@@ -49,7 +49,7 @@ export function stdoutDestination(): DestinationStream {
 let stdout: DestinationStream | undefined;
 
 /**
- * JSON lines (contract §11): `time` ISO 8601, `level` as a word, `msg`; no pid or hostname.
+ * JSON lines (docs/contract.md §11): `time` ISO 8601, `level` as a word, `msg`; no pid or hostname.
  * LOG_FORMAT=pretty reformats the same lines for people.
  */
 export function createRootLogger(config: AppConfig, destination: DestinationStream): Logger {

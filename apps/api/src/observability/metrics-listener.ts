@@ -4,7 +4,7 @@ import { AppConfig, Metrics } from '@app/common';
 
 /**
  * GET /metrics on its own listener, METRICS_HOST:METRICS_PORT (127.0.0.1:9464), never on the API
- * port (contract §11): no key, nothing else served. METRICS_PORT=0: no listener. A port that is
+ * port (docs/contract.md §11): no key, nothing else served. METRICS_PORT=0: no listener. A port that is
  * taken stops the start.
  */
 @Injectable()

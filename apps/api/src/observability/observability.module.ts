@@ -13,7 +13,7 @@ import { MetricsListener } from './metrics-listener';
 import { PinoNestLogger } from './nest-logger';
 
 /**
- * Contract §11: JSON logs (pino), Prometheus metrics on their own listener. The Metrics service
+ * docs/contract.md §11: JSON logs (pino), Prometheus metrics on their own listener. The Metrics service
  * (libs/common, global) is what features count with; configureObservability (observability.ts)
  * puts the request logging and metrics at the HTTP edge.
  */

@@ -8,7 +8,7 @@ import { observeRequests } from './request-observer';
 import { ShutdownService } from '../lifecycle/shutdown.service';
 
 /**
- * The HTTP edge's part of contract §11, run by configureApp right after the request id is set:
+ * The HTTP edge's part of docs/contract.md §11, run by configureApp right after the request id is set:
  * pino as Nest's logger (the start-up logger's until now, on the same stdout buffer), TRUST_PROXY as
  * Express's `trust proxy` (the client address of logs and of the refused-key limit), then one log
  * line and the request metrics per request (a 503 while the service stops is no error: it is what

@@ -62,7 +62,7 @@ export function observeRequests(
  * A 500 (any 5xx but 503) is an `error`: something failed that should not have. A 503 is the
  * service saying "not now" (the database is away, the append queue is full: `warn`, their cause is
  * logged where it is found), and while the service stops it is what a stop answers by design
- * (readiness, contract §11): `info`, so a graceful stop leaves no error line.
+ * (readiness, docs/contract.md §11): `info`, so a graceful stop leaves no error line.
  */
 export function levelOf(status: number, stopping: () => boolean): 'info' | 'warn' | 'error' {
   if (status < 500) return 'info';

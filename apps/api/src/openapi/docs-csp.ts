@@ -3,7 +3,7 @@ import { sameOriginCsp } from '../common/content-security-policy';
 
 /**
  * The Content-Security-Policy of /docs (Swagger UI, served by @nestjs/swagger from swagger-ui-dist),
- * as strict as the console's (contract §15): this origin only, no other (the document is inlined
+ * as strict as the console's (docs/contract.md §15): this origin only, no other (the document is inlined
  * in swagger-ui-init.js, which is a file like the bundle), no framing. Its page has no inline
  * script, only inline style: two <style> elements and one style attribute, each allowed by the
  * hash of its exact text (a style attribute needs 'unsafe-hashes' for its hash to count), so no

@@ -70,7 +70,7 @@ class ErrorBody {
   details!: ErrorDetails;
 }
 
-/** Every failure (contract §5). */
+/** Every failure (docs/contract.md §5). */
 export class ErrorEnvelope {
   @ApiProperty({ type: ErrorBody })
   error!: ErrorBody;
@@ -129,7 +129,7 @@ export function errorResponse(status: ErrorStatus, description = WHEN[status]): 
   };
 }
 
-/** 409 CONFLICT of the account and key routes (contract §12): no Retry-After, waiting does not help. */
+/** 409 CONFLICT of the account and key routes (docs/contract.md §12): no Retry-After, waiting does not help. */
 export function ApiConflict(description: string) {
   return applyDecorators(
     ApiExtraModels(ErrorEnvelope),
@@ -149,7 +149,7 @@ export function ApiErrors(...more: ErrorStatus[]) {
 }
 
 /**
- * A read over many events (contract §8, BoundedReads): 422 QUERY_TOO_EXPENSIVE past
+ * A read over many events (docs/contract.md §8, BoundedReads): 422 QUERY_TOO_EXPENSIVE past
  * QUERY_TIMEOUT_SECONDS, 429 beyond READS_PER_ACCOUNT (besides the rate per key). `more429` names
  * the route's own reasons for a 429 (the export's).
  */

@@ -25,7 +25,7 @@ const TAGS: Record<string, string> = {
     'Where an account’s events are streamed (webhooks, Splunk HEC, Datadog, OTLP, syslog, NATS): settings, credentials shown once, pause, resume, replay',
 };
 
-/** What the global pipe, guards and filter answer on every route (contract §4, §5), and on authenticated ones. */
+/** What the global pipe, guards and filter answer on every route (docs/contract.md §4, §5), and on authenticated ones. */
 const EVERY_ROUTE: ErrorStatus[] = [400, 429, 500];
 const AUTHENTICATED_ROUTE: ErrorStatus[] = [401, 403, 503];
 

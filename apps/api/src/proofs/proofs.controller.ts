@@ -6,7 +6,7 @@ import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 import { ProofsService } from './proofs.service';
 
-/** RFC 9162 Merkle proofs of a chain (contract §10). Read-only: the default `read` scope. */
+/** RFC 9162 Merkle proofs of a chain (docs/contract.md §10). Read-only: the default `read` scope. */
 @ApiTags('proofs')
 @Controller('v1')
 export class ProofsController {

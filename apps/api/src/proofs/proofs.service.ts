@@ -8,10 +8,10 @@ import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 const hex = (hash: Buffer): string => hash.toString('hex');
 
 /**
- * Inclusion and consistency proofs (contract §10), from the stored tree, each with one statement:
+ * Inclusion and consistency proofs (docs/contract.md §10), from the stored tree, each with one statement:
  * the event or chain, its size, and the nodes the proof and its roots need (planned first from the
  * sizes asked; for an inclusion proof, in SQL from the event's position). Nodes of a size the chain
- * has reached never change, so a proof needs no transaction. After a prune (contract §14) the tree
+ * has reached never change, so a proof needs no transaction. After a prune (docs/contract.md §14) the tree
  * keeps what proofs of retained events need: inclusion proofs work at every size from the first
  * retained position, and a consistency proof from or to a smaller size (other than 0) is 410 PRUNED.
  */

@@ -8,7 +8,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 /**
  * Reads that run SQL over many events (the list and search, statistics, the export): no tenant
- * starves another (contract §8). An account has at most READS_PER_ACCOUNT of them in flight on
+ * starves another (docs/contract.md §8). An account has at most READS_PER_ACCOUNT of them in flight on
  * this instance, beyond which the answer is 429 at once (so one account holds at most that many
  * pool connections, whatever its clients do), and each statement runs under a statement_timeout
  * of QUERY_TIMEOUT_SECONDS in PostgreSQL: past it, the database cancels it and the answer is

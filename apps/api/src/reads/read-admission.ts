@@ -10,7 +10,7 @@ import { BoundedReads } from './bounded-reads';
  * already has READS_PER_ACCOUNT of them in flight is refused (429) here, before the validation
  * pipe parses its query. A tenant whose clients loop on refused reads (a `q` of many terms each)
  * then costs the instance little more than the refusal itself, and other accounts' requests keep
- * their share of the event loop (contract §8). The slot itself is taken by BoundedReads when the
+ * their share of the event loop (docs/contract.md §8). The slot itself is taken by BoundedReads when the
  * read runs; this only refuses early what it would refuse.
  */
 @Injectable()

@@ -6,7 +6,7 @@ import { Db } from '@app/database';
 export const RETENTION_ACTOR = 'service:retention';
 
 /**
- * The three `_audit` appends of retention (contract §12, §14), each with one call site:
+ * The three `_audit` appends of retention (docs/contract.md §12, §14), each with one call site:
  * `retentionChanged`, `legalHoldChanged` (RetentionService) and `pruned` (RetentionSweeper), each
  * in the transaction of the change it describes (`tx`), through the one AuditTrail.
  */

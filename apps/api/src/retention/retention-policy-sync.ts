@@ -4,7 +4,7 @@ import { RetentionPolicyRepository } from '@app/database';
 
 /**
  * HOLD_RELEASE_DELAY_HOURS and AUDIT_MIN_RETENTION_DAYS are enforced by the database
- * (retention_policy, contract §14), which the service's own role must not be able to lower. At
+ * (retention_policy, docs/contract.md §14), which the service's own role must not be able to lower. At
  * start, a service running as the schema's owner writes its configured values there; one on a
  * least-privilege role cannot, and says so when the database enforces other values
  * (docs/verification.md §9: the owner changes them with one UPDATE).

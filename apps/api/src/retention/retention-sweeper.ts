@@ -40,7 +40,7 @@ export interface SweepResult {
 }
 
 /**
- * The retention sweep (contract §14): every RETENTION_SWEEP_SECONDS, and on demand. For each chain
+ * The retention sweep (docs/contract.md §14): every RETENTION_SWEEP_SECONDS, and on demand. For each chain
  * that neither it nor its account holds, whose first retained event is older than its effective
  * retention:
  * 1. a checkpoint of the chain's head is signed (CheckpointsService.latest, the one signer): it

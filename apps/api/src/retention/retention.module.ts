@@ -9,7 +9,7 @@ import { RetentionController } from './retention.controller';
 import { RetentionService } from './retention.service';
 import { RetentionSweeper } from './retention-sweeper';
 
-/** Retention settings, legal hold and the sweep that prunes (contract §14). */
+/** Retention settings, legal hold and the sweep that prunes (docs/contract.md §14). */
 @Module({
   imports: [CheckpointsModule, AuditModule, AccountsModule, DeliveryModule],
   controllers: [RetentionController],

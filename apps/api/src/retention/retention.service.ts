@@ -24,7 +24,7 @@ interface HoldChange {
 }
 
 /**
- * Retention and legal hold settings (contract §14): each change and its `_audit` entry (in the
+ * Retention and legal hold settings (docs/contract.md §14): each change and its `_audit` entry (in the
  * account of the chain or account changed) in one transaction; the answer is the updated chain
  * status or Account. Who may (ROUTE_SCOPES: admin or operator): an operator any account's chains
  * and accounts, an admin its own account's (`mayManage`, `seesEveryAccount`); anything else is a
@@ -136,7 +136,7 @@ function auditedHold({ hold, reason }: HoldChange): { hold: boolean; reason: str
   return { hold, reason };
 }
 
-/** Contract §14: a hold an operator placed is changed or lifted only by an operator key. */
+/** docs/contract.md §14: a hold an operator placed is changed or lifted only by an operator key. */
 function mayChangeHold(key: AuthenticatedKey, heldBy: LegalHoldBy | null): void {
   if (heldBy === 'operator' && !seesEveryAccount(key))
     throw new AppError(

@@ -6,7 +6,7 @@ import { StatsView } from './dto/stats.view';
 import { StatsService } from './stats.service';
 import { BoundedRead } from '../reads/bounded-read.decorator';
 
-/** Counts for the dashboard's charts (contract §13): the `read` scope. */
+/** Counts for the dashboard's charts (docs/contract.md §13): the `read` scope. */
 @ApiTags('stats')
 @Controller('v1/stats')
 export class StatsController {

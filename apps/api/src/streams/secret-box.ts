@@ -9,7 +9,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Seals a destination's credentials (contract §16: AES-256-GCM with a key from SECRETS_KEY). The
+ * Seals a destination's credentials (docs/contract.md §16: AES-256-GCM with a key from SECRETS_KEY). The
  * destination's id is the additional data: a sealed value copied onto another row does not open.
  */
 export class SecretBox {

@@ -7,7 +7,7 @@ import type { StoredStreamPosition } from '@app/database';
 export const BEFORE_EVERYTHING = '1:1:';
 
 /**
- * Where a destination starts (contract §16): `now` (what commits after `snapshot`, the current
+ * Where a destination starts (docs/contract.md §16): `now` (what commits after `snapshot`, the current
  * snapshot), `beginning` (everything retained), or an ISO time (every retained event whose
  * `timestamp` is at or after it: also where a replay from that time starts).
  */

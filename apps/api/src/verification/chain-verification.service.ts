@@ -21,7 +21,7 @@ import { AccountSlots } from '../common/account-slots';
  * events above it. Appends may go on meanwhile: events up to the first head never change, and
  * later ones are left for the next run. Memory holds at most the windows in flight.
  *
- * A pruned chain (contract §14) is walked from its first retained position: the first event's link
+ * A pruned chain (docs/contract.md §14) is walked from its first retained position: the first event's link
  * is checked against the kept hash, the tree starts from the kept nodes, and every checkpoint of a
  * size from the number pruned up is checked (smaller ones cover only deleted events).
  *
@@ -84,7 +84,7 @@ export class ChainVerificationService {
     return { data: result };
   }
 
-  /** The prunes the database recorded, and the stored checkpoints they relied on (contract §14). */
+  /** The prunes the database recorded, and the stored checkpoints they relied on (docs/contract.md §14). */
   private async checkPruneRecord(audit: ChainAudit, chainId: string): Promise<void> {
     const prunes = await this.retentionLog.prunes(chainId);
     const sizes = prunes.flatMap((p) => (p.checkpointSize === null ? [] : [p.checkpointSize]));

@@ -7,7 +7,7 @@ import { toVerificationResult } from './verification.mapper';
 
 /**
  * GET /v1/events/:id/verify: one event against its stored predecessor, or, for the first retained
- * event of a pruned chain (contract §14), against the last pruned event's hash and time the chain kept.
+ * event of a pruned chain (docs/contract.md §14), against the last pruned event's hash and time the chain kept.
  */
 @Injectable()
 export class EventVerificationService {

@@ -19,7 +19,7 @@ interface Seen {
 }
 
 /**
- * POST /v1/events/batch as contract §9 says, minimally: bearer key, 1-1000 items, all or nothing,
+ * POST /v1/events/batch as docs/contract.md §9 says, minimally: bearer key, 1-1000 items, all or nothing,
  * every bad item named (`events[i]`, `events[i].actor`), Idempotency-Key replays with
  * Idempotent-Replayed: true and 422 for another body. Appended events are kept in order.
  */

@@ -53,9 +53,9 @@ export function checkCheckpoint(
 }
 
 /**
- * Does the export agree with "the chain's first `size` events have Merkle root `hash`" (contract
+ * Does the export agree with "the chain's first `size` events have Merkle root `hash`" (docs/contract.md
  * §10)? Only an export holding positions 1…size can say: the root is recomputed from their hashes.
- * Of a pruned chain (contract §14), an export holds positions from the first retained one: the root
+ * Of a pruned chain (docs/contract.md §14), an export holds positions from the first retained one: the root
  * is then recomputed from the nodes the service kept over the pruned positions before the last one,
  * the last pruned event's hash (the header's, whose leaf comes next), and the exported events, so a
  * matching signed root confirms the events and the kept hash their first link points to.

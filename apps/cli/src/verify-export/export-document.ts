@@ -9,7 +9,7 @@ export interface ExportDocument {
   filters: { actor: unknown; action: unknown; resource: unknown; chain_id: unknown } | null;
   count: number | null;
   events: ExportedEvent[];
-  /** The header's `pruned` (contract §14), by chain id: unsigned helpers, confirmed only through a signed checkpoint. */
+  /** The header's `pruned` (docs/contract.md §14), by chain id: unsigned helpers, confirmed only through a signed checkpoint. */
   pruned: Map<string, ExportedPrunedChain>;
 }
 

@@ -43,7 +43,7 @@ function chain(chainId: string, n: number, name = 'default'): ExportedEvent[] {
   return events;
 }
 
-/** The Merkle root of the chain's first `size` events (contract §10), as a checkpoint signs it. */
+/** The Merkle root of the chain's first `size` events (docs/contract.md §10), as a checkpoint signs it. */
 const rootOf = (events: ExportedEvent[], size: number): string =>
   merkleRoot(events.slice(0, size).map((e) => eventLeafHash(e.hash))).toString('hex');
 

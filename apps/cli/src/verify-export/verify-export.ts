@@ -24,7 +24,7 @@ export interface VerifyExportSettings {
 /**
  * Re-hashes every event, checks positions, links and time order inside each chain, holds the
  * export against each checkpoint (after checking its signature) and says which positions no
- * confirmed checkpoint covers (contract §10: only a signature confirms). The file's unsigned
+ * confirmed checkpoint covers (docs/contract.md §10: only a signature confirms). The file's unsigned
  * `export` header decides nothing but the words used for a gap. No network, no service code
  * besides the hashing and verification libraries.
  */

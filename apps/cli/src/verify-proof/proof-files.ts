@@ -1,7 +1,7 @@
 import { HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
 import { InputError } from '../verify-export/export-document';
 
-/** GET /v1/events/:id/proof's `data` (contract §10). */
+/** GET /v1/events/:id/proof's `data` (docs/contract.md §10). */
 export interface InclusionProofFile {
   chainId: string;
   position: number;
@@ -12,7 +12,7 @@ export interface InclusionProofFile {
   proof: string[];
 }
 
-/** GET /v1/chain/:chainId/consistency's `data` (contract §10). */
+/** GET /v1/chain/:chainId/consistency's `data` (docs/contract.md §10). */
 export interface ConsistencyProofFile {
   chainId: string;
   from: number;

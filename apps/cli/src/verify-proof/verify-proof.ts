@@ -11,11 +11,11 @@ import { CheckpointInput } from '../verify-export/verify-export';
 import { ConsistencyProofFile, InclusionProofFile } from './proof-files';
 
 /*
- * Offline checks of the service's Merkle proofs (contract §10) against checkpoints it signed: the
+ * Offline checks of the service's Merkle proofs (docs/contract.md §10) against checkpoints it signed: the
  * only thing trusted is the verifier key. The roots compared are those of the signed checkpoints;
  * where no usable checkpoint stands for a size, the proof is held against the root its own file
  * names, which shows only that the file agrees with itself: NOT CONFIRMED, or with
- * --internal-only, CONSISTENT (contract §10: only a signature confirms).
+ * --internal-only, CONSISTENT (docs/contract.md §10: only a signature confirms).
  */
 
 /** `consistent`: with --internal-only, the proof agrees with the roots its file names; nothing signed was checked. */

@@ -21,7 +21,7 @@ const ACCOUNT_COLUMNS: Column<Account>[] = [
   { header: 'Streams', cell: (a) => <Link to={href('/streams', { account: a.id })}>Streams of {a.name}</Link> },
 ];
 
-/** Accounts (contract §12), for operator keys: list, create, and each one's keys and streams (§16). */
+/** Accounts (docs/contract.md §12), for operator keys: list, create, and each one's keys and streams (§16). */
 export function AccountsPage() {
   const [cursor, setCursor] = useState<string | undefined>();
   const accounts = useLoad(

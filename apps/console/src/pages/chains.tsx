@@ -15,7 +15,7 @@ import {
 import { Busy, ErrorText, Page } from '../ui';
 
 /**
- * Chains (contract §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set
+ * Chains (docs/contract.md §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set
  * by admin keys on their account's chains, and by operator keys on any account's chain by its id.
  */
 export function ChainsPage({ me }: { me: Me | null }) {
@@ -181,7 +181,7 @@ const MAX_DAYS = 36_500;
 
 /**
  * The chain's own retention and legal hold (PUT /v1/chain/:chainId/retention and …/legal-hold,
- * contract §14), for `admin` and `operator` keys; the service records each change in `_audit`.
+ * docs/contract.md §14), for `admin` and `operator` keys; the service records each change in `_audit`.
  */
 function RetentionSettings({
   chain,
@@ -235,7 +235,7 @@ function RetentionSettings({
       (c) => `Retention of ${c.name} saved: ${retentionText(c)}.`,
     );
   };
-  /** Lifting needs no reason (contract §14); one given is recorded with the change. */
+  /** Lifting needs no reason (docs/contract.md §14); one given is recorded with the change. */
   const changeHold = async (hold: boolean) => {
     const why = reason.trim();
     if (hold && why === '') {
@@ -327,7 +327,7 @@ function RetentionSettings({
 }
 
 /**
- * An operator's form for any account's chain (contract §14: an operator manages every account's
+ * An operator's form for any account's chain (docs/contract.md §14: an operator manages every account's
  * chains): its id, then the same retention and legal hold controls. Its status is not readable
  * with the operator's key (reads stay within the key's account, §6), so it is shown from the
  * answer of the first change.

@@ -3,7 +3,7 @@ import type { DestinationFormat, DestinationKind, NewDestinationBody } from '../
 import { formatsFor, KINDS, URL_EXAMPLES } from './destination-text';
 
 /**
- * The create form of a destination (contract §16): the fields every kind has, and the kind's own
+ * The create form of a destination (docs/contract.md §16): the fields every kind has, and the kind's own
  * credentials. Limits here only spare a person a round trip; the service checks every field, and
  * its refusal is shown in words by the page.
  */

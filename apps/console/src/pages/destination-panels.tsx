@@ -14,7 +14,7 @@ export interface ShownSecret {
 
 /**
  * The secret with a Copy button and a plain warning. It lives in the page's state only: a reload,
- * another page, or the next secret forgets it (the service never answers it again, contract §16).
+ * another page, or the next secret forgets it (the service never answers it again, docs/contract.md §16).
  */
 export function SecretPanel({ shown, onDone }: { shown: ShownSecret; onDone: () => void }) {
   const [copied, setCopied] = useState('');

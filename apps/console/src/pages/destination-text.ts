@@ -1,7 +1,7 @@
 import type { Destination, DestinationFormat, DestinationKind, DestinationState } from '../types';
 
 /*
- * How the Streams page says a destination's state in words (contract §16). Plain strings only:
+ * How the Streams page says a destination's state in words (docs/contract.md §16). Plain strings only:
  * whatever a destination or its receiver said is shown as text, never as HTML.
  */
 
@@ -26,7 +26,7 @@ export const URL_EXAMPLES: Record<DestinationKind, string> = {
 };
 
 /**
- * The formats a kind takes: CEF is a syslog format (contract §16). The service refuses the
+ * The formats a kind takes: CEF is a syslog format (docs/contract.md §16). The service refuses the
  * others; offering only these keeps a person from a choice that cannot work.
  */
 export function formatsFor(kind: DestinationKind): DestinationFormat[] {

@@ -102,7 +102,7 @@ function ServerVerification({ id }: { id: string }) {
   );
 }
 
-/** Contract §15: the hash, the inclusion proof and the checkpoint's signature, checked here with Web Crypto. */
+/** docs/contract.md §15: the hash, the inclusion proof and the checkpoint's signature, checked here with Web Crypto. */
 function BrowserVerification({ event }: { event: Event }) {
   const [result, setResult] = useState<BrowserCheck | null>(null);
   const [error, setError] = useState<unknown>(null);

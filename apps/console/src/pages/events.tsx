@@ -12,7 +12,7 @@ export interface Filters {
   before?: string;
 }
 
-/** The search form shared by Events and Live: `q` (contract §13) and a time range, kept in the URL. */
+/** The search form shared by Events and Live: `q` (docs/contract.md §13) and a time range, kept in the URL. */
 export function SearchForm({
   filters,
   onSearch,
@@ -146,7 +146,7 @@ export function EventsPage() {
       const name = await download('/v1/events/export', {
         format,
         q: filters.q,
-        // The export needs a period (contract §4): the chosen range, else everything up to now.
+        // The export needs a period (docs/contract.md §4): the chosen range, else everything up to now.
         after: filters.after ?? '1970-01-01T00:00:00.000Z',
         before: filters.before ?? new Date().toISOString(),
       } satisfies ExportQuery);

@@ -6,7 +6,7 @@ import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin', 'operator'];
 
-/** Keys of an account (contract §12): the key's own, or `?account=` for an operator. */
+/** Keys of an account (docs/contract.md §12): the key's own, or `?account=` for an operator. */
 export function KeysPage({ me }: { me: Me | null }) {
   const { query } = useLocation();
   const accountId = query.get('account') ?? me?.accountId;

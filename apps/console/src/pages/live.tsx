@@ -8,7 +8,7 @@ import { EventsTable, SearchForm } from './events';
 const MAX_SHOWN = 500;
 
 /**
- * Reads GET /v1/events/stream (contract §13) with fetch and a streaming reader (EventSource cannot
+ * Reads GET /v1/events/stream (docs/contract.md §13) with fetch and a streaming reader (EventSource cannot
  * send the Authorization header), resuming after the last event id when the connection drops.
  */
 async function follow(

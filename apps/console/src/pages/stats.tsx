@@ -9,7 +9,7 @@ import { Busy, ErrorText, isoToLocal, localToIso, Page, useLoad } from '../ui';
 const DAY = 86_400_000;
 const TOPS = ['action', 'actor', 'resource'] as const;
 
-/** Statistics (contract §13, §15): events per day or hour as a chart, the top actions, actors and resources as bars. */
+/** Statistics (docs/contract.md §13, §15): events per day or hour as a chart, the top actions, actors and resources as bars. */
 export function StatsPage() {
   const { query } = useLocation();
   const before = query.get('before') ?? new Date(Math.ceil(Date.now() / 60_000) * 60_000).toISOString();

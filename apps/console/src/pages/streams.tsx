@@ -8,7 +8,7 @@ import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './des
 import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
 import { useDestinations } from './use-destinations';
 
-/** Streams (contract §16): the key's own account's destinations, or `?account=` for an operator. */
+/** Streams (docs/contract.md §16): the key's own account's destinations, or `?account=` for an operator. */
 export function StreamsPage({ me }: { me: Me | null }) {
   const { query } = useLocation();
   const accountId = query.get('account') ?? me?.accountId;

@@ -3,7 +3,7 @@ import { HashedEvent, recomputeEventHash } from './event-hash';
 import { leafHash, rootFromInclusionProof } from './merkle';
 import { NoteError, parseCheckpointText, parseVerifierKey, verifySignedNote } from './signed-note';
 
-/** What the API gives for an event's inclusion proof (contract §10). */
+/** What the API gives for an event's inclusion proof (docs/contract.md §10). */
 export interface InclusionProof {
   chainId: string;
   position: number;
@@ -38,7 +38,7 @@ export interface BrowserCheck {
 }
 
 /**
- * The console's own check of one event (contract §15): the hash recomputed from the fields
+ * The console's own check of one event (docs/contract.md §15): the hash recomputed from the fields
  * (RFC 8785 + SHA-256) against the stored one, the checkpoint's Ed25519 signature against the
  * verifier key, and the inclusion proof from the stored hash to the signed root (RFC 9162). Verified only when all
  * three hold; each check says what it found.

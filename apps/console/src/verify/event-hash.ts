@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import { sha256, toHex, utf8 } from './bytes';
 
-/** The members of an event as the API shows it that its hash covers (contract §3). */
+/** The members of an event as the API shows it that its hash covers (docs/contract.md §3). */
 export interface HashedEvent {
   id: string;
   chain: { id: string; position: number };
@@ -13,7 +13,7 @@ export interface HashedEvent {
   previousHash: string;
 }
 
-/** hex(SHA-256(UTF-8(JCS(payload)))), JCS being RFC 8785, over exactly the payload of contract §3. */
+/** hex(SHA-256(UTF-8(JCS(payload)))), JCS being RFC 8785, over exactly the payload of docs/contract.md §3. */
 export async function recomputeEventHash(event: HashedEvent): Promise<string> {
   const payload = {
     id: event.id,

@@ -2,7 +2,7 @@ import { sha256 } from './bytes';
 
 /*
  * RFC 9162 §2.1: leaf = SHA-256(0x00 || data), node = SHA-256(0x01 || left || right); the leaf data
- * of an event is its 32-byte hash (contract §10).
+ * of an event is its 32-byte hash (docs/contract.md §10).
  */
 const LEAF = new Uint8Array([0x00]);
 const NODE = new Uint8Array([0x01]);

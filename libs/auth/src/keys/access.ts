@@ -4,7 +4,7 @@ import { AuthenticatedKey } from '../authenticated-key';
 /**
  * Who manages accounts and keys: a key over HTTP, whose scopes decide, or the key CLI on the
  * server's own machine (`cli`: every account, every scope; its changes are not in `_audit`, which
- * records the changes made through the API, contract §12).
+ * records the changes made through the API, docs/contract.md §12).
  */
 export type Caller = AuthenticatedKey | 'cli';
 
@@ -26,7 +26,7 @@ export function grantableScopes(caller: Caller): readonly Scope[] {
 /**
  * Whether the caller may revoke or rotate a key with these scopes: it needs every one of them, as
  * far as it can give them (an operator every scope; an admin ingest, read, admin), so an `admin`
- * key never revokes an `operator` key (contract §12).
+ * key never revokes an `operator` key (docs/contract.md §12).
  */
 export function holdsEvery(caller: Caller, scopes: readonly Scope[]): boolean {
   const allowed = grantableScopes(caller);

@@ -5,7 +5,7 @@ import { AuthenticatedKey } from '../authenticated-key';
 /**
  * The calling key as the database has it now, its row locked until `tx` ends; 401 when it is
  * revoked or expired. Every change made with a key (accounts, keys) calls this inside its own
- * transaction rather than trusting ApiKeyStore's cache (contract §12): a key revoked a moment ago
+ * transaction rather than trusting ApiKeyStore's cache (docs/contract.md §12): a key revoked a moment ago
  * on another instance cannot mint its replacement, and of two keys revoking each other at once
  * the second to take the lock finds itself revoked. The scopes returned are the row's.
  */

@@ -1,6 +1,6 @@
 import type { Db } from '@app/database';
 
-/** What the service records about itself (contract §12). */
+/** What the service records about itself (docs/contract.md §12). */
 export type AuditAction =
   | 'account.created'
   | 'key.created'

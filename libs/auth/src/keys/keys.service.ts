@@ -27,7 +27,7 @@ export interface MadeKey {
 }
 
 /**
- * Every rule about keys, once (contract §12), for the HTTP API and the key CLI alike: who manages
+ * Every rule about keys, once (docs/contract.md §12), for the HTTP API and the key CLI alike: who manages
  * which account's keys (access.ts), scope ceilings, `operator` for `system` only, expiry in the
  * future, the last admin and operator keys, revoking needs the key's every scope, rotation with
  * overlap. Each change runs in one transaction that locks the account's row, then re-checks the
@@ -120,7 +120,7 @@ export class KeysService {
    * Locks the account's row, then the calling key's (the one order every key change takes; a
    * deadlock with another statement is retried by TransactionRunner): changes to one account's keys
    * are serialized, and each judges the caller, the last admin and the last operator on what is
-   * committed, never on a cache (contract §12).
+   * committed, never on a cache (docs/contract.md §12).
    */
   private async lockFor(caller: Caller, accountId: string, tx: Db): Promise<{ account: AccountRow; by: Caller }> {
     const account = await this.accountFor(caller, accountId, tx, true);
@@ -145,7 +145,7 @@ export class KeysService {
     return null;
   }
 
-  /** 404 for an account the caller may not manage, exactly as for one that does not exist (contract §6). */
+  /** 404 for an account the caller may not manage, exactly as for one that does not exist (docs/contract.md §6). */
   private async accountFor(caller: Caller, accountId: string, db: Db, lock: boolean): Promise<AccountRow> {
     const account =
       ACCOUNT_ID.test(accountId) && mayManage(caller, accountId)

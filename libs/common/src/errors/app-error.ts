@@ -21,7 +21,7 @@ export class AppError extends Error {
     return new AppError('VALIDATION_ERROR', message, { fields });
   }
 
-  /** No key, an unknown one, or one revoked or expired: one answer for each (contract §5). */
+  /** No key, an unknown one, or one revoked or expired: one answer for each (docs/contract.md §5). */
   static unauthorized(): AppError {
     return new AppError(
       'UNAUTHORIZED',

@@ -1,4 +1,4 @@
-/** Every error code of contract §5. */
+/** Every error code of docs/contract.md §5. */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'UNAUTHORIZED'

@@ -2,7 +2,7 @@ import { createScanner, SyntaxKind } from 'jsonc-parser';
 import { AppError } from '../errors';
 
 /**
- * Parses a request body as I-JSON (RFC 7493, contract §8): valid JSON, no object with two members
+ * Parses a request body as I-JSON (RFC 7493, docs/contract.md §8): valid JSON, no object with two members
  * of the same name at any depth, no `__proto__` member (it cannot be stored as a plain key), and no
  * deeper than `maxDepth` levels. Every other member name is kept exactly as sent. Throws
  * 400 VALIDATION_ERROR naming the offending member by its path (`context.items[2].k`).

@@ -20,7 +20,7 @@ const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 
 const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
 
 /**
- * The service's Prometheus metrics (contract §11), behind a small typed API: features call
+ * The service's Prometheus metrics (docs/contract.md §11), behind a small typed API: features call
  * `metrics.eventsAppended(n)` and never see prom-client. One registry per instance (not the
  * global one), so apps in one process (tests) do not share counts. No label takes an id, an
  * account, an actor or a path: `route` is a route template, `status` a status code, `result`

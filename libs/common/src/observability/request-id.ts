@@ -6,7 +6,7 @@ interface WithHeaders {
 }
 
 /**
- * The request's id (contract §11, X-Request-Id), as the API's first middleware settled it: a sane
+ * The request's id (docs/contract.md §11, X-Request-Id), as the API's first middleware settled it: a sane
  * id the client sent, or a generated one. Lines logged while handling a request carry it as
  * `reqId`, passed explicitly: no async context is kept per request (docs/architecture.md, Logs).
  */

@@ -12,7 +12,7 @@ export interface CursorKey {
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
- * A cursor is valid only on the endpoint, and for the account, that issued it (contract §8): each
+ * A cursor is valid only on the endpoint, and for the account, that issued it (docs/contract.md §8): each
  * list endpoint has its own codec, whose name travels inside the cursor with the key, and whose rows
  * have ids of one kind; the account travels as a short digest of its id, compared on the way back.
  * Opaque to clients: Base64url of a small JSON array `[endpoint, account digest, time, id]`.

@@ -1,5 +1,5 @@
 /**
- * The grammar of `q` (contract §13), in Peggy's notation. It gives the shape of a query and the
+ * The grammar of `q` (docs/contract.md §13), in Peggy's notation. It gives the shape of a query and the
  * character offset of each part; what the parts may say (which fields exist, what a time is) is
  * judged by search-query.ts, which names the offending offset too.
  *

@@ -9,7 +9,7 @@ import {
 } from '../limits';
 import { SEARCH_GRAMMAR } from './search-grammar';
 
-/** `q`, in characters (contract §13). */
+/** `q`, in characters (docs/contract.md §13). */
 export const MAX_SEARCH_QUERY_LENGTH = 2000;
 /** Terms in one `q`: each is one condition of the statement. */
 export const MAX_SEARCH_TERMS = 32;

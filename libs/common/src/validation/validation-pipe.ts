@@ -46,7 +46,7 @@ export function toFieldErrors(errors: ValidationError[], parent = ''): FieldErro
  * A body is validated as sent, never rebuilt: class-transformer walks every nested object and
  * takes an own `constructor` member for the object's class (a 500 for `{"constructor":1}`), skips
  * members named like methods (`toString`), and Nest deletes `constructor` and `prototype` at any
- * depth, so an event would be stored and hashed without them (contract §8: names are kept as
+ * depth, so an event would be stored and hashed without them (docs/contract.md §8: names are kept as
  * sent). JSON values already have their types, so a body needs no conversion: its DTO gets the
  * parsed members as they are (parseIJson has refused `__proto__`). Query strings still go through
  * class-transformer (`limit=20` becomes a number).

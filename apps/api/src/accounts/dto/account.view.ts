@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ACCOUNT_ID, ACCOUNT_NAME } from '@app/common';
 
-/** An account on the wire (contract §12); the counts include its `_audit` chain. */
+/** An account on the wire (docs/contract.md §12); the counts include its `_audit` chain. */
 export class AccountView {
   @ApiProperty({ pattern: ACCOUNT_ID.source, example: 'acc_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
   id!: string;

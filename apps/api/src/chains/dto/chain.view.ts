@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HEX_HASH } from '@app/hashing';
 
-/** The Chain resource on the wire (spec §2). */
+/** The Chain resource on the wire (docs/contract.md §2). */
 export class ChainView {
   @ApiProperty({ example: 'chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
   id!: string;

@@ -25,7 +25,7 @@ interface Waiting {
  * order. A batch (appendAll) is one unit: all its events go in one transaction, with whatever
  * else is waiting, or none do. A request settles only after its transaction committed (or
  * failed), so a 2xx means committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in
- * bytes (APPEND_QUEUE_LIMIT_BYTES, contract §8): when full, callers get 503 + Retry-After. The
+ * bytes (APPEND_QUEUE_LIMIT_BYTES, docs/contract.md §8): when full, callers get 503 + Retry-After. The
  * ledger's transaction is retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()

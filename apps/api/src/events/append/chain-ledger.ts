@@ -75,7 +75,7 @@ export class ChainLedger {
 
   /**
    * Appends `requests` (without Idempotency-Keys) inside a transaction the caller opened and
-   * commits: the service's own `_audit` events, written with the change they describe (contract
+   * commits: the service's own `_audit` events, written with the change they describe (docs/contract.md
    * §12). The same steps as `append`, under the same chain locks; its chains are not remembered as
    * committed, since the caller may still roll back.
    */

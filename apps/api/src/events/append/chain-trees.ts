@@ -13,7 +13,7 @@ interface Remembered {
 }
 
 /**
- * Grows each chain's RFC 9162 Merkle tree (contract §10) by the events an append transaction
+ * Grows each chain's RFC 9162 Merkle tree (docs/contract.md §10) by the events an append transaction
  * writes, under the same chain locks and in the same transaction: one query reads the frontier of
  * every touched chain, and the new nodes (the perfect subtrees the leaves complete; leaves are not
  * stored) are inserted by a statement the ledger runs with its heads' move, so the tree adds no

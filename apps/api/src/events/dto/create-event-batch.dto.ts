@@ -6,7 +6,7 @@ import { CreateEventDto } from './create-event.dto';
 
 const COUNT = `events must hold 1-${MAX_BATCH_EVENTS} events`;
 
-/** Body of POST /v1/events/batch (contract §9): each item exactly a POST /v1/events body, validated by the same code. */
+/** Body of POST /v1/events/batch (docs/contract.md §9): each item exactly a POST /v1/events body, validated by the same code. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventBatchDto {
   @ApiProperty({

@@ -17,7 +17,7 @@ import { IsEventText, IsStorable } from './storable.validator';
 
 export const DEFAULT_CHAIN = 'default';
 
-/** Body of POST /v1/events: exactly the spec's fields (contract §4); any other member is a 400. */
+/** Body of POST /v1/events: exactly the spec's fields (docs/contract.md §4); any other member is a 400. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateEventDto {
   @ApiProperty({ description: 'Who did it', minLength: 1, maxLength: MAX_ACTOR_LENGTH, example: 'alice@example.com' })

@@ -13,7 +13,7 @@ export class EventChainRef {
   position!: number;
 }
 
-/** The Event resource on the wire (spec §2). */
+/** The Event resource on the wire (docs/contract.md §2). */
 export class EventView {
   @ApiProperty({ example: 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
   id!: string;

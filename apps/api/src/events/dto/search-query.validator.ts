@@ -1,7 +1,7 @@
 import { registerDecorator, ValidationArguments } from 'class-validator';
 import { parseSearchQuery, SearchQueryError } from '@app/common';
 
-/** `q` (contract §13): parsed with the grammar, so the message names what is wrong and its offset. */
+/** `q` (docs/contract.md §13): parsed with the grammar, so the message names what is wrong and its offset. */
 export function IsSearchQuery() {
   return (target: object, propertyName: string): void => {
     registerDecorator({

@@ -39,7 +39,7 @@ export const DEFAULT_PAGE_LIMITS: PageLimits = { min: 100, max: 2_000, bytes: 2 
 const SAMPLED = 16;
 
 /**
- * Reads an account's matching events in the order they committed (contract §13), page by page from
+ * Reads an account's matching events in the order they committed (docs/contract.md §13), page by page from
  * a position, each exactly once, each chain in position order: the committed-snapshot windows of
  * EventsRepository.committedBetween (docs/architecture.md, "The live tail"). It knows nothing of
  * HTTP: the live tail writes its pages as SSE, and anything else that delivers events as they

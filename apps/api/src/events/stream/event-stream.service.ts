@@ -16,11 +16,11 @@ import { drained } from './drained';
  * what the socket has not taken yet stays near its buffer's mark plus one piece.
  */
 const WRITE_CHARS = 64 * 1024;
-/** How often an open stream asks whether its key still works (revoked: closed within 5 s, contract §13). */
+/** How often an open stream asks whether its key still works (revoked: closed within 5 s, docs/contract.md §13). */
 const KEY_CHECK_MS = 2_000;
 
 /**
- * The live tail, GET /v1/events/stream (contract §13). Each stream reads the events whose
+ * The live tail, GET /v1/events/stream (docs/contract.md §13). Each stream reads the events whose
  * transactions committed since its last snapshot (CommittedEventReader, over
  * EventsRepository.committedBetween), so it sees the appends of every instance, each exactly once,
  * each chain in position order, whatever order transactions commit in (docs/architecture.md, "The

@@ -2,7 +2,7 @@ import { accountDigest, AppError, CHAIN_ID } from '@app/common';
 import type { StreamKey } from '@app/database';
 
 /**
- * Where a live tail stands (contract §13), as the SSE `id` of each event it sends: the window of
+ * Where a live tail stands (docs/contract.md §13), as the SSE `id` of each event it sends: the window of
  * commits it is reading, between the snapshots `since` and `until` (pg_snapshot text), and the
  * last (timestamp, chain, position) it sent from that window. Resuming reads the rest of that window, then
  * moves on, so nothing is skipped or repeated. Opaque to clients: Base64url of a JSON array, bound

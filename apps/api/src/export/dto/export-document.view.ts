@@ -47,7 +47,7 @@ export class KeptNodeView {
   hash!: string;
 }
 
-/** A chain of the export that retention pruned (contract §14): what the offline verifier needs to start after the prune. */
+/** A chain of the export that retention pruned (docs/contract.md §14): what the offline verifier needs to start after the prune. */
 export class PrunedChainView implements ExportedPrunedChain {
   @ApiProperty({ pattern: CHAIN_ID.source })
   chainId!: string;

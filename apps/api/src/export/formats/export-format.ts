@@ -16,7 +16,7 @@ export interface ExportHeader {
     q: string | null;
   };
   count: number;
-  /** The chains of the export that retention pruned (contract §14); absent when there are none. */
+  /** The chains of the export that retention pruned (docs/contract.md §14); absent when there are none. */
   pruned?: ExportedPrunedChain[];
 }
 

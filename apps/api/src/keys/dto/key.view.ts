@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { KEY_ID, SCOPES } from '@app/common';
 
-/** A key on the wire (contract §12): never its secret nor its digest. */
+/** A key on the wire (docs/contract.md §12): never its secret nor its digest. */
 export class KeyView {
   @ApiProperty({ pattern: KEY_ID.source, example: 'key_01KAR2Y6T0F5M3Q8W9Z1B4C7D3' })
   id!: string;

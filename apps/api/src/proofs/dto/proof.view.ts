@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HEX_HASH } from '@app/hashing';
 
-/** GET /v1/events/:id/proof (contract §10): RFC 9162 §2.1.3 inclusion proof of the event's leaf. */
+/** GET /v1/events/:id/proof (docs/contract.md §10): RFC 9162 §2.1.3 inclusion proof of the event's leaf. */
 export class InclusionProofView {
   @ApiProperty()
   chainId!: string;
@@ -28,7 +28,7 @@ export class InclusionProofView {
   proof!: string[];
 }
 
-/** GET /v1/chain/:chainId/consistency (contract §10): RFC 9162 §2.1.4 consistency proof. */
+/** GET /v1/chain/:chainId/consistency (docs/contract.md §10): RFC 9162 §2.1.4 consistency proof. */
 export class ConsistencyProofView {
   @ApiProperty()
   chainId!: string;

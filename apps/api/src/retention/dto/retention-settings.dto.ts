@@ -4,7 +4,7 @@ import { MAX_LEGAL_HOLD_REASON_LENGTH, MAX_RETENTION_DAYS } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsEventText } from '../../events/dto/storable.validator';
 
-/** Body of PUT /v1/accounts/:accountId/retention and PUT /v1/chain/:chainId/retention (contract §14). */
+/** Body of PUT /v1/accounts/:accountId/retention and PUT /v1/chain/:chainId/retention (docs/contract.md §14). */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class RetentionDto {
   @ApiProperty({
@@ -23,7 +23,7 @@ export class RetentionDto {
   days!: number | null;
 }
 
-/** Body of PUT /v1/accounts/:accountId/legal-hold and PUT /v1/chain/:chainId/legal-hold (contract §14). */
+/** Body of PUT /v1/accounts/:accountId/legal-hold and PUT /v1/chain/:chainId/legal-hold (docs/contract.md §14). */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class LegalHoldDto {
   @ApiProperty({ description: 'true: nothing of it is pruned until the hold is lifted' })

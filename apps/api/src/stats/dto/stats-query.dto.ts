@@ -7,7 +7,7 @@ import { IsNotEarlierThan } from '../../export/dto/export-query.dto';
 
 export const STATS_GROUPS = ['action', 'actor', 'resource', 'chain', 'hour', 'day'] as const;
 export type StatsGroup = (typeof STATS_GROUPS)[number];
-/** The longest period one request may count over, in days (contract §13). */
+/** The longest period one request may count over, in days (docs/contract.md §13). */
 export const MAX_STATS_DAYS = 366;
 export const MAX_STATS_LIMIT = 1000;
 const DEFAULT_STATS_LIMIT = 50;

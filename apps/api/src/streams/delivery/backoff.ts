@@ -1,4 +1,4 @@
-/** The first retry waits about this long, and no wait is shorter (contract §16: 1 s to 5 min). */
+/** The first retry waits about this long, and no wait is shorter (docs/contract.md §16: 1 s to 5 min). */
 export const BACKOFF_MIN_MS = 1_000;
 /** No wait is longer, a receiver's Retry-After included. */
 export const BACKOFF_MAX_MS = 5 * 60_000;

@@ -14,7 +14,7 @@ import {
 export const STREAMS_ACTOR = 'service:streams';
 
 /**
- * The delivery engine's writes that `_audit` records (contract §16), each in the transaction of
+ * The delivery engine's writes that `_audit` records (docs/contract.md §16), each in the transaction of
  * the change: a destination disabled by a `410`, paused by a refusal that must not be retried (OTLP)
  * or by STREAM_PAUSE_AFTER_HOURS of failures, and the events a prune took before they were delivered.
  */

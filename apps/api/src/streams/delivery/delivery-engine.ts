@@ -12,7 +12,7 @@ import { DestinationWorker, WorkerDeps } from './destination-worker';
 const LEASE_RENEWALS = 3;
 
 /**
- * The delivery engine (contract §16). Every STREAM_LEASE_SECONDS each instance claims, in one
+ * The delivery engine (docs/contract.md §16). Every STREAM_LEASE_SECONDS each instance claims, in one
  * statement, the leases of every deliverable destination that is its own or that nobody holds (a
  * lease runs out three periods after its last renewal), and runs one DestinationWorker per lease it
  * holds. A destination it no longer holds, or whose version moved on (a change through the API), has

@@ -5,7 +5,7 @@ import { DeliveryAudit } from './delivery-audit';
 import { DeliveryEngine } from './delivery-engine';
 import { StreamGaps } from './stream-gaps';
 
-/** The delivery engine of streams (contract §16): leases, workers, and the gaps a prune leaves. */
+/** The delivery engine of streams (docs/contract.md §16): leases, workers, and the gaps a prune leaves. */
 @Module({
   imports: [AuditModule, SecretsModule],
   providers: [DeliveryEngine, DeliveryAudit, StreamGaps],

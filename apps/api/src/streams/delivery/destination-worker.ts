@@ -29,7 +29,7 @@ export interface WorkerDeps {
 }
 
 /**
- * Delivers one destination while this instance holds its lease (contract §16): reads the account's
+ * Delivers one destination while this instance holds its lease (docs/contract.md §16): reads the account's
  * matching events in commit order from the stored position (CommittedEventReader, the live tail's
  * reader), sends them in batches of `batchSize`, and stores the position after each batch the
  * receiver acknowledged, naming its lease and the destination's version: a change made through the

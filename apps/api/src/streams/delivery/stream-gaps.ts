@@ -11,7 +11,7 @@ export interface PendingGaps {
 }
 
 /**
- * Streams and retention (contract §16): a prune that deletes events a destination has not delivered
+ * Streams and retention (docs/contract.md §16): a prune that deletes events a destination has not delivered
  * yet does not pass unseen. Before each prune batch, in its transaction (the chain locked), the
  * events it may delete that each destination of the account has not read are found; after it, the
  * ones it did delete are appended to `_audit` as `destination.gap`, in the same transaction. The

@@ -10,7 +10,7 @@ import { ReplayDestinationDto } from './dto/replay-destination.dto';
 
 type Caller = AuthenticatedKey;
 
-/** Contract §16: pause, resume, replay a destination, rotate a webhook's secret; who may: as DestinationsController. */
+/** docs/contract.md §16: pause, resume, replay a destination, rotate a webhook's secret; who may: as DestinationsController. */
 @ApiTags('destinations')
 @Controller('v1/accounts/:accountId/destinations')
 export class DestinationControlsController {

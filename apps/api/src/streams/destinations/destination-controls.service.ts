@@ -11,7 +11,7 @@ import { DestinationView, NewDestinationView } from './dto/destination.view';
 import { ReplayDestinationDto } from './dto/replay-destination.dto';
 
 /**
- * What a person does to a running destination (contract §16): pause, resume (also a disabled
+ * What a person does to a running destination (docs/contract.md §16): pause, resume (also a disabled
  * one, once its receiver is fixed; its failures forgotten), replay from a time, and a webhook's
  * new signing secret. Each moves the destination's version on (a delivery begun before stops)
  * and is appended to `_audit` in its transaction; doing it again when nothing would change

@@ -16,7 +16,7 @@ export interface DestinationCredentials {
   headers: Record<string, string>;
 }
 
-/** How long a rotated-out webhook secret still signs (contract §16: both signatures for 24 hours). */
+/** How long a rotated-out webhook secret still signs (docs/contract.md §16: both signatures for 24 hours). */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
@@ -47,7 +47,7 @@ export function signingSecrets(credentials: DestinationCredentials, now: Date): 
 
 /**
  * The credentials to change: the stored ones, or none when they no longer open (SECRETS_KEY was
- * changed or lost). Contract §16: such destinations are given their credentials again, so a change
+ * changed or lost). docs/contract.md §16: such destinations are given their credentials again, so a change
  * or a rotation must not fail on the old ones, which nothing can use any more.
  */
 export function credentialsToChange(box: SecretBox, destinationId: string, sealed: Buffer): DestinationCredentials {

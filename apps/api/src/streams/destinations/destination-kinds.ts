@@ -13,7 +13,7 @@ const KINDS: Record<DestinationKind, true> = {
 };
 const FORMATS: Record<DestinationFormat, true> = { native: true, ocsf: true, cef: true };
 
-/** The kinds of destination (contract §16), for validation and the OpenAPI enum. */
+/** The kinds of destination (docs/contract.md §16), for validation and the OpenAPI enum. */
 export const DESTINATION_KINDS = Object.keys(KINDS) as DestinationKind[];
 /** Every format any kind takes (which kind takes which: formatsOf in ../sinks). */
 export const DESTINATION_FORMATS = Object.keys(FORMATS) as DestinationFormat[];

@@ -13,7 +13,7 @@ export interface KindSettings {
 }
 
 /**
- * What is wrong with `settings` for a `kind` destination (contract §16), the one check of the
+ * What is wrong with `settings` for a `kind` destination (docs/contract.md §16), the one check of the
  * create and the change alike: a field of another kind, a missing credential (`creating`), a URL
  * the kind cannot send to, a format it does not write.
  */

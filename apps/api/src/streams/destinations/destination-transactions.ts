@@ -21,7 +21,7 @@ export interface DestinationTx {
 }
 
 /**
- * Tenancy for destinations, exactly as for keys (contract §12): an operator manages every
+ * Tenancy for destinations, exactly as for keys (docs/contract.md §12): an operator manages every
  * account's, an admin its own account's (`mayManage`); any other account, an unknown one, or a
  * destination of another account is a 404. A change locks the account's row, then re-checks the
  * calling key from the database (lockActiveCaller: a key revoked a moment ago cannot change

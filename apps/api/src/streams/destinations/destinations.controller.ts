@@ -13,7 +13,7 @@ type Caller = AuthenticatedKey;
 /** A destination's path under the account's, here and in DestinationControlsController. */
 export const ONE = ':destinationId';
 
-/** Contract §16's destinations' settings (their controls: DestinationControlsController): an admin manages its own account's, an operator any account's (else 404). */
+/** docs/contract.md §16's destinations' settings (their controls: DestinationControlsController): an admin manages its own account's, an operator any account's (else 404). */
 @ApiTags('destinations')
 @Controller('v1/accounts/:accountId/destinations')
 export class DestinationsController {

@@ -8,7 +8,7 @@ import { DestinationTransactions } from './destination-transactions';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
 
-/** The destinations admin API (contract §16); a change pokes this instance's delivery engine. */
+/** The destinations admin API (docs/contract.md §16); a change pokes this instance's delivery engine. */
 @Module({
   imports: [AuditModule, SecretsModule, DeliveryModule],
   controllers: [DestinationsController, DestinationControlsController],

@@ -20,7 +20,7 @@ import { CreateDestinationDto } from './dto/create-destination.dto';
 import { DestinationView, NewDestinationView } from './dto/destination.view';
 
 /**
- * Destinations' settings (contract §16): list, read, create (at most DESTINATIONS_PER_ACCOUNT, the
+ * Destinations' settings (docs/contract.md §16): list, read, create (at most DESTINATIONS_PER_ACCOUNT, the
  * count taken under the account's lock), change and delete, each change with its `_audit` entry
  * in its transaction (DestinationTransactions: tenancy as for keys). Credentials are sealed with
  * SecretBox and never leave here but as a new webhook's secret, once.

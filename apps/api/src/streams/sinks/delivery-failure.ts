@@ -1,7 +1,7 @@
 import { AddressNotAllowedError } from './outbound/address-policy';
 import type { DeliveryFailure, SinkTarget } from './sink';
 
-/** lastError's message, in characters (contract §16: short). */
+/** lastError's message, in characters (docs/contract.md §16: short). */
 export const MAX_MESSAGE_LENGTH = 200;
 
 /** A short, single-line message with no credential of `target` in it. */
@@ -11,7 +11,7 @@ export function safeMessage(target: SinkTarget, message: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }
 
-/** Every value that must never appear in a message: secrets and custom header values (contract §16). */
+/** Every value that must never appear in a message: secrets and custom header values (docs/contract.md §16). */
 function credentialsOf(target: SinkTarget): string[] {
   const { webhookSecrets = [], token, apiKey } = target.secrets;
   const all = [...webhookSecrets, ...webhookSecrets.map((s) => s.replace(/^whsec_/, ''))];

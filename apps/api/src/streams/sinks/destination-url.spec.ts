@@ -10,7 +10,7 @@ describe('destinationUrlProblem', () => {
     ['syslog', 'syslog+tls://logs.example.com:6514'],
     ['syslog', 'syslog://[2001:db8::1]:514'],
     ['nats', 'nats://nats.example.com:4222/audit.events'],
-    ['webhook', 'https://127.0.0.1/'], // refused at each attempt, not here (contract §16)
+    ['webhook', 'https://127.0.0.1/'], // refused at each attempt, not here (docs/contract.md §16)
   ] as const)('accepts %s %s', (kind, url) => {
     expect(destinationUrlProblem(kind, url, false)).toBeNull();
   });

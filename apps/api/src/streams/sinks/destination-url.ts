@@ -7,13 +7,13 @@ export const MAX_DESTINATION_URL_LENGTH = 2048;
 const JSON_FORMATS: readonly DestinationFormat[] = ['native', 'ocsf'];
 const SYSLOG_FORMATS: readonly DestinationFormat[] = ['native', 'ocsf', 'cef'];
 
-/** Which formats a kind takes (contract §16: cef is for syslog only). */
+/** Which formats a kind takes (docs/contract.md §16: cef is for syslog only). */
 export function formatsOf(kind: DestinationKind): readonly DestinationFormat[] {
   return kind === 'syslog' ? SYSLOG_FORMATS : JSON_FORMATS;
 }
 
 /**
- * For create/PATCH validation (contract §16 "Creating"): null, or why this URL is not acceptable for
+ * For create/PATCH validation (docs/contract.md §16 "Creating"): null, or why this URL is not acceptable for
  * this kind (a 400 message). Private addresses are not refused here but at each attempt, since a
  * name's addresses can change after it is checked.
  */

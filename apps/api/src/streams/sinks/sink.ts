@@ -1,9 +1,9 @@
 import type { EventView } from '../../events/dto/event.view';
 
-/** What a destination is (contract §16 "Kinds"); it never changes after creation. */
+/** What a destination is (docs/contract.md §16 "Kinds"); it never changes after creation. */
 export type DestinationKind = 'webhook' | 'splunk_hec' | 'datadog' | 'otlp' | 'syslog' | 'nats';
 
-/** How each event is shaped on the wire (contract §16 "Formats"); `cef` is for syslog only. */
+/** How each event is shaped on the wire (docs/contract.md §16 "Formats"); `cef` is for syslog only. */
 export type DestinationFormat = 'native' | 'ocsf' | 'cef';
 
 /** Everything a sink needs to reach one destination: decrypted credentials included, so never log it. */
@@ -43,7 +43,7 @@ export interface SinkBatch {
   events: EventView[];
 }
 
-/** What to do after an attempt that failed (contract §16 "Failures"). */
+/** What to do after an attempt that failed (docs/contract.md §16 "Failures"). */
 export type FailureAction = 'retry' | 'disable' | 'pause';
 
 /** A failed attempt: how the receiver (or the network) answered, and what the engine does next. */

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HEX_HASH } from '@app/hashing';
 
-/** The Verification result on the wire (spec §2, contract §4). */
+/** The Verification result on the wire (docs/contract.md §2, §4). */
 export class VerificationResultView {
   @ApiProperty({
     description:

@@ -21,7 +21,7 @@ import { IsDestinationHeaders, MAX_HEADER_VALUE_LENGTH, MAX_HEADERS } from './he
 
 const isStart = (value: unknown): boolean => value === 'now' || value === 'beginning' || isInstant(value);
 
-/** Body of POST /v1/accounts/:accountId/destinations (contract §16); which fields a kind takes: the service. */
+/** Body of POST /v1/accounts/:accountId/destinations (docs/contract.md §16); which fields a kind takes: the service. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateDestinationDto {
   @ApiProperty({ minLength: 1, maxLength: MAX_DESTINATION_NAME_LENGTH, example: 'SIEM' })

@@ -27,7 +27,7 @@ const LAST_ERROR: ApiPropertyOptions = {
   },
 };
 
-/** A destination on the wire (contract §16): never a credential (token, key, header value, secret). */
+/** A destination on the wire (docs/contract.md §16): never a credential (token, key, header value, secret). */
 export class DestinationView {
   @ApiProperty({ pattern: DESTINATION_ID.source, example: 'dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D3' })
   id!: string;

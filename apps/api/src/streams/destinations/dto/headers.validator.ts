@@ -47,7 +47,7 @@ export function headersProblem(value: unknown): string | null {
   return null;
 }
 
-/** Custom headers (contract §16): at most 20, RFC 7230 names, printable values, none the service sets. */
+/** Custom headers (docs/contract.md §16): at most 20, RFC 7230 names, printable values, none the service sets. */
 export function IsDestinationHeaders() {
   return (target: object, propertyName: string): void => {
     registerDecorator({

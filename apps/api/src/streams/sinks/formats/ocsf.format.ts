@@ -16,13 +16,13 @@ const ACTIVITIES: Record<string, [id: number, name: string]> = {
 };
 const OTHER: [number, string] = [99, 'Other'];
 
-/** activity_id from an action's last dot-separated word (contract §16): create/read/update/delete and -d forms, else 99. */
+/** activity_id from an action's last dot-separated word (docs/contract.md §16): create/read/update/delete and -d forms, else 99. */
 export function ocsfActivity(action: string): [id: number, name: string] {
   const word = action.slice(action.lastIndexOf('.') + 1).toLowerCase();
   return Object.hasOwn(ACTIVITIES, word) ? (ACTIVITIES[word] as [number, string]) : OTHER;
 }
 
-/** The OCSF object of one event: the fields contract §16 maps, and the classification OCSF requires. */
+/** The OCSF object of one event: the fields docs/contract.md §16 maps, and the classification OCSF requires. */
 export interface OcsfApiActivity {
   class_uid: number;
   category_uid: number;
@@ -41,7 +41,7 @@ export interface OcsfApiActivity {
   };
 }
 
-/** `ocsf`: one event as OCSF API Activity, as contract §16 lists it. */
+/** `ocsf`: one event as OCSF API Activity, as docs/contract.md §16 lists it. */
 export function toOcsf(event: EventView): OcsfApiActivity {
   const [activityId, activityName] = ocsfActivity(event.action);
   return {

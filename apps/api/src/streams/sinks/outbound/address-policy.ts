@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses a destination may not reach unless STREAM_ALLOW_PRIVATE_NETWORKS (contract §16 "Where it
+ * Addresses a destination may not reach unless STREAM_ALLOW_PRIVATE_NETWORKS (docs/contract.md §16 "Where it
  * may send"): anyone who may create a destination must not reach the service's own network or the
  * cloud metadata endpoint through it. BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1).
  */

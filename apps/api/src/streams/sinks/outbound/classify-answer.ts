@@ -7,7 +7,7 @@ import { retryAfterMs } from './retry-after';
 const OTLP_RETRYABLE = new Set([429, 502, 503, 504]);
 
 /**
- * Contract §16 "Failures": 2xx acknowledges; 410 disables; any other status is retried (408, 429
+ * docs/contract.md §16 "Failures": 2xx acknowledges; 410 disables; any other status is retried (408, 429
  * and 5xx because they pass, other 4xx because a fixed credential resumes delivery); a 3xx is not
  * followed, so it is a failure too. OTLP retries only what its specification calls retryable and
  * pauses on any other answer (410 and 3xx included), so its batch waits for a person.

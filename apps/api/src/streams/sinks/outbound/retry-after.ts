@@ -1,4 +1,4 @@
-/** The longest wait a receiver's Retry-After may ask for (contract §16: backoff up to 5 min). */
+/** The longest wait a receiver's Retry-After may ask for (docs/contract.md §16: backoff up to 5 min). */
 export const MAX_RETRY_AFTER_MS = 5 * 60 * 1000;
 
 /** Retry-After in milliseconds (RFC 9110 §10.2.3: delay-seconds or an HTTP date), capped; null if absent or bad. */

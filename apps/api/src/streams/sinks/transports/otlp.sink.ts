@@ -29,7 +29,7 @@ export function otlpSink(target: SinkTarget): Sink {
   });
 }
 
-/** One event as an OTLP LogRecord, with the attributes contract §16 names. */
+/** One event as an OTLP LogRecord, with the attributes docs/contract.md §16 names. */
 export function logRecord(target: SinkTarget, event: EventView): Record<string, unknown> {
   return {
     timeUnixNano: (BigInt(Date.parse(event.timestamp)) * 1_000_000n).toString(),
