@@ -45,6 +45,6 @@ GRANT UPDATE (scopes, origin, revoked_at, expires_at, last_used_at) ON api_keys 
 -- Idempotency-Key claims, replays and their expiry.
 GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO :"service_role";
 
--- Stream destinations (contract §16): created, changed, deleted through the API; their positions,
+-- Stream destinations (docs/contract.md §16): created, changed, deleted through the API; their positions,
 -- counts, errors and leases written by the delivery engine.
 GRANT SELECT, INSERT, UPDATE, DELETE ON destinations TO :"service_role";

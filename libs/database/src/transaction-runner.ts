@@ -108,7 +108,7 @@ export class TransactionRunner {
 
   /**
    * `work` in a READ ONLY transaction whose statements PostgreSQL cancels past `timeoutMs`
-   * (SQLSTATE 57014, QUERY_CANCELED): reads over many events (contract §8). The server cancels
+   * (SQLSTATE 57014, QUERY_CANCELED): reads over many events (docs/contract.md §8). The server cancels
    * its own statement, so no cancel request sent from here can land on the connection's next
    * statement, and the ROLLBACK that follows ends the aborted transaction and its setting: the
    * connection goes back to the pool idle and at the default timeout. A connection that cannot

@@ -23,7 +23,7 @@ export class AccountEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz', precision: 3 })
   createdAt!: Date;
 
-  /** The default retention of the account's chains in days; null: keep forever (contract §14). */
+  /** The default retention of the account's chains in days; null: keep forever (docs/contract.md §14). */
   @Column({ name: 'retention_days', type: 'integer', nullable: true })
   retentionDays!: number | null;
 

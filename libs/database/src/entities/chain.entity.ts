@@ -50,7 +50,7 @@ export class ChainEntity {
   @Column({ name: 'created_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   createdAt!: Date;
 
-  /** Days to keep events; null: follow the account (contract §14). */
+  /** Days to keep events; null: follow the account (docs/contract.md §14). */
   @Column({ name: 'retention_days', type: 'integer', nullable: true })
   retentionDays!: number | null;
 

@@ -24,7 +24,7 @@ export class CheckpointEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber, primaryKeyConstraintName: 'pk_checkpoints' })
   size!: number;
 
-  /** The Merkle root (contract §10) of the first `size` events, 64 lowercase hex characters. */
+  /** The Merkle root (docs/contract.md §10) of the first `size` events, 64 lowercase hex characters. */
   @Column({ type: 'char', length: 64 })
   hash!: string;
 

@@ -2,7 +2,7 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } fr
 import { AccountEntity } from './account.entity';
 import { bigintAsNumber } from './bigint-number.transformer';
 
-/** A stream destination (contract §16) and where its delivery stands. Migration 1765100000000. */
+/** A stream destination (docs/contract.md §16) and where its delivery stands. Migration 1765100000000. */
 @Entity({ name: 'destinations' })
 @Check('ck_destinations_kind', `kind IN ('webhook', 'splunk_hec', 'datadog', 'otlp', 'syslog', 'nats')`)
 @Check('ck_destinations_format', `format IN ('native', 'ocsf', 'cef')`)

@@ -3,7 +3,7 @@ import { bigintAsNumber } from './bigint-number.transformer';
 
 /**
  * How many events of one (account, chain, action) fall in one UTC day: the rollup statistics
- * read (contract §13). Written only by the triggers on `events` (migration 1764900000000), in the
+ * read (docs/contract.md §13). Written only by the triggers on `events` (migration 1764900000000), in the
  * same statement as the events it counts; a row that would count 0 is removed. No foreign keys:
  * every row comes from events, which have them.
  */

@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 import { AccountEntity } from './account.entity';
 
 /**
- * An Idempotency-Key of POST /v1/events (contract §7): claimed before the append, its stored
+ * An Idempotency-Key of POST /v1/events (docs/contract.md §7): claimed before the append, its stored
  * response written in the same transaction as the event; swept by claim time. Migration 1763900000000.
  */
 @Entity({ name: 'idempotency_keys' })

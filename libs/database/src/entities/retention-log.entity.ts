@@ -2,7 +2,7 @@ import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
 
 /**
- * The database's own record of retention (contract §14, migration 1765000000000): every change of a
+ * The database's own record of retention (docs/contract.md §14, migration 1765000000000): every change of a
  * chain's or account's retention or legal hold, every prune (a move of a chain's first retained
  * position) and every change of `retention_policy`. Written only by the owner's trigger functions;
  * append-only for every role; the service's role reads it. No foreign keys: a row outlives nothing,

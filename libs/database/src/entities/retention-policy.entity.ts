@@ -1,7 +1,7 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * What the database enforces of retention whoever calls it (contract §14, migration
+ * What the database enforces of retention whoever calls it (docs/contract.md §14, migration
  * 1765000000000): one row, written by the schema's owner only (a service running as the owner
  * writes HOLD_RELEASE_DELAY_HOURS and AUDIT_MIN_RETENTION_DAYS there at start); each change is in
  * retention_log.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Idempotent retries of POST /v1/events (contract §7). A key is claimed before the append; the
+ * Idempotent retries of POST /v1/events (docs/contract.md §7). A key is claimed before the append; the
  * stored response is written in the same transaction as the event, so a replay can never see
  * an event without its response or a response without its event.
  */

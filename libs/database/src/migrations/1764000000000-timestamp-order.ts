@@ -9,7 +9,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 export const MAX_CLOCK_SKEW = '5 seconds';
 
 /**
- * Time order of events (contract §8): within a chain, timestamps never decrease as positions
+ * Time order of events (docs/contract.md §8): within a chain, timestamps never decrease as positions
  * grow, and none lies in the future. A row trigger on INSERT refuses an event earlier than the
  * event at position − 1 of its chain (rows inserted earlier by the same statement are visible to
  * it, so a multi-row append is checked event by event) or later than clock_timestamp() plus

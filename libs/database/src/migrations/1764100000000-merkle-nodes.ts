@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Each chain's RFC 9162 Merkle tree (contract §10), stored as its perfect subtrees: the node
+ * Each chain's RFC 9162 Merkle tree (docs/contract.md §10), stored as its perfect subtrees: the node
  * (level, index) is the hash of leaves [index·2^level, (index+1)·2^level), level 0 being the leaf
  * hash SHA-256(0x00 || event hash bytes) of the event at position index + 1. A chain of n events
  * has fewer than 2n nodes; any root or proof is O(log n) of them (libs/hashing/src/merkle.ts).

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Accounts and keys over HTTP (contract §12, issue 19), and API_KEYS followed at every start
+ * Accounts and keys over HTTP (docs/contract.md §12, issue 19), and API_KEYS followed at every start
  * (issue 18 item 12):
  * - `api_keys.origin`: where a key came from. `config` keys follow API_KEYS at every start (scopes
  *   set, unlisted ones revoked); `cli` and `api` keys are never touched by it. Keys that exist

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The live tail (contract §13) reads events by the transaction that inserted them: `txid` is that
+ * The live tail (docs/contract.md §13) reads events by the transaction that inserted them: `txid` is that
  * transaction's 64-bit id (`pg_current_xact_id()`, the same in every row of one append), set by the
  * column's default so no insert path can forget it. A stream compares it with two snapshots
  * (`pg_visible_in_snapshot`): what was committed between them, however late a transaction

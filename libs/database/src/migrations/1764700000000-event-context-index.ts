@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `q`'s `context.<path>:value` terms (contract §13) are containments, `context @> '{"a":{"b":v}}'`,
+ * `q`'s `context.<path>:value` terms (docs/contract.md §13) are containments, `context @> '{"a":{"b":v}}'`,
  * which a GIN index with the jsonb_path_ops operator class answers: one entry per path to a
  * leaf value (a hash of the path and the value), smaller and faster for `@>` than the default
  * jsonb_ops, which indexes every key too. Its price on the append path and on disk is measured in

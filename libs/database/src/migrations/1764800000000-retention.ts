@@ -121,7 +121,7 @@ export const PRUNE_CHAIN_1764800000000 = `
       END $$`;
 
 /**
- * Retention and legal hold (contract §14, issue 21).
+ * Retention and legal hold (docs/contract.md §14, issue 21).
  *
  * - accounts and chains get their settings: `retention_days` (1–36,500; null = forever on an
  *   account, "follow the account" on a chain), `legal_hold` and its `legal_hold_reason`.

@@ -7,7 +7,7 @@ const COUNTED = (rows: string) => `
 
 /**
  * `event_counts`: how many events each (account, chain, action) has per UTC day, what statistics
- * (contract §13) read for the whole days of a period instead of scanning its events.
+ * (docs/contract.md §13) read for the whole days of a period instead of scanning its events.
  *
  * - Days only: with many chains an hour holds few events of each (action, chain), so hour rows
  *   would be nearly as many as the events, and writing them would double every append's upserts.

@@ -14,7 +14,7 @@ function edited(text: string, replacements: [string, string][]): string {
 }
 
 /**
- * A prune always leaves a trace, even for the service's own database role (contract §14, issue 26).
+ * A prune always leaves a trace, even for the service's own database role (docs/contract.md §14, issue 26).
  *
  * - `retention_log`: an append-only log (every UPDATE, DELETE and TRUNCATE refused, as for events)
  *   written only by SECURITY DEFINER trigger functions of the owner, ENABLE ALWAYS (they fire under

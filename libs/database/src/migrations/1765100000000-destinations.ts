@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `destinations` (contract §16): where an account's events are streamed, each with its position.
+ * `destinations` (docs/contract.md §16): where an account's events are streamed, each with its position.
  *
  * - `position` is the live tail's stream position (apps/api/src/events/stream/stream-position.ts:
  *   the window of commits being read and the last event sent from it), written with each batch the

@@ -7,7 +7,7 @@ import { Db } from '../transaction-runner';
 
 const accounts = new Table(AccountEntity, 'a');
 
-/** What the service reads of an account: retention and legal hold (contract §14), who placed the hold. */
+/** What the service reads of an account: retention and legal hold (docs/contract.md §14), who placed the hold. */
 const ACCOUNT = accounts.select('id', 'name', 'createdAt', 'retentionDays', 'legalHold', 'legalHoldBy');
 export type AccountRow = ReturnType<typeof ACCOUNT.decode>;
 

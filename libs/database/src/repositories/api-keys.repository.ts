@@ -70,7 +70,7 @@ export class ApiKeysRepository {
 
   /**
    * The key `id` if it is active, its row locked until the transaction ends: a key change re-checks
-   * its caller here, not in a cache (contract §12). A concurrent revocation is waited for, and the
+   * its caller here, not in a cache (docs/contract.md §12). A concurrent revocation is waited for, and the
    * row is then judged as it committed (READ COMMITTED re-reads a row it waited for).
    */
   async lockActive(id: string, db: Db): Promise<ActiveApiKeyRow | null> {

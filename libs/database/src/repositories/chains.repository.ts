@@ -24,17 +24,17 @@ export interface ChainRecord {
   lastHash: string;
   lastTimestamp: Date | null;
   createdAt: Date;
-  /** The first retained position (contract §14): 1 until a prune, lastPosition + 1 when all were pruned. */
+  /** The first retained position (docs/contract.md §14): 1 until a prune, lastPosition + 1 when all were pruned. */
   firstPosition: number;
   /** The hash and time of the event at firstPosition − 1, the last pruned; null before any prune. */
   prunedHash: string | null;
   prunedTimestamp: Date | null;
 }
 
-/** Who placed a legal hold (contract §14): only an operator lifts an operator's. */
+/** Who placed a legal hold (docs/contract.md §14): only an operator lifts an operator's. */
 export type LegalHoldBy = 'operator' | 'admin';
 
-/** A chain's retention settings and its account's (contract §14), as chain status shows them. */
+/** A chain's retention settings and its account's (docs/contract.md §14), as chain status shows them. */
 export interface ChainRetention {
   retentionDays: number | null;
   /**
@@ -227,7 +227,7 @@ export class ChainsRepository {
   /**
    * A chain whose settings are about to change, locked (FOR NO KEY UPDATE, as the UPDATE would) until
    * the transaction ends, so that who placed its hold is decided on what is committed: of this
-   * account, or of any account when `accountId` is null (an operator's, contract §14). Null: no such chain.
+   * account, or of any account when `accountId` is null (an operator's, docs/contract.md §14). Null: no such chain.
    */
   async lockForSettings(accountId: string | null, id: string, db: Db): Promise<ChainStatusRecord | null> {
     const [row] = (await db.query(
@@ -240,7 +240,7 @@ export class ChainsRepository {
 
   /**
    * The hash and time of the last pruned event when `position` is the chain's first retained one
-   * (contract §14: what that event's link is checked against); null otherwise.
+   * (docs/contract.md §14: what that event's link is checked against); null otherwise.
    */
   async prunedLinkFacts(
     accountId: string,

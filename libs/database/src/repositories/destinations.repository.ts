@@ -100,7 +100,7 @@ const CHANGEABLE: Record<Exclude<keyof DestinationChange, 'clearFailures'>, stri
 };
 
 /**
- * Every query of the `destinations` table (contract §16): the API's reads and changes, and the
+ * Every query of the `destinations` table (docs/contract.md §16): the API's reads and changes, and the
  * delivery engine's leases, acknowledgements and failures. The engine's writes name the lease
  * owner and the version they deliver: an instance that lost its lease, or a delivery begun before
  * a change, writes nothing (and learns so from the answer).

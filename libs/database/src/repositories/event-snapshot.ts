@@ -44,7 +44,7 @@ export class EventSnapshot {
   }
 
   /**
-   * The account's pruned chains (contract §14; only `chainId` when given) as of the snapshot: the
+   * The account's pruned chains (docs/contract.md §14; only `chainId` when given) as of the snapshot: the
    * last pruned event's position, hash and time, and the kept Merkle nodes over the positions
    * before it (`frontierIds(lastPosition − 1)`, left to right), for the export's header.
    */

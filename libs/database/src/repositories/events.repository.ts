@@ -33,7 +33,7 @@ export interface EventFilters {
   after?: Date;
   before?: Date;
   inclusive?: boolean;
-  /** A parsed `q` (contract §13): every term must hold. */
+  /** A parsed `q` (docs/contract.md §13): every term must hold. */
   search?: readonly SearchTerm[];
 }
 
@@ -404,7 +404,7 @@ export class EventsRepository {
    * The positions of a chain's matching events from its first retained position to `upTo` (at
    * most `limit`, lowest first) that a reader standing at `window` has not read: neither committed
    * before its `since` nor read from its current window (up to `after`). What a prune of that prefix
-   * takes from a stream destination before it delivered it (contract §16, `destination.gap`).
+   * takes from a stream destination before it delivered it (docs/contract.md §16, `destination.gap`).
    */
   async unreadPositions(
     accountId: string,

@@ -25,7 +25,7 @@ export interface InclusionFacts {
  * the two below are not (they would be three rows in four, on every append's critical path) and
  * are derived here from `events` through uq_events_chain_position: the leaf (0, i) is
  * SHA-256(0x00 || hash of the event at position i + 1), the node (1, i) SHA-256(0x01 || the
- * leaves of positions 2i + 1 and 2i + 2), only when both exist. Over a pruned prefix (contract
+ * leaves of positions 2i + 1 and 2i + 2), only when both exist. Over a pruned prefix (docs/contract.md
  * §14) the events are gone, and the prune stored instead the nodes of levels 0 and 1 that proofs of
  * the remaining events need (migration 1764800000000): those are read from `merkle_nodes` like the
  * others, and a pair's leaf may be such a stored leaf (the pair that straddles the first retained
@@ -142,7 +142,7 @@ export class MerkleNodesRepository {
   }
 
   /**
-   * An inclusion proof's reads in one statement (contract §10; the proof endpoint's latency is
+   * An inclusion proof's reads in one statement (docs/contract.md §10; the proof endpoint's latency is
    * one round trip), prepared once per connection: the account's event, its chain's size, and,
    * when position ≤ size ≤ the chain's size, every node the proof and the root of `size`
    * (default the chain's) can need: at each level the sibling of the leaf's ancestor, and the
@@ -170,8 +170,8 @@ export class MerkleNodesRepository {
   }
 
   /**
-   * A consistency proof's reads in one statement (contract §10), prepared once per connection: the
-   * account's chain, its size and first retained position (contract §14), and, when `upTo` ≤ that size, the stored nodes `ids` (repeats
+   * A consistency proof's reads in one statement (docs/contract.md §10), prepared once per connection: the
+   * account's chain, its size and first retained position (docs/contract.md §14), and, when `upTo` ≤ that size, the stored nodes `ids` (repeats
    * allowed), in that order. Null for an unknown chain or another account's; `hashes` is empty when
    * `upTo` exceeds the size, and one short of `ids` per node not stored.
    */

@@ -80,7 +80,7 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
 
 /**
  * The checkpoints of a whole-chain verification window (sizes after < size <= upTo; the first
- * window, after = 0 or the number of events pruned (contract §14), also takes those of size `after`).
+ * window, after = 0 or the number of events pruned (docs/contract.md §14), also takes those of size `after`).
  */
 export function verificationWindowCheckpointsQuery({ chainId, after, upTo, first }: VerificationWindow): SqlQuery {
   return {
