@@ -1,7 +1,7 @@
 import { AccountEntity } from '../entities/account.entity';
 import { ChainEntity } from '../entities/chain.entity';
 import { EventEntity } from '../entities/event.entity';
-import { Table } from './table';
+import { asNumber, asString, computed, joined, orNull, Table } from './table';
 
 describe('Table: SQL written from the entity', () => {
   const accounts = new Table(AccountEntity, 'a');
@@ -40,5 +40,24 @@ describe('Table: SQL written from the entity', () => {
       id!: string;
     }
     expect(() => new Table(NotAnEntity, 'x')).toThrow('NotAnEntity is not an @Entity with a name');
+  });
+
+  it('joins columns, renamed columns of another table and computed values into one typed row', () => {
+    const events = new Table(EventEntity, 'e');
+    const chains = new Table(ChainEntity, 'c');
+    const selection = joined(
+      events.select('id', 'position'),
+      chains.selectAs({ chainName: 'name' }),
+      computed({ until: ['pg_current_snapshot()::text', asString], total: ['count(*)', orNull(asNumber)] }),
+    );
+    expect(selection.sql).toBe(
+      'e.id AS "id", e.position AS "position", c.name AS "chainName", pg_current_snapshot()::text AS "until", count(*) AS "total"',
+    );
+    const row = selection.decode({ id: 'evt_1', position: '7', chainName: 'orders', until: '5:5:', total: '3' });
+    expect(row).toEqual({ id: 'evt_1', position: 7, chainName: 'orders', until: '5:5:', total: 3 });
+    // The row's type is the entity's: a number position, a string chain name.
+    const typed: { id: string; position: number; chainName: string; until: string; total: number | null } = row;
+    expect(typed.total).toBe(3);
+    expect(() => computed({ n: ['1', asNumber] }).decode({ n: 'x' })).toThrow('expected a number from the database');
   });
 });

@@ -1,5 +1,5 @@
 import { getMetadataArgsStorage, ValueTransformer } from 'typeorm';
-import type { Db } from '../transaction-runner';
+import { Db, queryPrepared } from '../transaction-runner';
 
 /** The names of an entity's properties that hold data (not methods). */
 export type Property<E> = {
@@ -65,17 +65,24 @@ export class Table<E> {
 
   /** Reads `properties` as a `Pick<E, …>` row. */
   select<K extends Property<E>>(...properties: K[]): Selection<Pick<E, K>> {
-    const infos = properties.map((property) => [property, this.info(property)] as const);
+    return this.selectAs(Object.fromEntries(properties.map((p) => [p, p])) as { [P in K]: P }) as Selection<Pick<E, K>>;
+  }
+
+  /**
+   * Reads columns under names of the query's choosing: `chains.selectAs({ chainName: 'name' })` is a
+   * row `{ chainName: ChainEntity['name'] }` (a joined table's column beside the main one's).
+   */
+  selectAs<const M extends Record<string, Property<E>>>(names: M): Selection<{ [N in keyof M]: E[M[N]] }> {
+    const infos = Object.entries(names).map(([name, property]) => [name, this.info(property)] as const);
     return {
-      sql: infos.map(([property, info]) => `${this.alias}.${quoted(info.name)} AS "${property}"`).join(', '),
+      sql: infos.map(([name, info]) => `${this.alias}.${quoted(info.name)} AS "${name}"`).join(', '),
       decode: (raw) => {
-        const row: Partial<Record<K, unknown>> = {};
-        for (const [property, info] of infos) {
-          const value = raw[property];
-          row[property] =
-            info.transformer && value !== null && value !== undefined ? info.transformer.from(value) : value;
+        const row: Record<string, unknown> = {};
+        for (const [name, info] of infos) {
+          const value = raw[name];
+          row[name] = info.transformer && value !== null && value !== undefined ? info.transformer.from(value) : value;
         }
-        return row as Pick<E, K>;
+        return row as { [N in keyof M]: E[M[N]] };
       },
     };
   }
@@ -87,13 +94,60 @@ export class Table<E> {
   }
 }
 
+/** How a computed value (not a column: `count(*)`, `pg_current_snapshot()::text`) is read from pg's answer. */
+export type Decoder<T> = (raw: unknown) => T;
+
+/** pg's int8 and numeric arrive as text: a number (counts, positions, all far below 2^53). */
+export const asNumber: Decoder<number> = (raw) => {
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+  if (!Number.isFinite(value)) throw new Error(`expected a number from the database, got ${typeof raw}`);
+  return value;
+};
+export const asString: Decoder<string> = (raw) => {
+  if (typeof raw !== 'string') throw new Error(`expected text from the database, got ${typeof raw}`);
+  return raw;
+};
+export const asBoolean: Decoder<boolean> = (raw) => {
+  if (typeof raw !== 'boolean') throw new Error(`expected a boolean from the database, got ${typeof raw}`);
+  return raw;
+};
+export const asDate: Decoder<Date> = (raw) => {
+  if (!(raw instanceof Date)) throw new Error(`expected a timestamp from the database, got ${typeof raw}`);
+  return raw;
+};
+/** `decoder`, or null where the value is null. */
+export function orNull<T>(decoder: Decoder<T>): Decoder<T | null> {
+  return (raw) => (raw === null || raw === undefined ? null : decoder(raw));
+}
+
+/** Computed values by name: `computed({ total: ['count(*)', asNumber] })` reads `count(*) AS "total"` as a number. */
+export function computed<const R extends Record<string, unknown>>(values: {
+  [N in keyof R]: readonly [sql: string, decode: Decoder<R[N]>];
+}): Selection<R> {
+  const entries = Object.entries(values) as [string, readonly [string, Decoder<unknown>]][];
+  return {
+    sql: entries.map(([name, [sql]]) => `${sql} AS "${name}"`).join(', '),
+    decode: (raw) => Object.fromEntries(entries.map(([name, [, decode]]) => [name, decode(raw[name])])) as R,
+  };
+}
+
+/** One row read from several selections (a table's columns, a joined table's, computed values). */
+export function joined<A, B>(a: Selection<A>, b: Selection<B>): Selection<A & B>;
+export function joined<A, B, C>(a: Selection<A>, b: Selection<B>, c: Selection<C>): Selection<A & B & C>;
+export function joined(...parts: Selection<object>[]): Selection<object> {
+  return {
+    sql: parts.map((part) => part.sql).join(', '),
+    decode: (raw) => Object.assign({}, ...parts.map((part) => part.decode(raw))) as object,
+  };
+}
+
 /** A column name as SQL reads it: quoted only where it must be (a reserved word such as "timestamp"). */
 function quoted(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }
 
-/** The column names of this schema that PostgreSQL reserves (or that read as a type). */
-const RESERVED = new Set(['timestamp', 'index', 'position', 'level', 'day', 'size', 'start', 'user', 'order']);
+/** Column names quoted as this schema's SQL always has: `"timestamp"` (a type's name), and the reserved words. */
+const RESERVED = new Set(['timestamp', 'order', 'user', 'default', 'check', 'primary']);
 
 /**
  * Runs a query whose SELECT list is `selection.sql` and gives its rows decoded: the one place a
@@ -111,4 +165,15 @@ export async function selectRows<Row>(
   if (!Array.isArray(raw) || raw.some((row) => typeof row !== 'object' || row === null || Array.isArray(row)))
     throw new Error('selectRows: not the rows of a SELECT (an UPDATE or DELETE reads its RETURNING through a CTE)');
   return raw.map((row: Record<string, unknown>) => selection.decode(row));
+}
+
+/** selectRows as a named prepared statement (queryPrepared): for hot statements whose text is a constant. */
+export async function selectPrepared<Row>(
+  db: Db,
+  selection: Selection<Row>,
+  text: string,
+  values: unknown[],
+): Promise<Row[]> {
+  const raw = await queryPrepared<Record<string, unknown>>(db, text, values);
+  return raw.map((row) => selection.decode(row));
 }
