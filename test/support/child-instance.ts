@@ -22,8 +22,32 @@ async function freePort(): Promise<number> {
 export async function startChildInstance(
   env: Record<string, string>,
 ): Promise<{ url: string; stop: () => Promise<void>; kill: () => Promise<void> }> {
+  const instance = await spawnChildInstance(env);
+  const started = Date.now();
+  while (Date.now() - started < 90_000) {
+    if (instance.exited()) throw new Error(`the second instance exited: ${instance.stderr()}`);
+    const ready = await fetch(`${instance.url}/health/ready`).then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (ready) return instance;
+    await sleep(250);
+  }
+  await instance.stop();
+  throw new Error(`the second instance did not become ready: ${instance.stderr()}`);
+}
+
+/** startChildInstance without waiting for it to be ready: the process as it starts. */
+export async function spawnChildInstance(env: Record<string, string>): Promise<{
+  url: string;
+  stop: () => Promise<void>;
+  kill: () => Promise<void>;
+  exited: () => boolean;
+  stderr: () => string;
+}> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'audit-child-'));
+  // DATA_DIR in `env`: a directory the caller prepared (keys to start with); removed at the stop like a new one.
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'audit-child-'));
   const root = resolve(__dirname, '../..');
   const child: ChildProcess = spawn(
     process.execPath,
@@ -57,16 +81,5 @@ export async function startChildInstance(
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const started = Date.now();
-  while (Date.now() - started < 90_000) {
-    if (child.exitCode !== null) throw new Error(`the second instance exited: ${stderr}`);
-    const ready = await fetch(`${url}/health/ready`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ready) return { url, stop, kill };
-    await sleep(250);
-  }
-  await stop();
-  throw new Error(`the second instance did not become ready: ${stderr}`);
+  return { url, stop, kill, exited: () => child.exitCode !== null || child.signalCode !== null, stderr: () => stderr };
 }

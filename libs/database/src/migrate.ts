@@ -1,7 +1,7 @@
 import { DataSource, MigrationExecutor } from 'typeorm';
 
 /** Any fixed number: the advisory lock that lets one instance at a time migrate. */
-const MIGRATION_LOCK = 0x41554454;
+export const MIGRATION_LOCK = 0x41554454;
 
 /** PostgreSQL's insufficient_privilege: what a role that owns nothing gets when a migration changes the schema. */
 const INSUFFICIENT_PRIVILEGE = '42501';
