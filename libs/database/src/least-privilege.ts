@@ -1,5 +1,6 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { escapeIdentifier, escapeLiteral } from 'pg';
+import { asBoolean, asNumber, asString, computed, Selection } from './schema/table';
 
 /** A plain, unquoted PostgreSQL role name (what psql's :"service_role" would otherwise have to quote). */
 export const SERVICE_ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -55,25 +56,23 @@ export async function setUpServiceRole(
   const name = escapeIdentifier(role);
   await session.query('BEGIN');
   try {
-    const { rows } = await session.query(
-      `SELECT current_database() AS database, to_regrole($1) IS NOT NULL AS present`,
-      [role],
-    );
-    const { database, present } = rows[0] as { database: string; present: boolean };
+    const whereabouts = computed({
+      database: ['current_database()', asString],
+      present: ['to_regrole($1) IS NOT NULL', asBoolean],
+    });
+    const { database, present } = firstRow(whereabouts, await session.query(`SELECT ${whereabouts.sql}`, [role]));
     const attributes = `LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT PASSWORD ${escapeLiteral(scramSha256Verifier(password))}`;
     await session.query(`${present ? 'ALTER' : 'CREATE'} ROLE ${name} WITH ${attributes}`);
     const owned = await session.query(
-      `SELECT count(*)::int AS n FROM pg_shdepend WHERE refclassid = 'pg_authid'::regclass AND refobjid = $1::regrole AND deptype = 'o'`,
+      `SELECT ${COUNT.sql} FROM pg_shdepend WHERE refclassid = 'pg_authid'::regclass AND refobjid = $1::regrole AND deptype = 'o'`,
       [role],
     );
-    if ((owned.rows[0] as { n: number }).n > 0)
+    if (firstRow(COUNT, owned).n > 0)
       throw new Error(
         `the role ${role} owns database objects: the service's role must own nothing (docs/verification.md §7)`,
       );
-    const memberOf = await session.query(`SELECT count(*)::int AS n FROM pg_auth_members WHERE member = $1::regrole`, [
-      role,
-    ]);
-    if ((memberOf.rows[0] as { n: number }).n > 0)
+    const memberOf = await session.query(`SELECT ${COUNT.sql} FROM pg_auth_members WHERE member = $1::regrole`, [role]);
+    if (firstRow(COUNT, memberOf).n > 0)
       throw new Error(`the role ${role} is a member of other roles: the service's role must hold only its own grants`);
     // Exactly the file's grants: whatever an earlier version granted (a column since dropped from the list) goes.
     await session.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${name}`);
@@ -84,4 +83,13 @@ export async function setUpServiceRole(
     await session.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+const COUNT = computed({ n: ['count(*)::int', asNumber] });
+
+/** The first row of a session's answer, decoded by `selection` (the catalog queries above answer exactly one). */
+function firstRow<Row>(selection: Selection<Row>, { rows }: { rows: Record<string, unknown>[] }): Row {
+  const [row] = rows;
+  if (!row) throw new Error('the database answered no row');
+  return selection.decode(row);
 }

@@ -1,4 +1,11 @@
 import { DataSource, EntityMetadata, QueryRunner } from 'typeorm';
+import { asBoolean, asString, computed, selectRows } from './schema/table';
+
+/** The catalog's answers, by name: none of them is a table of an entity. */
+const PRESENT = computed({ present: ['to_regclass($1) IS NOT NULL', asBoolean] });
+const QUOTED = computed({ name: ['name', asString], quoted: ['quote_ident(name)', asString] });
+const DEFINITION = computed({ definition: ['pg_get_constraintdef(oid)', asString] });
+const CONSTRAINT = computed({ name: ['c.conname', asString], definition: ['pg_get_constraintdef(c.oid)', asString] });
 
 /**
  * How the entities differ from the database they are connected to: the statements TypeORM's
@@ -20,10 +27,8 @@ export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
     await runner.startTransaction();
     const lines: string[] = upQueries.map((query) => `${query.query};`);
     for (const metadata of dataSource.entityMetadatas) {
-      const exists = (await runner.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [metadata.tablePath])) as {
-        present: boolean;
-      }[];
-      if (!exists[0]?.present) continue; // the schema builder already said CREATE TABLE
+      const [exists] = await selectRows(runner.manager, PRESENT, `SELECT ${PRESENT.sql}`, [metadata.tablePath]);
+      if (!exists?.present) continue; // the schema builder already said CREATE TABLE
       const declared = await declaredConstraints(runner, metadata);
       const actual = await databaseConstraints(runner, metadata.tablePath);
       for (const [name, definition] of declared) {
@@ -63,12 +68,9 @@ async function declaredConstraints(runner: QueryRunner, metadata: EntityMetadata
   const names = [metadata.tablePath, ...metadata.columns.map((c) => c.databaseName)];
   for (const key of metadata.foreignKeys) names.push(key.referencedTablePath, ...key.referencedColumnNames);
   const quoted = new Map(
-    (
-      (await runner.query(`SELECT name, quote_ident(name) AS quoted FROM unnest($1::text[]) name`, [names])) as {
-        name: string;
-        quoted: string;
-      }[]
-    ).map((row) => [row.name, row.quoted]),
+    (await selectRows(runner.manager, QUOTED, `SELECT ${QUOTED.sql} FROM unnest($1::text[]) name`, [names])).map(
+      (row) => [row.name, row.quoted],
+    ),
   );
   const quote = (name: string): string => quoted.get(name) ?? name;
   const list = (columns: string[]): string => columns.map(quote).join(', ');
@@ -107,10 +109,11 @@ async function parsedCheck(runner: QueryRunner, table: string, expression: strin
   try {
     await runner.query(`CREATE TEMPORARY TABLE drift_check_probe (LIKE ${table})`);
     await runner.query(`ALTER TABLE drift_check_probe ADD CONSTRAINT probe CHECK (${expression})`);
-    const [row] = (await runner.query(
-      `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
-        WHERE conrelid = 'drift_check_probe'::regclass AND conname = 'probe'`,
-    )) as { definition: string }[];
+    const [row] = await selectRows(
+      runner.manager,
+      DEFINITION,
+      `SELECT ${DEFINITION.sql} FROM pg_constraint WHERE conrelid = 'drift_check_probe'::regclass AND conname = 'probe'`,
+    );
     return row!.definition;
   } catch (error) {
     return `CHECK (${expression}), which PostgreSQL refuses: ${(error as Error).message}`;
@@ -124,8 +127,10 @@ async function parsedCheck(runner: QueryRunner, table: string, expression: strin
  * that back none of them (an index of another access method than btree as pg_get_indexdef prints it). Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
  */
 async function databaseConstraints(runner: QueryRunner, table: string): Promise<Map<string, string>> {
-  const rows = (await runner.query(
-    `SELECT c.conname AS name, pg_get_constraintdef(c.oid) AS definition
+  const rows = await selectRows(
+    runner.manager,
+    CONSTRAINT,
+    `SELECT ${CONSTRAINT.sql}
        FROM pg_constraint c WHERE c.conrelid = $1::regclass AND c.contype IN ('p', 'u', 'f', 'c')
      UNION ALL
      SELECT i.relname,
@@ -136,6 +141,6 @@ async function databaseConstraints(runner: QueryRunner, table: string): Promise<
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
       WHERE x.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
     [table],
-  )) as { name: string; definition: string }[];
+  );
   return new Map(rows.map((row) => [row.name, row.definition]));
 }

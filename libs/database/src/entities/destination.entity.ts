@@ -2,6 +2,22 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } fr
 import { AccountEntity } from './account.entity';
 import { bigintAsNumber } from './bigint-number.transformer';
 
+export type DestinationState = 'active' | 'retrying' | 'paused' | 'disabled';
+
+/** A live-tail stream position (apps/api/src/events/stream/stream-position.ts), as stored. */
+export interface StoredStreamPosition {
+  since: string;
+  until: string | null;
+  after: { time: string; chainId: string; position: number } | null;
+}
+
+/** A destination's last failed attempt: when, the receiver's HTTP status (null: none) and what went wrong. */
+export interface DestinationError {
+  at: string;
+  status: number | null;
+  message: string;
+}
+
 /** A stream destination (docs/contract.md §16) and where its delivery stands. Migration 1765100000000. */
 @Entity({ name: 'destinations' })
 @Check('ck_destinations_kind', `kind IN ('webhook', 'splunk_hec', 'datadog', 'otlp', 'syslog', 'nats')`)
@@ -56,14 +72,14 @@ export class DestinationEntity {
   start!: string;
 
   @Column({ type: 'varchar', length: 8 })
-  state!: string;
+  state!: DestinationState;
 
   @Column({ type: 'integer', default: 1 })
   version!: number;
 
   /** The stream position after the last acknowledged event. */
   @Column({ type: 'jsonb' })
-  position!: Record<string, unknown>;
+  position!: StoredStreamPosition;
 
   @Column({ name: 'delivered_events', type: 'bigint', default: 0, transformer: bigintAsNumber })
   deliveredEvents!: number;
@@ -85,7 +101,7 @@ export class DestinationEntity {
   failingSince!: Date | null;
 
   @Column({ name: 'last_error', type: 'jsonb', nullable: true })
-  lastError!: Record<string, unknown> | null;
+  lastError!: DestinationError | null;
 
   @Column({ name: 'lease_owner', type: 'varchar', length: 40, nullable: true })
   leaseOwner!: string | null;

@@ -1,53 +1,45 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { KeyOrigin, Scope } from '@app/common/config/app-config';
+import type { Scope } from '@app/common/config/app-config';
+import { AccountEntity } from '../entities/account.entity';
+import { ApiKeyEntity } from '../entities/api-key.entity';
+import { asNumber, computed, joined, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
-/** An active key (neither revoked nor expired), as authentication needs it. */
-export interface ActiveApiKeyRow {
-  id: string;
-  accountId: string;
-  keyDigest: string;
-  scopes: Scope[];
-  expiresAt: Date | null;
-}
+const keys = new Table(ApiKeyEntity, 'k');
+const accounts = new Table(AccountEntity, 'a');
 
-/** A key as listings show it (never the key itself nor its digest: only its prefix). */
-export interface ApiKeyRow {
-  id: string;
-  accountId: string;
-  /** The account's name. */
-  account: string;
-  name: string;
-  prefix: string;
-  scopes: Scope[];
-  origin: KeyOrigin;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-}
+/** An active key (neither revoked nor expired), as authentication needs it. */
+const ACTIVE_KEY = keys.select('id', 'accountId', 'keyDigest', 'scopes', 'expiresAt');
+export type ActiveApiKeyRow = ReturnType<typeof ACTIVE_KEY.decode>;
+
+/** A key as listings show it (never the key itself nor its digest: only its prefix), with its account's name. */
+const KEY = joined(
+  keys.select('id', 'accountId'),
+  accounts.selectAs({ account: 'name' }),
+  keys.select('name', 'prefix', 'scopes', 'origin', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'),
+);
+export type ApiKeyRow = ReturnType<typeof KEY.decode>;
 
 /** A key to store: only its digest and prefix, never the key. */
-export interface NewApiKey {
-  id: string;
-  accountId: string;
-  name: string;
-  prefix: string;
-  keyDigest: string;
-  scopes: readonly Scope[];
-  origin: KeyOrigin;
-  expiresAt: Date | null;
-}
+export type NewApiKey = Pick<
+  ApiKeyEntity,
+  'id' | 'accountId' | 'name' | 'prefix' | 'keyDigest' | 'origin' | 'expiresAt'
+> & { scopes: readonly Scope[] };
 
-const LISTING = `SELECT k.id, k.account_id AS "accountId", a.name AS account, k.name, k.prefix, k.scopes, k.origin,
-                        k.created_at AS "createdAt", k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt",
-                        k.last_used_at AS "lastUsedAt"
-                   FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+const LISTING = `SELECT ${KEY.sql} FROM api_keys k JOIN accounts a ON a.id = ${keys.column('accountId')}`;
 
 /** Neither revoked nor expired, for the key aliased `k`. */
-const ACTIVE = `k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`;
+const ACTIVE = `${keys.column('revokedAt')} IS NULL AND (${keys.column('expiresAt')} IS NULL OR ${keys.column('expiresAt')} > now())`;
+
+/** The column list of an INSERT. */
+const INSERTED = (['id', 'accountId', 'name', 'prefix', 'keyDigest', 'scopes', 'origin', 'expiresAt'] as const)
+  .map((p) => keys.bare(p))
+  .join(', ');
+
+const ID = keys.select('id');
+const COUNT = computed({ n: ['count(*)::int', asNumber] });
 
 /** Every query of the `api_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -60,11 +52,12 @@ export class ApiKeysRepository {
 
   /** The active key with this SHA-256 digest, or null. */
   async findActiveByDigest(keyDigest: string, db: Db = this.pool): Promise<ActiveApiKeyRow | null> {
-    const [row] = (await db.query(
-      `SELECT k.id, k.account_id AS "accountId", k.key_digest AS "keyDigest", k.scopes, k.expires_at AS "expiresAt"
-         FROM api_keys k WHERE k.key_digest = $1 AND ${ACTIVE}`,
+    const [row] = await selectRows(
+      db,
+      ACTIVE_KEY,
+      `SELECT ${ACTIVE_KEY.sql} FROM api_keys k WHERE ${keys.column('keyDigest')} = $1 AND ${ACTIVE}`,
       [keyDigest],
-    )) as ActiveApiKeyRow[];
+    );
     return row ?? null;
   }
 
@@ -74,30 +67,39 @@ export class ApiKeysRepository {
    * row is then judged as it committed (READ COMMITTED re-reads a row it waited for).
    */
   async lockActive(id: string, db: Db): Promise<ActiveApiKeyRow | null> {
-    const [row] = (await db.query(
-      `SELECT k.id, k.account_id AS "accountId", k.key_digest AS "keyDigest", k.scopes, k.expires_at AS "expiresAt"
-         FROM api_keys k WHERE k.id = $1 AND ${ACTIVE} FOR NO KEY UPDATE`,
+    const [row] = await selectRows(
+      db,
+      ACTIVE_KEY,
+      `SELECT ${ACTIVE_KEY.sql} FROM api_keys k WHERE k.id = $1 AND ${ACTIVE} FOR NO KEY UPDATE`,
       [id],
-    )) as ActiveApiKeyRow[];
+    );
     return row ?? null;
   }
 
   /** The digests of every active key, newest first, at most `limit`. */
   async activeDigests(limit: number, db: Db = this.pool): Promise<string[]> {
-    const rows = (await db.query(
-      `SELECT k.key_digest AS digest FROM api_keys k WHERE ${ACTIVE} ORDER BY k.created_at DESC LIMIT $1`,
+    const digests = keys.selectAs({ digest: 'keyDigest' });
+    const rows = await selectRows(
+      db,
+      digests,
+      `SELECT ${digests.sql} FROM api_keys k WHERE ${ACTIVE} ORDER BY ${keys.column('createdAt')} DESC LIMIT $1`,
       [limit],
-    )) as { digest: string }[];
+    );
     return rows.map((r) => r.digest);
   }
 
   /** Stores a new key. */
   async insert(key: NewApiKey, db: Db = this.pool): Promise<void> {
-    await db.query(
-      `INSERT INTO api_keys (id, account_id, name, prefix, key_digest, scopes, origin, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [key.id, key.accountId, key.name, key.prefix, key.keyDigest, key.scopes, key.origin, key.expiresAt],
-    );
+    await db.query(`INSERT INTO api_keys (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
+      key.id,
+      key.accountId,
+      key.name,
+      key.prefix,
+      key.keyDigest,
+      key.scopes,
+      key.origin,
+      key.expiresAt,
+    ]);
   }
 
   /**
@@ -106,28 +108,38 @@ export class ApiKeysRepository {
    * Either way returns the id and account of the key with that digest. Race-safe.
    */
   async upsertConfigured(key: NewApiKey, db: Db = this.pool): Promise<{ id: string; accountId: string }> {
+    const [scopes, origin] = [keys.bare('scopes'), keys.bare('origin')];
     await db.query(
-      `INSERT INTO api_keys (id, account_id, name, prefix, key_digest, scopes, origin, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'config', NULL)
-       ON CONFLICT (key_digest) DO UPDATE SET scopes = EXCLUDED.scopes, origin = 'config'
-        WHERE api_keys.account_id = EXCLUDED.account_id`,
+      `INSERT INTO api_keys AS k (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, 'config', NULL)
+       ON CONFLICT (${keys.bare('keyDigest')}) DO UPDATE SET ${scopes} = EXCLUDED.${scopes}, ${origin} = 'config'
+        WHERE ${keys.column('accountId')} = EXCLUDED.${keys.bare('accountId')}`,
       [key.id, key.accountId, key.name, key.prefix, key.keyDigest, key.scopes],
     );
-    const [row] = (await db.query(`SELECT id, account_id AS "accountId" FROM api_keys WHERE key_digest = $1`, [
-      key.keyDigest,
-    ])) as { id: string; accountId: string }[];
+    const owner = keys.select('id', 'accountId');
+    const [row] = await selectRows(
+      db,
+      owner,
+      `SELECT ${owner.sql} FROM api_keys k WHERE ${keys.column('keyDigest')} = $1`,
+      [key.keyDigest],
+    );
     if (!row) throw new Error('a key vanished while it was being registered');
     return row;
   }
 
   /** Revokes every active `config` key whose digest is not among `kept`; returns their ids. */
   async revokeConfiguredExcept(kept: readonly string[], db: Db = this.pool): Promise<string[]> {
-    const rows = (await db.query(
-      `UPDATE api_keys SET revoked_at = now()
-        WHERE origin = 'config' AND revoked_at IS NULL AND NOT (key_digest = ANY($1::text[])) RETURNING id`,
+    const rows = await selectRows(
+      db,
+      ID,
+      `WITH k AS (
+         UPDATE api_keys k SET ${keys.bare('revokedAt')} = now()
+          WHERE ${keys.column('origin')} = 'config' AND ${keys.column('revokedAt')} IS NULL
+            AND NOT (${keys.column('keyDigest')} = ANY($1::text[]))
+         RETURNING k.id)
+       SELECT ${ID.sql} FROM k`,
       [kept],
-    )) as [{ id: string }[], number];
-    return rows[0].map((r) => r.id);
+    );
+    return rows.map((r) => r.id);
   }
 
   /** The account's keys, oldest first, after the cursor's key: an index range scan on ix_api_keys_account. */
@@ -137,76 +149,98 @@ export class ApiKeysRepository {
     cursor?: { time: string; id: string },
     db: Db = this.pool,
   ): Promise<ApiKeyRow[]> {
-    return (await db.query(
-      `${LISTING} WHERE k.account_id = $1
-          AND ($2::timestamptz IS NULL OR (k.created_at, k.id) > ($2::timestamptz, $3::varchar))
-        ORDER BY k.created_at, k.id LIMIT $4`,
+    const created = keys.column('createdAt');
+    return selectRows(
+      db,
+      KEY,
+      `${LISTING} WHERE ${keys.column('accountId')} = $1
+          AND ($2::timestamptz IS NULL OR (${created}, k.id) > ($2::timestamptz, $3::varchar))
+        ORDER BY ${created}, k.id LIMIT $4`,
       [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
-    )) as ApiKeyRow[];
+    );
   }
 
   /** The key `id` of the account, revoked or not, or null. */
   async findInAccount(accountId: string, id: string, db: Db = this.pool): Promise<ApiKeyRow | null> {
-    const [row] = (await db.query(`${LISTING} WHERE k.account_id = $1 AND k.id = $2`, [accountId, id])) as ApiKeyRow[];
+    const [row] = await selectRows(db, KEY, `${LISTING} WHERE ${keys.column('accountId')} = $1 AND k.id = $2`, [
+      accountId,
+      id,
+    ]);
     return row ?? null;
   }
 
   /** Unrevoked keys whose id or prefix is `target`, within the named account when one is given. */
   async findActiveByIdOrPrefix(target: string, account: string | null, db: Db = this.pool): Promise<ApiKeyRow[]> {
-    return (await db.query(
-      `${LISTING} WHERE (k.id = $1 OR k.prefix = $1) AND ($2::text IS NULL OR a.name = $2) AND k.revoked_at IS NULL
-        ORDER BY k.created_at, k.id`,
+    return selectRows(
+      db,
+      KEY,
+      `${LISTING} WHERE (k.id = $1 OR ${keys.column('prefix')} = $1) AND ($2::text IS NULL OR ${accounts.column('name')} = $2)
+          AND ${keys.column('revokedAt')} IS NULL
+        ORDER BY ${keys.column('createdAt')}, k.id`,
       [target, account],
-    )) as ApiKeyRow[];
+    );
   }
 
   /** Active keys of the account holding `scope`, other than `exceptId`. */
   async countActiveWithScope(accountId: string, scope: Scope, exceptId: string, db: Db = this.pool): Promise<number> {
-    const [row] = (await db.query(
-      `SELECT count(*)::int AS n FROM api_keys k WHERE k.account_id = $1 AND $2 = ANY(k.scopes) AND k.id <> $3 AND ${ACTIVE}`,
+    const [row] = await selectRows(
+      db,
+      COUNT,
+      `SELECT ${COUNT.sql} FROM api_keys k
+        WHERE ${keys.column('accountId')} = $1 AND $2 = ANY(${keys.column('scopes')}) AND k.id <> $3 AND ${ACTIVE}`,
       [accountId, scope, exceptId],
-    )) as { n: number }[];
+    );
     return row?.n ?? 0;
   }
 
   /** Active keys per account, for these accounts (missing: none). */
   async countActiveByAccount(accountIds: readonly string[], db: Db = this.pool): Promise<Map<string, number>> {
-    const rows = (await db.query(
-      `SELECT k.account_id AS "accountId", count(*)::int AS n FROM api_keys k
-        WHERE k.account_id = ANY($1::varchar[]) AND ${ACTIVE} GROUP BY k.account_id`,
+    const perAccount = joined(keys.select('accountId'), COUNT);
+    const rows = await selectRows(
+      db,
+      perAccount,
+      `SELECT ${perAccount.sql} FROM api_keys k
+        WHERE ${keys.column('accountId')} = ANY($1::varchar[]) AND ${ACTIVE} GROUP BY ${keys.column('accountId')}`,
       [accountIds],
-    )) as { accountId: string; n: number }[];
+    );
     return new Map(rows.map((r) => [r.accountId, r.n]));
   }
 
   /** Revokes the key if it is still active; true when this call revoked it. */
   async revoke(id: string, db: Db = this.pool): Promise<boolean> {
-    const [, count] = (await db.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL`, [
-      id,
-    ])) as [unknown, number];
-    return count > 0;
+    const revokedAt = keys.bare('revokedAt');
+    const rows = await selectRows(
+      db,
+      ID,
+      `WITH k AS (UPDATE api_keys SET ${revokedAt} = now() WHERE id = $1 AND ${revokedAt} IS NULL RETURNING id)
+       SELECT ${ID.sql} FROM k`,
+      [id],
+    );
+    return rows.length > 0;
   }
 
   /** Makes the key expire `seconds` from now (the database's now), unless it expires sooner already. */
   async expireWithin(id: string, seconds: number, db: Db = this.pool): Promise<void> {
+    const expiresAt = keys.bare('expiresAt');
     await db.query(
-      `UPDATE api_keys SET expires_at = least(expires_at, now() + make_interval(secs => $2)) WHERE id = $1`,
+      `UPDATE api_keys SET ${expiresAt} = least(${expiresAt}, now() + make_interval(secs => $2)) WHERE id = $1`,
       [id, seconds],
     );
   }
 
   /** Records that these keys were used now; a key written less than a minute ago is left alone. */
   async touch(ids: readonly string[], db: Db = this.pool): Promise<void> {
+    const lastUsedAt = keys.bare('lastUsedAt');
     await db.query(
-      `UPDATE api_keys SET last_used_at = now()
-        WHERE id = ANY($1::varchar[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      `UPDATE api_keys SET ${lastUsedAt} = now()
+        WHERE id = ANY($1::varchar[]) AND (${lastUsedAt} IS NULL OR ${lastUsedAt} < now() - interval '1 minute')`,
       [ids],
     );
   }
 
   /** Whether the key may still be used (neither revoked nor expired), asked of the database itself: for long-lived streams. */
   async isActive(id: string, db: Db = this.pool): Promise<boolean> {
-    const rows = (await db.query(`SELECT 1 FROM api_keys k WHERE k.id = $1 AND ${ACTIVE}`, [id])) as unknown[];
+    const rows = await selectRows(db, ID, `SELECT ${ID.sql} FROM api_keys k WHERE k.id = $1 AND ${ACTIVE}`, [id]);
     return rows.length > 0;
   }
 }

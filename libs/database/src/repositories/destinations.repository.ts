@@ -1,74 +1,83 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import {
+  DestinationEntity,
+  DestinationError,
+  DestinationState,
+  StoredStreamPosition,
+} from '../entities/destination.entity';
+import { asDate, asNumber, computed, joined, Property, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
-export type DestinationState = 'active' | 'retrying' | 'paused' | 'disabled';
+const destinations = new Table(DestinationEntity, 'd');
+const column = (property: Property<DestinationEntity>): string => destinations.column(property);
+const bare = (property: Property<DestinationEntity>): string => destinations.bare(property);
 
-/** A live-tail stream position (apps/api/src/events/stream/stream-position.ts), as stored. */
-export interface StoredStreamPosition {
-  since: string;
-  until: string | null;
-  after: { time: string; chainId: string; position: number } | null;
-}
+/** A destination's row: its settings, sealed credentials and where its delivery stands (not its lease). */
+const DESTINATION = destinations.select(
+  'id',
+  'accountId',
+  'name',
+  'kind',
+  'url',
+  'format',
+  'q',
+  'batchSize',
+  'timeoutSeconds',
+  'options',
+  'secrets',
+  'start',
+  'state',
+  'version',
+  'position',
+  'deliveredEvents',
+  'lastDeliveredAt',
+  'lastDeliveredEventAt',
+  'caughtUp',
+  'consecutiveFailures',
+  'failingSince',
+  'lastError',
+  'createdAt',
+);
+export type DestinationRow = ReturnType<typeof DESTINATION.decode>;
 
-export interface DestinationError {
-  at: string;
-  status: number | null;
-  message: string;
-}
+const COLUMNS = DESTINATION.sql;
 
-/** A destination's row: its settings, sealed credentials and where its delivery stands. */
-export interface DestinationRow {
-  id: string;
-  accountId: string;
-  name: string;
-  kind: string;
-  url: string;
-  format: string;
-  q: string | null;
-  batchSize: number;
-  timeoutSeconds: number;
-  options: Record<string, string>;
-  secrets: Buffer;
-  start: string;
-  state: DestinationState;
-  version: number;
-  position: StoredStreamPosition;
-  deliveredEvents: number;
-  lastDeliveredAt: Date | null;
-  lastDeliveredEventAt: Date | null;
-  caughtUp: boolean;
-  consecutiveFailures: number;
-  failingSince: Date | null;
-  lastError: DestinationError | null;
-  createdAt: Date;
-}
-
-export type NewDestination = Pick<
-  DestinationRow,
-  | 'id'
-  | 'accountId'
-  | 'name'
-  | 'kind'
-  | 'url'
-  | 'format'
-  | 'q'
-  | 'batchSize'
-  | 'timeoutSeconds'
-  | 'options'
-  | 'secrets'
-  | 'start'
-  | 'position'
->;
+/** What the API sets at creation. */
+const CREATED = [
+  'id',
+  'accountId',
+  'name',
+  'kind',
+  'url',
+  'format',
+  'q',
+  'batchSize',
+  'timeoutSeconds',
+  'options',
+  'secrets',
+  'start',
+  'position',
+] as const;
+export type NewDestination = Pick<DestinationRow, (typeof CREATED)[number]>;
 
 /** What the API may change; every change also moves `version` on (a delivery begun before it stops). */
-export type DestinationChange = Partial<
-  Pick<
-    DestinationRow,
-    'name' | 'url' | 'format' | 'q' | 'batchSize' | 'timeoutSeconds' | 'options' | 'secrets' | 'state' | 'position'
-  >
-> & { clearFailures?: boolean };
+const CHANGEABLE = [
+  'name',
+  'url',
+  'format',
+  'q',
+  'batchSize',
+  'timeoutSeconds',
+  'options',
+  'secrets',
+  'state',
+  'position',
+] as const;
+export type DestinationChange = Partial<Pick<DestinationRow, (typeof CHANGEABLE)[number]>> & {
+  clearFailures?: boolean;
+};
 
 /** What an acknowledged batch moves on. */
 export interface Acknowledgement {
@@ -78,32 +87,21 @@ export interface Acknowledgement {
   caughtUp: boolean;
 }
 
-const COLUMNS = `d.id, d.account_id AS "accountId", d.name, d.kind, d.url, d.format, d.q,
-  d.batch_size AS "batchSize", d.timeout_seconds AS "timeoutSeconds", d.options, d.secrets, d.start, d.state,
-  d.version, d.position, d.delivered_events::float8 AS "deliveredEvents", d.last_delivered_at AS "lastDeliveredAt",
-  d.last_delivered_event_at AS "lastDeliveredEventAt", d.caught_up AS "caughtUp",
-  d.consecutive_failures AS "consecutiveFailures", d.failing_since AS "failingSince", d.last_error AS "lastError",
-  d.created_at AS "createdAt"`;
+const ID = destinations.select('id');
 
-/** Column of each changeable field. */
-const CHANGEABLE: Record<Exclude<keyof DestinationChange, 'clearFailures'>, string> = {
-  name: 'name',
-  url: 'url',
-  format: 'format',
-  q: 'q',
-  batchSize: 'batch_size',
-  timeoutSeconds: 'timeout_seconds',
-  options: 'options',
-  secrets: 'secrets',
-  state: 'state',
-  position: 'position',
-};
+/** The lease owner's and version's guard of the delivery engine's writes ($1 id, $2 owner, $3 version). */
+const DELIVERING = `d.id = $1 AND ${column('leaseOwner')} = $2 AND ${column('version')} = $3`;
+
+/** Deliverable: what a lease is held or taken for. */
+const DELIVERABLE = `IN ('active', 'retrying')`;
 
 /**
  * Every query of the `destinations` table (docs/contract.md §16): the API's reads and changes, and the
  * delivery engine's leases, acknowledgements and failures. The engine's writes name the lease
  * owner and the version they deliver: an instance that lost its lease, or a delivery begun before
- * a change, writes nothing (and learns so from the answer).
+ * a change, writes nothing (and learns so from the answer). An UPDATE's rows are read through a CTE
+ * named as the table's alias (`WITH d AS (UPDATE destinations d … RETURNING …) SELECT … FROM d`):
+ * TypeORM answers an UPDATE itself with [rows, count].
  */
 @Injectable()
 export class DestinationsRepository {
@@ -114,34 +112,25 @@ export class DestinationsRepository {
   }
 
   async insert(row: NewDestination, tx: Db): Promise<DestinationRow> {
-    const [made] = (await tx.query(
-      `INSERT INTO destinations AS d (id, account_id, name, kind, url, format, q, batch_size, timeout_seconds, options,
-                                      secrets, start, state, position)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'active', $13)
+    const [made] = await selectRows(
+      tx,
+      DESTINATION,
+      `INSERT INTO destinations AS d (${CREATED.map(bare).join(', ')}, ${bare('state')})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'active')
        RETURNING ${COLUMNS}`,
-      [
-        row.id,
-        row.accountId,
-        row.name,
-        row.kind,
-        row.url,
-        row.format,
-        row.q,
-        row.batchSize,
-        row.timeoutSeconds,
-        row.options,
-        row.secrets,
-        row.start,
-        row.position,
-      ],
-    )) as DestinationRow[];
+      CREATED.map((property) => row[property]),
+    );
     return made!;
   }
 
   async countInAccount(accountId: string, db: Db = this.pool): Promise<number> {
-    const [row] = (await db.query(`SELECT count(*)::int AS n FROM destinations WHERE account_id = $1`, [
-      accountId,
-    ])) as { n: number }[];
+    const count = computed({ n: ['count(*)::int', asNumber] });
+    const [row] = await selectRows(
+      db,
+      count,
+      `SELECT ${count.sql} FROM destinations d WHERE ${column('accountId')} = $1`,
+      [accountId],
+    );
     return row!.n;
   }
 
@@ -152,42 +141,49 @@ export class DestinationsRepository {
     cursor?: { time: string; id: string },
     db: Db = this.pool,
   ): Promise<DestinationRow[]> {
-    return (await db.query(
+    const created = column('createdAt');
+    return selectRows(
+      db,
+      DESTINATION,
       `SELECT ${COLUMNS} FROM destinations d
-        WHERE d.account_id = $1 AND ($2::timestamptz IS NULL OR (d.created_at, d.id) > ($2::timestamptz, $3::varchar))
-        ORDER BY d.created_at, d.id LIMIT $4`,
+        WHERE ${column('accountId')} = $1
+          AND ($2::timestamptz IS NULL OR (${created}, d.id) > ($2::timestamptz, $3::varchar))
+        ORDER BY ${created}, d.id LIMIT $4`,
       [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
-    )) as DestinationRow[];
+    );
   }
 
   /** The destination `id` of the account, or null; `lock`: its row locked until the transaction ends. */
   async findInAccount(accountId: string, id: string, db: Db = this.pool, lock = false): Promise<DestinationRow | null> {
-    const [row] = (await db.query(
-      `SELECT ${COLUMNS} FROM destinations d WHERE d.account_id = $1 AND d.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
+    const [row] = await selectRows(
+      db,
+      DESTINATION,
+      `SELECT ${COLUMNS} FROM destinations d WHERE ${column('accountId')} = $1 AND d.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
       [accountId, id],
-    )) as DestinationRow[];
+    );
     return row ?? null;
   }
 
   /** The destination as the delivery engine reads it, or null once deleted. */
   async findForDelivery(id: string, db: Db = this.pool): Promise<DestinationRow | null> {
-    const [row] = (await db.query(`SELECT ${COLUMNS} FROM destinations d WHERE d.id = $1`, [id])) as DestinationRow[];
+    const [row] = await selectRows(db, DESTINATION, `SELECT ${COLUMNS} FROM destinations d WHERE d.id = $1`, [id]);
     return row ?? null;
   }
 
   /** Applies an API change and moves `version` on; `clearFailures` also forgets the failure streak. */
   async change(id: string, change: DestinationChange, tx: Db): Promise<DestinationRow> {
     const params: unknown[] = [id];
-    const sets = ['version = d.version + 1'];
-    for (const [field, column] of Object.entries(CHANGEABLE)) {
-      const value = change[field as keyof typeof CHANGEABLE];
-      if (value !== undefined) sets.push(`${column} = $${params.push(value)}`);
+    const sets = [`${bare('version')} = ${column('version')} + 1`];
+    for (const field of CHANGEABLE) {
+      const value = change[field];
+      if (value !== undefined) sets.push(`${bare(field)} = $${params.push(value)}`);
     }
-    if (change.clearFailures) sets.push('consecutive_failures = 0', 'failing_since = NULL');
-    if (change.position !== undefined) sets.push('caught_up = false');
-    const [row] = await returning<DestinationRow>(
+    if (change.clearFailures) sets.push(`${bare('consecutiveFailures')} = 0`, `${bare('failingSince')} = NULL`);
+    if (change.position !== undefined) sets.push(`${bare('caughtUp')} = false`);
+    const [row] = await selectRows(
       tx,
-      `UPDATE destinations d SET ${sets.join(', ')} WHERE d.id = $1 RETURNING ${COLUMNS}`,
+      DESTINATION,
+      `WITH d AS (UPDATE destinations d SET ${sets.join(', ')} WHERE d.id = $1 RETURNING d.*) SELECT ${COLUMNS} FROM d`,
       params,
     );
     return row!;
@@ -199,9 +195,12 @@ export class DestinationsRepository {
 
   /** Every destination of an account, whatever its state (a disabled one may be resumed: a prune may leave a gap in any). */
   async everyInAccount(accountId: string, db: Db = this.pool): Promise<DestinationRow[]> {
-    return (await db.query(`SELECT ${COLUMNS} FROM destinations d WHERE d.account_id = $1 ORDER BY d.id`, [
-      accountId,
-    ])) as DestinationRow[];
+    return selectRows(
+      db,
+      DESTINATION,
+      `SELECT ${COLUMNS} FROM destinations d WHERE ${column('accountId')} = $1 ORDER BY d.id`,
+      [accountId],
+    );
   }
 
   /**
@@ -211,26 +210,33 @@ export class DestinationsRepository {
    * skipped, not waited for.
    */
   async claim(owner: string, leaseSeconds: number, db: Db = this.pool): Promise<{ id: string; version: number }[]> {
-    return (await db.query(
+    const held = destinations.select('id', 'version');
+    const [leaseOwner, leaseUntil, state] = [bare('leaseOwner'), bare('leaseUntil'), bare('state')];
+    return selectRows(
+      db,
+      held,
       `WITH own AS (
-         UPDATE destinations SET lease_until = now() + make_interval(secs => $2)
-          WHERE lease_owner = $1 AND state IN ('active', 'retrying')
-          RETURNING id, version),
+         UPDATE destinations d SET ${leaseUntil} = now() + make_interval(secs => $2)
+          WHERE ${column('leaseOwner')} = $1 AND ${column('state')} ${DELIVERABLE}
+          RETURNING d.id, ${column('version')}),
        free AS (
-         UPDATE destinations d SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
+         UPDATE destinations d SET ${leaseOwner} = $1, ${leaseUntil} = now() + make_interval(secs => $2)
           WHERE d.id IN (SELECT id FROM destinations
-                          WHERE state IN ('active', 'retrying') AND lease_owner IS DISTINCT FROM $1
-                            AND (lease_until IS NULL OR lease_until < now())
+                          WHERE ${state} ${DELIVERABLE} AND ${leaseOwner} IS DISTINCT FROM $1
+                            AND (${leaseUntil} IS NULL OR ${leaseUntil} < now())
                           FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.version)
-       SELECT id, version FROM own UNION ALL SELECT id, version FROM free`,
+          RETURNING d.id, ${column('version')})
+       SELECT ${held.sql} FROM own d UNION ALL SELECT ${held.sql} FROM free d`,
       [owner, leaseSeconds],
-    )) as { id: string; version: number }[];
+    );
   }
 
   /** Gives up `owner`'s leases (a stop): another instance takes them at its next claim. */
   async release(owner: string, db: Db = this.pool): Promise<void> {
-    await db.query(`UPDATE destinations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1`, [owner]);
+    const [leaseOwner, leaseUntil] = [bare('leaseOwner'), bare('leaseUntil')];
+    await db.query(`UPDATE destinations SET ${leaseOwner} = NULL, ${leaseUntil} = NULL WHERE ${leaseOwner} = $1`, [
+      owner,
+    ]);
   }
 
   /** Stores an acknowledged batch; false when `owner` no longer delivers this version (stop delivering). */
@@ -241,13 +247,18 @@ export class DestinationsRepository {
     ack: Acknowledgement,
     db: Db = this.pool,
   ): Promise<boolean> {
-    const rows = await returning(
+    const delivered = bare('deliveredEvents');
+    const rows = await selectRows(
       db,
-      `UPDATE destinations SET position = $4, delivered_events = delivered_events + $5, last_delivered_at = now(),
-              last_delivered_event_at = $6, caught_up = $7, consecutive_failures = 0, failing_since = NULL,
-              state = 'active'
-        WHERE id = $1 AND lease_owner = $2 AND version = $3
-        RETURNING id`,
+      ID,
+      `WITH d AS (
+         UPDATE destinations d
+            SET ${bare('position')} = $4, ${delivered} = ${column('deliveredEvents')} + $5,
+                ${bare('lastDeliveredAt')} = now(), ${bare('lastDeliveredEventAt')} = $6, ${bare('caughtUp')} = $7,
+                ${bare('consecutiveFailures')} = 0, ${bare('failingSince')} = NULL, ${bare('state')} = 'active'
+          WHERE ${DELIVERING}
+          RETURNING d.id)
+       SELECT ${ID.sql} FROM d`,
       [id, owner, version, ack.position, ack.events, ack.lastEventAt, ack.caughtUp],
     );
     return rows.length === 1;
@@ -255,9 +266,11 @@ export class DestinationsRepository {
 
   /** Records that the last read found nothing more to deliver (once, not at every poll). */
   async caughtUp(id: string, owner: string, version: number, db: Db = this.pool): Promise<boolean> {
-    const rows = await returning(
+    const rows = await selectRows(
       db,
-      `UPDATE destinations SET caught_up = true WHERE id = $1 AND lease_owner = $2 AND version = $3 RETURNING id`,
+      ID,
+      `WITH d AS (UPDATE destinations d SET ${bare('caughtUp')} = true WHERE ${DELIVERING} RETURNING d.id)
+       SELECT ${ID.sql} FROM d`,
       [id, owner, version],
     );
     return rows.length === 1;
@@ -277,17 +290,23 @@ export class DestinationsRepository {
     pauseAfterHours: number,
     tx: Db,
   ): Promise<{ state: DestinationState; failingSince: Date } | null> {
-    const [row] = await returning<{ state: DestinationState; failingSince: Date }>(
+    // failing_since is set by this very statement: never null after it.
+    const after = joined(destinations.select('state'), computed({ failingSince: [column('failingSince'), asDate] }));
+    const failingSince = column('failingSince');
+    const [row] = await selectRows(
       tx,
-      `UPDATE destinations
-          SET consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now()),
-              last_error = $4,
-              state = CASE WHEN $5 = 'disable' THEN 'disabled'
-                           WHEN $5 = 'pause' OR coalesce(failing_since, now()) <= now() - make_interval(hours => $6)
-                             THEN 'paused'
-                           ELSE 'retrying' END
-        WHERE id = $1 AND lease_owner = $2 AND version = $3
-        RETURNING state, failing_since AS "failingSince"`,
+      after,
+      `WITH d AS (
+         UPDATE destinations d
+            SET ${bare('consecutiveFailures')} = ${column('consecutiveFailures')} + 1,
+                ${bare('failingSince')} = coalesce(${failingSince}, now()), ${bare('lastError')} = $4,
+                ${bare('state')} = CASE WHEN $5 = 'disable' THEN 'disabled'
+                                        WHEN $5 = 'pause' OR coalesce(${failingSince}, now()) <= now() - make_interval(hours => $6)
+                                          THEN 'paused'
+                                        ELSE 'retrying' END
+          WHERE ${DELIVERING}
+          RETURNING ${column('state')}, ${failingSince})
+       SELECT ${after.sql} FROM d`,
       [id, owner, version, error, outcome, pauseAfterHours],
     );
     return row ?? null;
@@ -295,18 +314,14 @@ export class DestinationsRepository {
 
   /** How many destinations are in each state (the `audit_stream_destinations` gauge). */
   async countByState(db: Db = this.pool): Promise<Record<DestinationState, number>> {
-    const rows = (await db.query(`SELECT state, count(*)::int AS n FROM destinations GROUP BY state`)) as {
-      state: DestinationState;
-      n: number;
-    }[];
+    const perState = joined(destinations.select('state'), computed({ n: ['count(*)::int', asNumber] }));
+    const rows = await selectRows(
+      db,
+      perState,
+      `SELECT ${perState.sql} FROM destinations d GROUP BY ${column('state')}`,
+    );
     const counts: Record<DestinationState, number> = { active: 0, retrying: 0, paused: 0, disabled: 0 };
     for (const { state, n } of rows) counts[state] = n;
     return counts;
   }
-}
-
-/** The rows an `UPDATE … RETURNING` returned: TypeORM's PostgreSQL driver answers an UPDATE with [rows, affected count]. */
-async function returning<T = unknown>(db: Db, sql: string, params: unknown[]): Promise<T[]> {
-  const [rows] = (await db.query(sql, params)) as [T[], number];
-  return rows;
 }

@@ -1,23 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { IdempotencyKeyEntity } from '../entities/idempotency-key.entity';
+import { asBoolean, asNumber, asString, computed, joined, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
-/** A key's record as a later request with the same key sees it. */
-export interface IdempotencyKeyRecord {
-  requestDigest: string;
-  /** The stored response (JSON text), or null while the first request has not committed. */
-  response: string | null;
-  /** Claimed longer ago than the stale threshold the caller gave. */
-  stale: boolean;
-}
+const keys = new Table(IdempotencyKeyEntity, 'k');
+const [ACCOUNT_ID, KEY, CLAIMED_AT, RESPONSE] = [
+  keys.column('accountId'),
+  keys.column('key'),
+  keys.column('claimedAt'),
+  keys.column('response'),
+];
+
+/** A claim older than $3 seconds: `find` calls it stale, and only such a claim (without a response) is taken over. */
+const CLAIMED_BEFORE_STALE = `${CLAIMED_AT} < now() - make_interval(secs => $3)`;
+
+/**
+ * A key's record as a later request with the same key sees it: the request it was first used with,
+ * the stored response (JSON text, null while the first request has not committed), and whether it
+ * was claimed longer ago than the stale threshold the caller gave.
+ */
+const RECORD = joined(keys.select('requestDigest', 'response'), computed({ stale: [CLAIMED_BEFORE_STALE, asBoolean] }));
+export type IdempotencyKeyRecord = ReturnType<typeof RECORD.decode>;
+
+/** A claim's token: its `claimed_at` as text (microseconds), of the row aliased `k`. */
+const TOKEN = computed({ token: [`${CLAIMED_AT}::text`, asString] });
 
 /** One claim of one key: the same key claimed again (taken over) is another claim. */
 export const claimId = (accountId: string, key: string, token: string): string =>
   `${accountId}\u0000${key}\u0000${token}`;
-
-/** A claim older than $3 seconds: `find` calls it stale, and only such a claim (without a response) is taken over. */
-const CLAIMED_BEFORE_STALE = 'claimed_at < now() - make_interval(secs => $3)';
 
 /** Every query of the `idempotency_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -34,11 +46,14 @@ export class IdempotencyKeysRepository {
    * whose claim was taken over can tell (see lockClaims).
    */
   async claim(accountId: string, key: string, requestDigest: string, db: Db = this.pool): Promise<string | null> {
-    const [row] = (await db.query(
-      `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
-       RETURNING claimed_at::text AS token`,
+    const inserted = (['accountId', 'key', 'requestDigest'] as const).map((p) => keys.bare(p)).join(', ');
+    const [row] = await selectRows(
+      db,
+      TOKEN,
+      `INSERT INTO idempotency_keys AS k (${inserted}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
+       RETURNING ${TOKEN.sql}`,
       [accountId, key, requestDigest],
-    )) as { token: string }[];
+    );
     return row?.token ?? null;
   }
 
@@ -53,16 +68,19 @@ export class IdempotencyKeysRepository {
     db: Db = this.pool,
   ): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
-    const rows = (await db.query(
-      `SELECT k.account_id, k.key, w.token
+    const held = joined(keys.select('accountId', 'key'), computed({ token: ['w.token', asString] }));
+    const rows = await selectRows(
+      db,
+      held,
+      `SELECT ${held.sql}
          FROM idempotency_keys k JOIN unnest($1::varchar[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
-           ON k.account_id = w.account_id AND k.key = w.key AND k.claimed_at = w.token::timestamptz
-        WHERE k.response IS NULL
-        ORDER BY k.account_id, k.key
+           ON ${ACCOUNT_ID} = w.account_id AND ${KEY} = w.key AND ${CLAIMED_AT} = w.token::timestamptz
+        WHERE ${RESPONSE} IS NULL
+        ORDER BY ${ACCOUNT_ID}, ${KEY}
           FOR UPDATE OF k`,
       [claims.map((c) => c.accountId), claims.map((c) => c.key), claims.map((c) => c.token)],
-    )) as { account_id: string; key: string; token: string }[];
-    return new Set(rows.map((r) => claimId(r.account_id, r.key, r.token)));
+    );
+    return new Set(rows.map((r) => claimId(r.accountId, r.key, r.token)));
   }
 
   async find(
@@ -71,12 +89,13 @@ export class IdempotencyKeysRepository {
     staleAfterSeconds: number,
     db: Db = this.pool,
   ): Promise<IdempotencyKeyRecord | null> {
-    const [row] = (await db.query(
-      `SELECT request_digest, response, ${CLAIMED_BEFORE_STALE} AS stale
-         FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
+    const [row] = await selectRows(
+      db,
+      RECORD,
+      `SELECT ${RECORD.sql} FROM idempotency_keys k WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2`,
       [accountId, key, staleAfterSeconds],
-    )) as { request_digest: string; response: string | null; stale: boolean }[];
-    return row ? { requestDigest: row.request_digest, response: row.response, stale: row.stale } : null;
+    );
+    return row ?? null;
   }
 
   /**
@@ -89,21 +108,26 @@ export class IdempotencyKeysRepository {
     staleAfterSeconds: number,
     db: Db = this.pool,
   ): Promise<string | null> {
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [taken] = (await db.query(
-      `UPDATE idempotency_keys SET claimed_at = now()
-        WHERE account_id = $1 AND key = $2 AND response IS NULL AND ${CLAIMED_BEFORE_STALE}
-       RETURNING claimed_at::text AS token`,
+    const [taken] = await selectRows(
+      db,
+      TOKEN,
+      `WITH k AS (
+         UPDATE idempotency_keys k SET ${keys.bare('claimedAt')} = now()
+          WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2 AND ${RESPONSE} IS NULL
+            AND ${CLAIMED_BEFORE_STALE}
+         RETURNING ${CLAIMED_AT})
+       SELECT ${TOKEN.sql} FROM k`,
       [accountId, key, staleAfterSeconds],
-    )) as [{ token: string }[], number];
-    return taken[0]?.token ?? null;
+    );
+    return taken?.token ?? null;
   }
 
   /** Frees a claim, still held by `token`, whose append wrote nothing. */
   async release(accountId: string, key: string, token: string, db: Db = this.pool): Promise<void> {
     await db.query(
-      `DELETE FROM idempotency_keys
-        WHERE account_id = $1 AND key = $2 AND claimed_at = $3::timestamptz AND response IS NULL`,
+      `DELETE FROM idempotency_keys k
+        WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2 AND ${CLAIMED_AT} = $3::timestamptz
+          AND ${RESPONSE} IS NULL`,
       [accountId, key, token],
     );
   }
@@ -115,24 +139,30 @@ export class IdempotencyKeysRepository {
   ): Promise<void> {
     if (responses.length === 0) return;
     await db.query(
-      `UPDATE idempotency_keys SET response = k.response
-         FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS k(account_id, key, response)
-        WHERE idempotency_keys.account_id = k.account_id AND idempotency_keys.key = k.key`,
+      `UPDATE idempotency_keys k SET ${keys.bare('response')} = r.response
+         FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS r(account_id, key, response)
+        WHERE ${ACCOUNT_ID} = r.account_id AND ${KEY} = r.key`,
       [responses.map((r) => r.accountId), responses.map((r) => r.key), responses.map((r) => r.response)],
     );
   }
 
   /** Deletes up to `limit` records claimed more than `hours` ago; resolves to how many. */
   async deleteClaimedBefore(hours: number, limit: number, db: Db = this.pool): Promise<number> {
-    // TypeORM answers a DELETE with [rows, affected].
-    const [, affected] = (await db.query(
-      `DELETE FROM idempotency_keys
-        WHERE (account_id, key) IN (
-          SELECT account_id, key FROM idempotency_keys
-           WHERE claimed_at < now() - make_interval(hours => $1)
-           LIMIT $2)`,
+    const deleted = computed({ n: ['count(*)', asNumber] });
+    const pk = `${keys.bare('accountId')}, ${keys.bare('key')}`;
+    const [row] = await selectRows(
+      db,
+      deleted,
+      `WITH k AS (
+         DELETE FROM idempotency_keys
+          WHERE (${pk}) IN (
+            SELECT ${pk} FROM idempotency_keys
+             WHERE ${keys.bare('claimedAt')} < now() - make_interval(hours => $1)
+             LIMIT $2)
+         RETURNING 1)
+       SELECT ${deleted.sql} FROM k`,
       [hours, limit],
-    )) as [unknown[], number];
-    return affected;
+    );
+    return row?.n ?? 0;
   }
 }
