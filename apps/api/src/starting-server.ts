@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { REQUEST_ID } from '@app/common';
+import { REQUEST_ID } from '@app/common/ids';
 
 /** Seconds a client is told to wait before it asks again while the service starts. */
 const RETRY_AFTER_SECONDS = 5;
