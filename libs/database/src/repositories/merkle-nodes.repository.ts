@@ -279,7 +279,7 @@ export class MerkleNodesRepository {
    * The statement that stores the new nodes of several chains' trees, as extendTree gives them per
    * chain (a node already stored is a conflict), or null when there are none to store. Nodes below
    * LOWEST_STORED_LEVEL are skipped: they are read from the events (`merkleNodeAt`). The append
-   * transaction runs it with its heads' move, in one round trip (ChainsRepository `moveHeads`).
+   * transaction runs it with its heads' move, in one round trip (ChainHeadsRepository `moveHeads`).
    */
   insertStatement(trees: readonly { chainId: string; nodes: readonly MerkleNode[] }[]): SqlQuery | null {
     const chainIds: string[] = [];
