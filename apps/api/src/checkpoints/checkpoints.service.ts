@@ -13,7 +13,7 @@ import {
   verifyConsistency,
 } from '@app/hashing';
 import {
-  ChainsRepository,
+  ChainHeadsRepository,
   CheckpointRow,
   CheckpointsRepository,
   Db,
@@ -46,7 +46,7 @@ interface Tree {
 export class CheckpointsService {
   constructor(
     private readonly transactions: TransactionRunner,
-    private readonly chains: ChainsRepository,
+    private readonly heads: ChainHeadsRepository,
     private readonly checkpoints: CheckpointsRepository,
     private readonly nodes: MerkleNodesRepository,
     private readonly signer: CheckpointSigner,
@@ -60,13 +60,12 @@ export class CheckpointsService {
   async latest(accountId: string, chainId: string): Promise<string> {
     if (!CHAIN_ID.test(chainId)) throw AppError.notFound(`Chain ${chainId}`);
     return this.transactions.run(async (tx) => {
-      const locked = await this.chains.lockHeadForShare(accountId, chainId, tx);
+      const locked = await this.heads.lockHeadForShare(accountId, chainId, tx);
       if (!locked) throw AppError.notFound(`Chain ${chainId}`);
       const latest = await this.latestSigned(chainId, tx);
-      const tree = await this.readTree(chainId, locked, latest === null ? null : Number(latest.size), tx);
+      const tree = await this.readTree(chainId, locked, latest === null ? null : latest.size, tx);
       const head: Head = { size: locked.size, hash: tree.root };
-      if (latest && Number(latest.size) === head.size && latest.hash === head.hash)
-        return this.asCurrent(chainId, latest);
+      if (latest && latest.size === head.size && latest.hash === head.hash) return this.asCurrent(chainId, latest);
       if (latest) this.assertExtends(chainId, head, latest, tree.proof);
       const note = this.signer.sign({ chainId, size: head.size, hash: head.hash });
       const stored = { chainId, size: head.size, hash: head.hash, keyId: this.signer.keyId, note };
@@ -75,8 +74,7 @@ export class CheckpointsService {
       // or a row not signed by us holds it, which is passed over: this note is not stored, the next is.
       const first = await this.checkpoints.findLatest(chainId, head.size, tx);
       if (first && !this.signedByUs(chainId, first)) return note;
-      if (!first || Number(first.size) !== head.size || first.hash !== head.hash)
-        throw this.refuse(chainId, head, first);
+      if (!first || first.size !== head.size || first.hash !== head.hash) throw this.refuse(chainId, head, first);
       return this.asCurrent(chainId, first);
     }, 'READ COMMITTED');
   }
@@ -91,7 +89,7 @@ export class CheckpointsService {
     for (let atMost = Number.MAX_SAFE_INTEGER; atMost >= 0;) {
       const row = await this.checkpoints.findLatest(chainId, atMost, tx);
       if (!row || this.signedByUs(chainId, row)) return row;
-      atMost = Number(row.size) - 1;
+      atMost = row.size - 1;
     }
     return null;
   }
@@ -101,7 +99,7 @@ export class CheckpointsService {
     return (
       opened.ok &&
       opened.checkpoint.chainId === chainId &&
-      opened.checkpoint.size === Number(row.size) &&
+      opened.checkpoint.size === row.size &&
       opened.checkpoint.hash === row.hash
     );
   }
@@ -160,7 +158,7 @@ export class CheckpointsService {
 
   /** The tree may only be signed if it grew from the latest signed one: `proof` is the consistency proof from the stored nodes. */
   private assertExtends(chainId: string, head: Head, latest: CheckpointRow, proof: Buffer[]): void {
-    const signedSize = Number(latest.size);
+    const signedSize = latest.size;
     if (signedSize >= head.size) throw this.refuse(chainId, head, latest);
     const [signedRoot, root] = [Buffer.from(latest.hash, 'hex'), Buffer.from(head.hash, 'hex')];
     if (!verifyConsistency(signedSize, head.size, signedRoot, root, proof)) throw this.refuse(chainId, head, latest);
@@ -168,8 +166,8 @@ export class CheckpointsService {
 
   /** A note signed by an earlier key is signed again, identically in content, by the current one. */
   private asCurrent(chainId: string, stored: CheckpointRow): string {
-    if (stored.key_id === this.signer.keyId) return stored.note;
-    return this.signer.sign({ chainId, size: Number(stored.size), hash: stored.hash });
+    if (stored.keyId === this.signer.keyId) return stored.note;
+    return this.signer.sign({ chainId, size: stored.size, hash: stored.hash });
   }
 
   /** A 500: the global filter logs it, which is what an operator must see. */
@@ -177,6 +175,6 @@ export class CheckpointsService {
     const message =
       `Refusing to sign chain ${chainId} at size ${head.size}: it is inconsistent with the checkpoint signed at size ${signed?.size ?? '?'}. ` +
       'The chain was altered after that checkpoint; run GET /v1/chain/:chainId/verify.';
-    return new AppError('INTERNAL_ERROR', message, { chainId, size: head.size, signedSize: Number(signed?.size ?? 0) });
+    return new AppError('INTERNAL_ERROR', message, { chainId, size: head.size, signedSize: signed?.size ?? 0 });
   }
 }

@@ -10,7 +10,7 @@ import {
   VACUUM_FULL_MAX_TABLE_BYTES,
 } from '@app/common';
 import {
-  ChainsRepository,
+  ChainRetentionRepository,
   CheckpointsRepository,
   EventsRepository,
   MerkleNodesRepository,
@@ -79,14 +79,14 @@ describe('RetentionSweeper', () => {
         next += deleted;
         return Promise.resolve({ deleted, from, to: next - 1 });
       },
-    } as unknown as ChainsRepository;
+    } as unknown as ChainRetentionRepository;
     const checkpoints = {
       latest: () => {
         calls.push('sign');
         return Promise.resolve('note');
       },
     } as unknown as CheckpointsService;
-    const rows = { findLatest: () => Promise.resolve({ size: '5000', hash: '', key_id: '', note: '' }) };
+    const rows = { findLatest: () => Promise.resolve({ size: 5000, hash: '', keyId: '', note: '' }) };
     const transactions = {
       run: async (work: (tx: object) => Promise<unknown>) => {
         const result = await work({});

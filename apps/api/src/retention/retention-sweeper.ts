@@ -13,7 +13,7 @@ import {
   VACUUM_FULL_MAX_TABLE_BYTES,
 } from '@app/common';
 import {
-  ChainsRepository,
+  ChainRetentionRepository,
   CheckpointsRepository,
   EventsRepository,
   LOCK_NOT_AVAILABLE,
@@ -71,7 +71,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
-    private readonly chains: ChainsRepository,
+    private readonly chains: ChainRetentionRepository,
     private readonly checkpointRows: CheckpointsRepository,
     private readonly events: EventsRepository,
     private readonly nodes: MerkleNodesRepository,
@@ -139,7 +139,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     await this.checkpoints.latest(chain.accountId, chain.id);
     const signed = await this.checkpointRows.findLatest(chain.id, Number.MAX_SAFE_INTEGER);
     if (!signed) return 0;
-    const upTo = Number(signed.size);
+    const upTo = signed.size;
     const reason = `older than the retention of ${chain.retentionDays} day(s)`;
     /** The positions pruned by the batches committed so far, null before the first. */
     let committed = null as { first: number; last: number } | null;

@@ -3,6 +3,7 @@ import { AUDIT_CHAIN, AuthenticatedKey, mayManage, seesEveryAccount } from '@app
 import { ACCOUNT_ID, AppConfig, AppError, CHAIN_ID } from '@app/common';
 import {
   AccountsRepository,
+  ChainRetentionRepository,
   ChainsRepository,
   ChainStatusRecord,
   Db,
@@ -36,6 +37,7 @@ export class RetentionService {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainsRepository,
+    private readonly chainSettings: ChainRetentionRepository,
     private readonly accounts: AccountsRepository,
     private readonly accountViews: AccountsService,
     private readonly audit: RetentionAudit,
@@ -55,7 +57,7 @@ export class RetentionService {
             message: `days of an ${AUDIT_CHAIN} chain must be at least ${this.config.auditMinRetentionDays} (AUDIT_MIN_RETENTION_DAYS), or null`,
           },
         ]);
-      await this.chains.setRetention(chain.accountId, chain.id, days, tx);
+      await this.chainSettings.setRetention(chain.accountId, chain.id, days, tx);
       await this.audit.retentionChanged(chain.accountId, key.keyId, chain.id, days, tx);
     });
   }
@@ -64,7 +66,7 @@ export class RetentionService {
     const change = holdOf(key, dto);
     return this.changeChain(key, chainId, async (chain, tx) => {
       mayChangeHold(key, chain.retention.legalHold ? chain.retention.legalHoldBy : null);
-      await this.chains.setLegalHold(chain.accountId, chain.id, change, tx);
+      await this.chainSettings.setLegalHold(chain.accountId, chain.id, change, tx);
       await this.audit.legalHoldChanged(chain.accountId, key.keyId, chain.id, auditedHold(change), tx);
     });
   }
@@ -106,7 +108,7 @@ export class RetentionService {
     if (!CHAIN_ID.test(chainId)) notFound(`Chain ${chainId}`);
     const scope = seesEveryAccount(key) ? null : key.accountId;
     const chain = await this.transactions.run(async (tx) => {
-      const locked = await this.chains.lockForSettings(scope, chainId, tx);
+      const locked = await this.chainSettings.lockForSettings(scope, chainId, tx);
       if (!locked) return null;
       await change(locked, tx);
       return this.chains.findOwned(locked.accountId, chainId, tx);

@@ -88,10 +88,10 @@ export class ChainVerificationService {
   private async checkPruneRecord(audit: ChainAudit, chainId: string): Promise<void> {
     const prunes = await this.retentionLog.prunes(chainId);
     const sizes = prunes.flatMap((p) => (p.checkpointSize === null ? [] : [p.checkpointSize]));
-    const covering = (await this.checkpoints.findSizes(chainId, sizes)).map((c) => ({
-      size: Number(c.size),
-      hash: c.hash,
-      note: c.note,
+    const covering = (await this.checkpoints.findSizes(chainId, sizes)).map(({ size, hash, note }) => ({
+      size,
+      hash,
+      note,
     }));
     audit.checkPruneRecord(prunes, covering);
   }

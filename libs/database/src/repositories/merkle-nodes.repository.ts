@@ -2,22 +2,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { frontierIds, LOWEST_STORED_LEVEL, MERKLE_HASH_BYTES, MerkleNode, NodeId, NodeReader } from '@app/hashing';
-import { Db, queryPrepared } from '../transaction-runner';
+import { ChainEntity } from '../entities/chain.entity';
+import { EventEntity } from '../entities/event.entity';
+import { MerkleNodeEntity } from '../entities/merkle-node.entity';
+import {
+  arrayOf,
+  asBuffer,
+  asNumber,
+  asString,
+  computed,
+  joined,
+  orNull,
+  selectPrepared,
+  selectRows,
+  Table,
+} from '../schema/table';
+import { Db } from '../transaction-runner';
 import { SqlQuery } from './sql-query';
 import { vacuumTable, VacuumOptions } from './vacuum';
 
-/** What an inclusion proof needs (`MerkleNodesRepository.inclusion`). */
-export interface InclusionFacts {
-  chainId: string;
-  position: number;
-  hash: string;
-  /** The chain's size now. */
-  chainSize: number;
-  /** The size asked for, or the chain's. */
-  size: number;
-  /** The nodes among those the proof and root need (none when the size is out of range). */
-  nodes: MerkleNode[];
-}
+const merkleNodes = new Table(MerkleNodeEntity, 'n');
+/** merkle_nodes again, as the stored leaves of a pair in merkleNodeAt. */
+const storedLeaves = new Table(MerkleNodeEntity, 's');
+const events = new Table(EventEntity, 'e');
+const chains = new Table(ChainEntity, 'c');
 
 /**
  * The node (level, idx) of chain `chain`'s tree, as a lateral subquery `node(hash)` with no row when
@@ -36,56 +44,104 @@ export interface InclusionFacts {
  * 40 ms of JIT compilation per proof.
  */
 export function merkleNodeAt(chain: string, level: string, idx: string): string {
-  const leaf = `sha256(decode('00', 'hex') || decode(e.hash, 'hex'))`;
+  const [n, s, e] = [merkleNodes, storedLeaves, events];
+  const leaf = `sha256(decode('00', 'hex') || decode(${e.column('hash')}, 'hex'))`;
+  const position = e.column('position');
   return `LATERAL (
-      SELECT n.hash FROM merkle_nodes n
-       WHERE n.chain_id = ${chain} AND n.level = ${level} AND n."index" = ${idx}
+      SELECT ${n.column('hash')} FROM merkle_nodes n
+       WHERE ${n.column('chainId')} = ${chain} AND ${n.column('level')} = ${level} AND ${n.column('index')} = ${idx}
       UNION ALL
-      SELECT ${leaf} FROM events e WHERE ${level} = 0 AND e.chain_id = ${chain} AND e.position = ${idx} + 1
+      SELECT ${leaf} FROM events e WHERE ${level} = 0 AND ${e.column('chainId')} = ${chain} AND ${position} = ${idx} + 1
       UNION ALL
       SELECT sha256(decode('01', 'hex') || string_agg(p.hash, ''::bytea ORDER BY p.at)) FROM (
-          SELECT e.position - 1 AS at, ${leaf} AS hash FROM events e
-           WHERE ${level} = 1 AND e.chain_id = ${chain} AND e.position IN (2 * ${idx} + 1, 2 * ${idx} + 2)
+          SELECT ${position} - 1 AS at, ${leaf} AS hash FROM events e
+           WHERE ${level} = 1 AND ${e.column('chainId')} = ${chain} AND ${position} IN (2 * ${idx} + 1, 2 * ${idx} + 2)
           UNION ALL
-          SELECT s."index", s.hash FROM merkle_nodes s
-           WHERE ${level} = 1 AND s.chain_id = ${chain} AND s.level = 0 AND s."index" IN (2 * ${idx}, 2 * ${idx} + 1)) p
+          SELECT ${s.column('index')}, ${s.column('hash')} FROM merkle_nodes s
+           WHERE ${level} = 1 AND ${s.column('chainId')} = ${chain} AND ${s.column('level')} = 0
+             AND ${s.column('index')} IN (2 * ${idx}, 2 * ${idx} + 1)) p
       HAVING count(*) = 2) node(hash)`;
 }
 
+/** One node of a tree as merkleNodeAt gives it (`node.hash`) at the position asked (`want.level`, `want.idx`). */
+const NODE = computed<Pick<MerkleNodeEntity, 'level' | 'index' | 'hash'>>({
+  level: ['want.level', asNumber],
+  index: ['want.idx::text', asNumber],
+  hash: ['node.hash', asBuffer],
+});
+
+/** Nodes' hashes read concatenated into one bytea (string_agg), null when there are none. */
+const HASHES = computed({ hashes: ['n.hashes', orNull(asBuffer)] });
+
+/**
+ * The CTE `f` of INCLUSION_SQL: the event's own columns (so the Table `inclusionEvent` names them),
+ * the chain's size, and the size asked for.
+ */
+const inclusionEvent = new Table(EventEntity, 'f');
+
+/**
+ * What an inclusion proof needs (`MerkleNodesRepository.inclusion`): the event, the chain's size now
+ * (`chainSize`) and the size asked for or the chain's (`size`); then, when no node qualifies (size
+ * out of range) nulls, else the nodes' levels, indexes and hashes, in one order.
+ */
+const INCLUSION = joined(
+  inclusionEvent.select('chainId', 'hash'),
+  computed<
+    Pick<EventEntity, 'position'> & { chainSize: ChainEntity['lastPosition']; size: ChainEntity['lastPosition'] }
+  >({
+    position: [`${inclusionEvent.column('position')}::float8`, asNumber],
+    chainSize: ['f.chain_size::float8', asNumber],
+    size: ['f.size::float8', asNumber],
+  }),
+  joined(
+    computed({ levels: ['n.levels', orNull(arrayOf(asNumber))], indexes: ['n.indexes', orNull(arrayOf(asNumber))] }),
+    HASHES,
+  ),
+);
+
+/** What an inclusion proof needs (`MerkleNodesRepository.inclusion`): INCLUSION's row, its nodes cut apart. */
+export type InclusionFacts = Omit<ReturnType<typeof INCLUSION.decode>, 'levels' | 'indexes' | 'hashes'> & {
+  /** The nodes among those the proof and root need (none when the size is out of range). */
+  nodes: MerkleNode[];
+};
+
 /** MerkleNodesRepository.inclusion's statement; `size` ($3) null means the chain's size. */
-export const INCLUSION_SQL = `WITH f AS (
-    SELECT e.chain_id, e.position, e.hash, c.last_position AS chain_size, COALESCE($3::bigint, c.last_position) AS size
-      FROM events e JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2)
-  SELECT f.chain_id, f.position::float8 AS position, f.hash, f.chain_size::float8 AS chain_size, f.size::float8 AS size,
-         n.levels, n.indexes, n.hashes
+export const INCLUSION_SQL = (() => {
+  const [chainId, position] = [inclusionEvent.column('chainId'), inclusionEvent.column('position')];
+  return `WITH f AS (
+    SELECT ${events.column('chainId')}, ${events.column('position')}, ${events.column('hash')},
+           ${chains.column('lastPosition')} AS chain_size, COALESCE($3::bigint, ${chains.column('lastPosition')}) AS size
+      FROM events e JOIN chains c ON c.id = ${events.column('chainId')} WHERE e.id = $1 AND ${events.column('accountId')} = $2)
+  SELECT ${INCLUSION.sql}
     FROM f CROSS JOIN LATERAL (
       SELECT array_agg(l.level) AS levels, array_agg(w.idx::float8) AS indexes, string_agg(node.hash, ''::bytea) AS hashes
         FROM generate_series(0, 62) AS l(level)
-        CROSS JOIN LATERAL (VALUES (((f.position - 1) >> l.level) # 1),
+        CROSS JOIN LATERAL (VALUES (((${position} - 1) >> l.level) # 1),
                                    (CASE WHEN (f.size >> l.level) & 1 = 1 THEN (f.size >> l.level) - 1 END)) AS w(idx)
-        CROSS JOIN ${merkleNodeAt('f.chain_id', 'l.level', 'w.idx')}
-       WHERE f.size BETWEEN f.position AND f.chain_size AND (f.size >> l.level) > 0) n`;
+        CROSS JOIN ${merkleNodeAt(chainId, 'l.level', 'w.idx')}
+       WHERE f.size BETWEEN ${position} AND f.chain_size AND (f.size >> l.level) > 0) n`;
+})();
+
+/** MerkleNodesRepository.chainNodes's row: the chain, its size and first retained position, the nodes' hashes. */
+const CHAIN_NODES = joined(
+  computed<{ chainId: ChainEntity['id'] } & Pick<ChainEntity, 'firstPosition'> & { size: ChainEntity['lastPosition'] }>(
+    {
+      chainId: ['c.id', asString],
+      size: [`${chains.column('lastPosition')}::float8`, asNumber],
+      firstPosition: [`${chains.column('firstPosition')}::float8`, asNumber],
+    },
+  ),
+  HASHES,
+);
 
 /** MerkleNodesRepository.chainNodes's statement. */
-const CHAIN_NODES_SQL = `SELECT c.id, c.last_position::float8 AS size, c.first_position::float8 AS first_position, n.hashes
+const CHAIN_NODES_SQL = `SELECT ${CHAIN_NODES.sql}
     FROM chains c CROSS JOIN LATERAL (
       SELECT string_agg(node.hash, ''::bytea ORDER BY want.ord) AS hashes
         FROM unnest($3::smallint[], $4::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
         CROSS JOIN ${merkleNodeAt('c.id', 'want.level', 'want.idx')}
-       WHERE $5::bigint <= c.last_position) n
-   WHERE c.id = $1 AND c.account_id = $2`;
-
-interface InclusionRow {
-  chain_id: string;
-  position: number;
-  hash: string;
-  chain_size: number;
-  size: number;
-  /** Null when no node qualifies (size out of range); else the nodes' levels, indexes and hashes, in one order. */
-  levels: number[] | null;
-  indexes: number[] | null;
-  hashes: Buffer | null;
-}
+       WHERE $5::bigint <= ${chains.column('lastPosition')}) n
+   WHERE c.id = $1 AND ${chains.column('accountId')} = $2`;
 
 /** Hashes read concatenated into one bytea (string_agg), cut back into 32-byte views of it. */
 function splitHashes(bytes: Buffer | null): Buffer[] {
@@ -95,11 +151,11 @@ function splitHashes(bytes: Buffer | null): Buffer[] {
   return hashes;
 }
 
-interface NodeRow {
-  level: number;
-  index: string;
-  hash: Buffer;
-}
+/** The nodes of several chains' trees (`frontiers`): NODE and the chain asked for. */
+const CHAIN_NODE = joined(computed<Pick<MerkleNodeEntity, 'chainId'>>({ chainId: ['want.chain_id', asString] }), NODE);
+
+/** The table's size with its index, in bytes. */
+const STORAGE = computed({ bytes: [`pg_total_relation_size('merkle_nodes')::float8`, asNumber] });
 
 /**
  * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those from
@@ -122,23 +178,22 @@ export class MerkleNodesRepository {
 
   /** The table's size with its index, in bytes (pg_total_relation_size). */
   async storageBytes(): Promise<number> {
-    const [row] = (await this.pool.query(`SELECT pg_total_relation_size('merkle_nodes')::float8 AS bytes`)) as {
-      bytes: number;
-    }[];
+    const [row] = await selectRows(this.pool, STORAGE, `SELECT ${STORAGE.sql}`);
     return row?.bytes ?? 0;
   }
 
   /** The tree's nodes among `ids`, in the order asked, in one query; a node it lacks is left out. */
   async nodes(chainId: string, ids: readonly NodeId[], db: Db = this.pool): Promise<MerkleNode[]> {
     if (ids.length === 0) return [];
-    const rows = (await db.query(
-      `SELECT want.level, want.idx::text AS index, node.hash
+    return selectRows(
+      db,
+      NODE,
+      `SELECT ${NODE.sql}
          FROM unnest($2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
          CROSS JOIN ${merkleNodeAt('$1::varchar', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
       [chainId, ids.map((id) => id.level), ids.map((id) => id.index)],
-    )) as NodeRow[];
-    return rows.map((row) => ({ level: row.level, index: Number(row.index), hash: row.hash }));
+    );
   }
 
   /**
@@ -156,15 +211,11 @@ export class MerkleNodesRepository {
     size: number | null,
     db: Db = this.pool,
   ): Promise<InclusionFacts | null> {
-    const [row] = await queryPrepared<InclusionRow>(db, INCLUSION_SQL, [eventId, accountId, size]);
+    const [row] = await selectPrepared(db, INCLUSION, INCLUSION_SQL, [eventId, accountId, size]);
     if (!row) return null;
-    const { levels, indexes, hashes } = row;
+    const { levels, indexes, hashes, ...facts } = row;
     return {
-      chainId: row.chain_id,
-      position: row.position,
-      hash: row.hash,
-      chainSize: row.chain_size,
-      size: row.size,
+      ...facts,
       nodes: splitHashes(hashes).map((hash, i) => ({ level: levels![i]!, index: indexes![i]!, hash })),
     };
   }
@@ -181,14 +232,16 @@ export class MerkleNodesRepository {
     ids: readonly NodeId[],
     upTo: number,
     db: Db = this.pool,
-  ): Promise<{ chainId: string; size: number; firstPosition: number; hashes: Buffer[] } | null> {
-    const [row] = await queryPrepared<{ id: string; size: number; first_position: number; hashes: Buffer | null }>(
-      db,
-      CHAIN_NODES_SQL,
-      [chainId, accountId, ids.map((id) => id.level), ids.map((id) => id.index), upTo],
-    );
+  ): Promise<(Omit<ReturnType<typeof CHAIN_NODES.decode>, 'hashes'> & { hashes: Buffer[] }) | null> {
+    const [row] = await selectPrepared(db, CHAIN_NODES, CHAIN_NODES_SQL, [
+      chainId,
+      accountId,
+      ids.map((id) => id.level),
+      ids.map((id) => id.index),
+      upTo,
+    ]);
     if (!row) return null;
-    return { chainId: row.id, size: row.size, firstPosition: row.first_position, hashes: splitHashes(row.hashes) };
+    return { ...row, hashes: splitHashes(row.hashes) };
   }
 
   /** What proofs read through (merkle.ts `NodeReader`): every node asked for, or an error naming the missing. */
@@ -206,15 +259,16 @@ export class MerkleNodesRepository {
     const wanted = frontiers.flatMap(({ chainId, ids }) => ids.map((id) => ({ chainId, ...id })));
     const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
     if (wanted.length === 0) return result;
-    const rows = (await db.query(
-      `SELECT want.chain_id, want.level, want.idx::text AS index, node.hash
+    const rows = await selectRows(
+      db,
+      CHAIN_NODE,
+      `SELECT ${CHAIN_NODE.sql}
          FROM unnest($1::varchar[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
          CROSS JOIN ${merkleNodeAt('want.chain_id', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
       [wanted.map((w) => w.chainId), wanted.map((w) => w.level), wanted.map((w) => w.index)],
-    )) as (NodeRow & { chain_id: string })[];
-    for (const row of rows)
-      result.get(row.chain_id)!.push({ level: row.level, index: Number(row.index), hash: row.hash });
+    );
+    for (const { chainId, ...node } of rows) result.get(chainId)!.push(node);
     for (const { chainId, size, ids } of frontiers)
       if (result.get(chainId)!.length !== ids.length)
         throw new Error(`chain ${chainId} lacks Merkle node(s) of its frontier at size ${size}`);
@@ -225,7 +279,7 @@ export class MerkleNodesRepository {
    * The statement that stores the new nodes of several chains' trees, as extendTree gives them per
    * chain (a node already stored is a conflict), or null when there are none to store. Nodes below
    * LOWEST_STORED_LEVEL are skipped: they are read from the events (`merkleNodeAt`). The append
-   * transaction runs it with its heads' move, in one round trip (ChainsRepository `moveHeads`).
+   * transaction runs it with its heads' move, in one round trip (ChainHeadsRepository `moveHeads`).
    */
   insertStatement(trees: readonly { chainId: string; nodes: readonly MerkleNode[] }[]): SqlQuery | null {
     const chainIds: string[] = [];
@@ -241,8 +295,9 @@ export class MerkleNodesRepository {
         hashes.push(node.hash.toString('hex'));
       }
     if (chainIds.length === 0) return null;
+    const columns = (['chainId', 'level', 'index', 'hash'] as const).map((p) => merkleNodes.bare(p)).join(', ');
     return {
-      text: `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
+      text: `INSERT INTO merkle_nodes (${columns})
        SELECT chain_id, level, idx, decode(hash, 'hex')
          FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
       values: [chainIds, levels, indexes, hashes],

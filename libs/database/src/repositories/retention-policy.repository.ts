@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { RetentionPolicyEntity } from '../entities/retention-policy.entity';
+import { selectRows, Table } from '../schema/table';
 import { sqlState } from '../transaction-runner';
 
+const policy = new Table(RetentionPolicyEntity, 'p');
+
 /** What the database enforces of retention (retention_policy, migration 1765000000000). */
-export interface RetentionPolicyValues {
-  holdReleaseDelayHours: number;
-  auditMinRetentionDays: number;
-}
+const POLICY = policy.select('holdReleaseDelayHours', 'auditMinRetentionDays');
+export type RetentionPolicyValues = ReturnType<typeof POLICY.decode>;
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
@@ -21,21 +23,23 @@ export class RetentionPolicyRepository {
    * answers what the database enforces afterwards, and whether it could write.
    */
   async apply(values: RetentionPolicyValues): Promise<{ enforced: RetentionPolicyValues; writable: boolean }> {
+    const [delay, minimum] = [policy.bare('holdReleaseDelayHours'), policy.bare('auditMinRetentionDays')];
     let writable = true;
     try {
       await this.dataSource.query(
-        `UPDATE retention_policy SET hold_release_delay_hours = $1, audit_min_retention_days = $2
-          WHERE id AND (hold_release_delay_hours, audit_min_retention_days) IS DISTINCT FROM ($1, $2)`,
+        `UPDATE retention_policy SET ${delay} = $1, ${minimum} = $2
+          WHERE id AND (${delay}, ${minimum}) IS DISTINCT FROM ($1, $2)`,
         [values.holdReleaseDelayHours, values.auditMinRetentionDays],
       );
     } catch (error) {
       if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
       writable = false;
     }
-    const [row] = (await this.dataSource.query(
-      `SELECT hold_release_delay_hours AS "holdReleaseDelayHours", audit_min_retention_days AS "auditMinRetentionDays"
-         FROM retention_policy WHERE id`,
-    )) as RetentionPolicyValues[];
+    const [row] = await selectRows(
+      this.dataSource.manager,
+      POLICY,
+      `SELECT ${POLICY.sql} FROM retention_policy p WHERE p.id`,
+    );
     // Its migration inserts the one row, and no role may delete it (the append-only triggers).
     if (!row) throw new Error('retention_policy has no row: the migration 1765000000000 did not run to its end');
     return { enforced: row, writable };

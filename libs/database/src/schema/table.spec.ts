@@ -1,7 +1,8 @@
 import { AccountEntity } from '../entities/account.entity';
 import { ChainEntity } from '../entities/chain.entity';
 import { EventEntity } from '../entities/event.entity';
-import { asNumber, asString, computed, joined, orNull, Table } from './table';
+import { MerkleNodeEntity } from '../entities/merkle-node.entity';
+import { arrayOf, asBuffer, asNumber, asString, computed, joined, orNull, Table } from './table';
 
 describe('Table: SQL written from the entity', () => {
   const accounts = new Table(AccountEntity, 'a');
@@ -59,5 +60,16 @@ describe('Table: SQL written from the entity', () => {
     const typed: { id: string; position: number; chainName: string; until: string; total: number | null } = row;
     expect(typed.total).toBe(3);
     expect(() => computed({ n: ['1', asNumber] }).decode({ n: 'x' })).toThrow('expected a number from the database');
+  });
+
+  it('quotes "index" as the schema does, and decodes bytea and arrays', () => {
+    const nodes = new Table(MerkleNodeEntity, 'n');
+    expect(nodes.column('index')).toBe('n."index"');
+    const hash = Buffer.alloc(32, 1);
+    const selection = computed({ hashes: ['n.hashes', orNull(asBuffer)], levels: ['n.levels', arrayOf(asNumber)] });
+    expect(selection.decode({ hashes: hash, levels: [2, '3'] })).toEqual({ hashes: hash, levels: [2, 3] });
+    expect(selection.decode({ hashes: null, levels: [] })).toEqual({ hashes: null, levels: [] });
+    expect(() => selection.decode({ hashes: 'ab', levels: [] })).toThrow('expected bytea from the database');
+    expect(() => selection.decode({ hashes: null, levels: null })).toThrow('expected an array from the database');
   });
 });

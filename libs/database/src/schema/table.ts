@@ -115,6 +115,18 @@ export const asDate: Decoder<Date> = (raw) => {
   if (!(raw instanceof Date)) throw new Error(`expected a timestamp from the database, got ${typeof raw}`);
   return raw;
 };
+/** bytea (pg gives a Buffer). */
+export const asBuffer: Decoder<Buffer> = (raw) => {
+  if (!Buffer.isBuffer(raw)) throw new Error(`expected bytea from the database, got ${typeof raw}`);
+  return raw;
+};
+/** An array (`array_agg(…)`, an int4[] or float8[] column), each element through `decoder`. */
+export function arrayOf<T>(decoder: Decoder<T>): Decoder<T[]> {
+  return (raw) => {
+    if (!Array.isArray(raw)) throw new Error(`expected an array from the database, got ${typeof raw}`);
+    return raw.map((element: unknown) => decoder(element));
+  };
+}
 /** `decoder`, or null where the value is null. */
 export function orNull<T>(decoder: Decoder<T>): Decoder<T | null> {
   return (raw) => (raw === null || raw === undefined ? null : decoder(raw));
@@ -146,8 +158,11 @@ function quoted(name: string): string {
   return /^[a-z_][a-z0-9_]*$/.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
 }
 
-/** Column names quoted as this schema's SQL always has: `"timestamp"` (a type's name), and the reserved words. */
-const RESERVED = new Set(['timestamp', 'order', 'user', 'default', 'check', 'primary']);
+/**
+ * Column names quoted as this schema's SQL always has: `"timestamp"` (a type's name), `"index"`
+ * (merkle_nodes'; a keyword, though not a reserved one), and the reserved words.
+ */
+const RESERVED = new Set(['timestamp', 'index', 'order', 'user', 'default', 'check', 'primary']);
 
 /**
  * Runs a query whose SELECT list is `selection.sql` and gives its rows decoded: the one place a

@@ -1,6 +1,6 @@
 import {
+  ChainHeadsRepository,
   ChainRecord,
-  ChainsRepository,
   Db,
   EventRecord,
   EventsRepository,
@@ -44,7 +44,7 @@ function setup() {
       }));
     },
     moveHeads: async () => void calls.push('moveHeads'),
-  } as unknown as ChainsRepository;
+  } as unknown as ChainHeadsRepository;
   const events = {
     insertMany: (rows: EventRecord[]) => {
       calls.push(`insertMany ${rows.length}`);

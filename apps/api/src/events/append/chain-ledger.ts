@@ -4,8 +4,8 @@ import { monotonicFactory } from 'ulid';
 import { AppError } from '@app/common';
 import { computeEventHash } from '@app/hashing';
 import {
+  ChainHeadsRepository,
   ChainRecord,
-  ChainsRepository,
   claimId,
   Db,
   EventRecord,
@@ -56,7 +56,7 @@ export class ChainLedger {
 
   constructor(
     private readonly transactions: TransactionRunner,
-    private readonly chains: ChainsRepository,
+    private readonly chains: ChainHeadsRepository,
     private readonly events: EventsRepository,
     private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly trees: ChainTrees,

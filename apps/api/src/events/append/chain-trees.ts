@@ -34,7 +34,7 @@ export class ChainTrees {
   /**
    * `events` are new, in position order within each chain, the first of each chain at its head + 1.
    * Returns the statement that stores the grown trees (null: nothing to store), for the caller to
-   * run in `tx` (ChainsRepository `moveHeads`).
+   * run in `tx` (ChainHeadsRepository `moveHeads`).
    */
   async grow(events: readonly EventRecord[], tx: Db): Promise<SqlQuery | null> {
     if (events.length === 0) return null;
