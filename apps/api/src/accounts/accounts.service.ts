@@ -58,7 +58,7 @@ export class AccountsService {
   }
 
   /**
-   * Operator only (ROUTE_SCOPES, then the calling key re-checked in the transaction, not from the
+   * Operator only (the route's @RequireScopes(OPERATOR), then the calling key re-checked in the transaction, not from the
    * cache: contract §12); recorded in the `_audit` chain of `system`, in the same transaction.
    */
   async create(caller: AuthenticatedKey, dto: CreateAccountDto): Promise<{ data: AccountView }> {

@@ -123,7 +123,8 @@ export type TrustProxy = boolean | number | string[];
 
 /**
  * `ingest` appends events; `read` is every other read; `admin` manages the key's own account,
- * `operator` every account (contract §1, §12). Which route needs which: libs/auth route-scopes.ts.
+ * `operator` every account (contract §1, §12). Which route needs which: each handler's
+ * @RequireScopes (libs/auth route-scopes.ts).
  */
 export type Scope = 'ingest' | 'read' | 'admin' | 'operator';
 export const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin', 'operator'];
