@@ -205,7 +205,7 @@ describe('Statistics from the event_counts rollup', () => {
       `SELECT chain_id FROM event_counts WHERE account_id = $1 AND action = 'order.paid' AND day = '2026-03-03'
         ORDER BY chain_id LIMIT 1`,
       [acmeId],
-    )) as { chain_id: string }[];
+    )) as [{ chain_id: string }];
     const tamper = (delta: number) =>
       t.dataSource.query(
         `UPDATE event_counts SET count = count + $3
