@@ -52,7 +52,7 @@ describe('destinations over HTTP', () => {
   });
   const me = async (key: string) =>
     (await as(key).get('/v1/me').expect(200)).body.data as { accountId: string; keyId: string };
-  const sql = (text: string, params: unknown[] = []) => t.dataSource.query(text, params) as Promise<Body[]>;
+  const sql = (text: string, params: unknown[] = []) => t.dataSource.query<Promise<Body[]>>(text, params);
   const rowOf = async (id: string) => (await sql(`SELECT * FROM destinations WHERE id = $1`, [id]))[0]!;
   const opened = async (id: string) => t.app.get(SecretBox).open<Body>(id, (await rowOf(id)).secrets as Buffer);
   async function auditEvents(key: string): Promise<Body[]> {

@@ -85,7 +85,7 @@ describe('ChainAudit', () => {
     const events = honestChain(1);
     events[0] = { ...events[0]!, previousHash: 'b'.repeat(64) };
     expect(audit(events).result(NOW).errors).toEqual([
-      { position: 1, eventId: events[0]!.id, message: expect.stringMatching(/64 zeros/) },
+      { position: 1, eventId: events[0].id, message: expect.stringMatching(/64 zeros/) },
     ]);
   });
 
@@ -119,7 +119,7 @@ describe('ChainAudit', () => {
     expect(result.errors).toEqual([
       {
         position: 3,
-        eventId: events[2]!.id,
+        eventId: events[2].id,
         message: `timestamp 2020-01-01T00:00:00.000Z is earlier than ${events[1]!.timestamp}, the timestamp of the event at position 2: timestamps never decrease along a chain`,
       },
     ]);

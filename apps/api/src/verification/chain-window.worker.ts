@@ -77,7 +77,7 @@ function streamRows<Row>(db: Client, { text, values }: SqlQuery, onRow: (row: Ro
       try {
         onRow(row);
       } catch (error) {
-        reject(error as Error);
+        reject(error);
       }
     });
     query.on('end', () => resolve());

@@ -260,7 +260,7 @@ describe('verifyExport', () => {
         checkpoints: [{ status: 'unconfirmed', message: expect.stringMatching(/not signed by the given key/) }],
       });
       const good = note(CHAIN_A, 2, a[1]!.hash);
-      const altered = { ...good, note: (good.note as string).replace('\n2\n', '\n3\n') };
+      const altered = { ...good, note: good.note.replace('\n2\n', '\n3\n') };
       expect(verifyExport(doc(a), [altered], keys)).toMatchObject({
         outcome: 'tampered',
         checkpoints: [{ status: 'tampered' }],

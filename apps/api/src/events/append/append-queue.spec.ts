@@ -211,7 +211,7 @@ describe('AppendQueue', () => {
         ledger.commitAll();
       }
       const [s1, bad, ok] = await settled;
-      expect([s1!.status, bad!.status, ok!.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect([s1.status, bad.status, ok.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((bad as PromiseRejectedResult).reason).toBe(refusal);
       expect((ok as PromiseFulfilledResult<Appended[]>).value.map((a) => a.event.actor)).toEqual(['d1', 'd2']);
       expect(actors(ledger)).toEqual([

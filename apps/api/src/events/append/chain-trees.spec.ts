@@ -60,8 +60,10 @@ describe('ChainTrees', () => {
   });
   it('remembers the frontier it left: the next append at that head reads none, another head reads it', async () => {
     const { sut, calls, inserted } = setup();
-    const next = (chainId: string, position: number, previousHash = hashOf(chainId, position - 1)) =>
-      ({ ...event(chainId, position), previousHash }) as EventRecord;
+    const next = (chainId: string, position: number, previousHash = hashOf(chainId, position - 1)) => ({
+      ...event(chainId, position),
+      previousHash,
+    });
     await sut.grow([next('a', 3), next('a', 4)], {} as Db);
     await sut.grow([next('a', 5), next('c', 6)], {} as Db);
     await sut.grow([next('a', 6)], {} as Db);
