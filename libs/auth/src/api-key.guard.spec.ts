@@ -15,14 +15,14 @@ import { AnyKey, INGEST, READ, RequireScopes } from './route-scopes';
 /** Handlers as controllers declare them, with the real decorators. */
 class Routes {
   @RequireScopes(READ)
-  read(): void {}
+  read(this: void): void {}
   @RequireScopes(INGEST)
-  append(): void {}
+  append(this: void): void {}
   @AnyKey()
-  me(): void {}
-  undeclared(): void {}
+  me(this: void): void {}
+  undeclared(this: void): void {}
   @Public()
-  open(): void {}
+  open(this: void): void {}
 }
 
 /** The real guard, passport strategy and authenticator; only the key lookup (a database read) is in memory. */
@@ -52,9 +52,11 @@ describe('ApiKeyGuard', () => {
           useValue: {
             cached: () => undefined,
             mayBeValid: () => false,
-            lookUp: async (digest: string) => {
-              if (digest === digestApiKey(unreachableKey)) throw new Error('timeout exceeded when trying to connect');
-              return keys.get(digest) ?? null;
+            lookUp: (digest: string) => {
+              if (digest === digestApiKey(unreachableKey)) {
+                return Promise.reject(new Error('timeout exceeded when trying to connect'));
+              }
+              return Promise.resolve(keys.get(digest) ?? null);
             },
           },
         },

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AuthGuard } from '@nestjs/passport';
-import { AppError, Metrics } from '@app/common';
+import { AppError, asError, Metrics } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';
 import { IS_PUBLIC } from './decorators';
@@ -52,7 +52,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 
   /** Passport's verdict: the key, or the strategy's failure (its outcome) as 401, 429 or 503. */
   override handleRequest<T>(error: unknown, key: T | false, failure: Refusal | undefined): T {
-    if (error) throw error;
+    if (error) throw asError(error);
     if (key) return key;
     const refused = failure ?? { outcome: 'missing' };
     if (refused.outcome === 'throttled') this.metrics.requestRateLimited();

@@ -10,8 +10,8 @@ import { ChainLedger } from './chain-ledger';
  */
 class RecordingLedger {
   batches: AppendRequest[][] = [];
-  private pending: { requests: AppendRequest[]; settle: (error?: unknown) => void }[] = [];
-  failWith: ((requests: AppendRequest[]) => unknown) | null = null;
+  private pending: { requests: AppendRequest[]; settle: (error?: Error) => void }[] = [];
+  failWith: ((requests: AppendRequest[]) => Error | null) | null = null;
 
   append(requests: AppendRequest[]): Promise<Appended[]> {
     this.batches.push(requests);

@@ -22,9 +22,9 @@ function setup() {
   const calls: string[] = [];
   const inserted: (MerkleNode & { chainId: string })[] = [];
   const repository = {
-    frontiers: async (asked: ReadonlyMap<string, number>) => {
+    frontiers: (asked: ReadonlyMap<string, number>) => {
       calls.push(`frontiers ${[...asked].map(([c, s]) => `${c}:${s}`).join(',')}`);
-      return new Map([...asked.keys()].map((c) => [c, stored.get(c)!]));
+      return Promise.resolve(new Map([...asked.keys()].map((c) => [c, stored.get(c)!])));
     },
     insertStatement: (trees: { chainId: string; nodes: MerkleNode[] }[]) => {
       calls.push('insertStatement');
