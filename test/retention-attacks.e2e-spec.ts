@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { setUpServiceRole } from '@app/database';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin } from './support/postgres';
-import { bearer, exportJsonText, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
 
 const DAY = 86_400;
