@@ -66,9 +66,9 @@ describe('API_KEYS at every start', () => {
       .expect(200);
     await append(app, keys.dropped).expect(401);
     await append(app, apiMade).expect(201);
-    const rows = (await app.dataSource.query(
+    const rows = await app.dataSource.query<{ name: string; origin: string; scopes: string[]; revoked: boolean }[]>(
       `SELECT name, origin, scopes, revoked_at IS NOT NULL AS revoked FROM api_keys ORDER BY created_at, id`,
-    )) as { name: string; origin: string; scopes: string[]; revoked: boolean }[];
+    );
     expect(rows).toEqual([
       { name: 'API_KEYS', origin: 'config', scopes: ['read'], revoked: false },
       { name: 'API_KEYS', origin: 'config', scopes: ['ingest', 'read'], revoked: true },
@@ -152,9 +152,9 @@ describe("the embedded default's development keys", () => {
     const dev = kept('dev-api-key');
     expect((await me(app, dev)).scopes).toEqual(['ingest', 'read', 'admin']);
     expect((await me(app, kept('dev-operator-key'))).scopes).toEqual(['operator']);
-    const operators = (await app.dataSource.query(
+    const operators = await app.dataSource.query<{ revoked: boolean }[]>(
       `SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE 'operator' = ANY(scopes) ORDER BY created_at`,
-    )) as { revoked: boolean }[];
+    );
     expect(operators).toEqual([{ revoked: true }, { revoked: false }]); // the one no longer kept is revoked
   });
 });

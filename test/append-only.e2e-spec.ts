@@ -27,9 +27,10 @@ describe('append-only schema', () => {
   ): Promise<{ id: string; accountId: string; events: { id: string; hash: string; timestamp: string }[] }> {
     const events: { id: string; hash: string; timestamp: string; chain: { id: string } }[] = [];
     for (let i = 1; i <= count; i++) events.push((await post(name, i).expect(201)).body.data);
-    const [{ account_id: accountId }] = (await t.dataSource.query(`SELECT account_id FROM chains WHERE id = $1`, [
-      events[0]!.chain.id,
-    ])) as [{ account_id: string }];
+    const [{ account_id: accountId }] = await t.dataSource.query<[{ account_id: string }]>(
+      `SELECT account_id FROM chains WHERE id = $1`,
+      [events[0]!.chain.id],
+    );
     return { id: events[0]!.chain.id, accountId, events };
   }
 
@@ -37,9 +38,10 @@ describe('append-only schema', () => {
 
   const head = async (chainId: string) =>
     (
-      (await t.dataSource.query(`SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`, [
-        chainId,
-      ])) as { position: number; hash: string }[]
+      await t.dataSource.query<{ position: number; hash: string }[]>(
+        `SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`,
+        [chainId],
+      )
     )[0]!;
 
   /** Inserts the event that would come next after `previous` (an honest event, written in SQL). */
@@ -321,9 +323,10 @@ describe('append-only schema', () => {
     it('accepts an event at the same time as the one before it, and one within the clock skew', async () => {
       const chain = await chainOf('ao-time-equal', 1);
       expect(await appendAt(chain, chain.events[0]!.timestamp)).toBeNull();
-      const events = (await t.dataSource.query(`SELECT hash FROM events WHERE chain_id = $1 ORDER BY position`, [
-        chain.id,
-      ])) as { hash: string }[];
+      const events = await t.dataSource.query<{ hash: string }[]>(
+        `SELECT hash FROM events WHERE chain_id = $1 ORDER BY position`,
+        [chain.id],
+      );
       expect(await appendAt({ ...chain, events }, new Date(Date.now() + 1000).toISOString())).toBeNull();
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(3);
     });
@@ -332,16 +335,18 @@ describe('append-only schema', () => {
   it('keeps the append path working: concurrent appends to several chains stay intact', async () => {
     const names = ['ao-load-a', 'ao-load-b', 'ao-load-c'];
     await Promise.all(names.flatMap((name) => Array.from({ length: 40 }, (_, i) => post(name, i).expect(201))));
-    const chains = (await t.dataSource.query(`SELECT id FROM chains WHERE name = ANY($1)`, [names])) as {
-      id: string;
-    }[];
+    const chains = await t.dataSource.query<
+      {
+        id: string;
+      }[]
+    >(`SELECT id FROM chains WHERE name = ANY($1)`, [names]);
     for (const { id } of chains) expect(await assertChainIntact(t.dataSource, id)).toBe(40);
   });
 
   it('names every trigger it installs', async () => {
-    const rows = (await t.dataSource.query(
+    const rows = await t.dataSource.query<{ tgname: string }[]>(
       `SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid IN ('events'::regclass, 'chains'::regclass, 'checkpoints'::regclass) ORDER BY tgname`,
-    )) as { tgname: string }[];
+    );
     expect(rows.map((r) => r.tgname)).toEqual([
       'trg_chains_head_forward',
       'trg_chains_prune_policy',

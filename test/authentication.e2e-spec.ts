@@ -78,7 +78,7 @@ describe('authentication comes first (contract §8)', () => {
     expectUnauthorized(
       await t.http().post(`/v1/events?access_token=${KEYS.acme}`).send({ actor: 'a', action: 'b', chain: 'q' }),
     );
-    const rows = (await t.dataSource.query(`SELECT count(*)::int AS n FROM events`)) as [{ n: number }];
+    const rows = await t.dataSource.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM events`);
     expect(rows[0].n).toBe(0);
   });
 

@@ -76,7 +76,7 @@ import { withAdmin } from './support/postgres';
     await cutOff(true);
     const after = await post('after').expect(201);
     expect(after.body.data.chain.position).toBe(2);
-    const actors = (await t.dataSource.query(`SELECT actor FROM events ORDER BY position`)) as { actor: string }[];
+    const actors = await t.dataSource.query<{ actor: string }[]>(`SELECT actor FROM events ORDER BY position`);
     expect(actors.map((a) => a.actor)).toEqual(['before', 'after']);
   });
 });

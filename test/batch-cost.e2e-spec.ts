@@ -43,10 +43,10 @@ describe('What a batch may cost (contract §8, §9)', () => {
   };
   const eventsIn = async (chain: string) =>
     (
-      (await t.dataSource.query(
+      await t.dataSource.query<[{ n: number }]>(
         `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
         [chain],
-      )) as [{ n: number }]
+      )
     )[0].n;
 
   it('refuses the review’s batch (1,000 items × 600 members, 6.4 MB) on body before parsing it, and nothing is written', async () => {

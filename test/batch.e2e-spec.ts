@@ -42,20 +42,20 @@ describe('POST /v1/events/batch (contract §9)', () => {
     return req.send(body as object);
   };
   const chainsNamed = async (name: string) =>
-    (await t.dataSource.query(`SELECT id FROM chains WHERE name = $1 ORDER BY id`, [name])) as { id: string }[];
+    await t.dataSource.query<{ id: string }[]>(`SELECT id FROM chains WHERE name = $1 ORDER BY id`, [name]);
   const countIn = async (name: string) =>
     (
-      (await t.dataSource.query(
+      await t.dataSource.query<[{ n: number }]>(
         `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
         [name],
-      )) as [{ n: number }]
+      )
     )[0].n;
   const chainIdOf = async (name: string, account = 'acme') =>
     (
-      (await t.dataSource.query(
+      await t.dataSource.query<[{ id: string }]>(
         `SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id WHERE c.name = $1 AND a.name = $2`,
         [name, account],
-      )) as [{ id: string }]
+      )
     )[0].id;
 
   it('appends every event in request order, chains created on first use, consecutive positions per chain', async () => {
@@ -387,8 +387,7 @@ describe('cli ingest against the service: resumption after a kill (issue 11)', (
       child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.on('exit', (code, signal) => resolve({ code, signal, out }));
     });
-  const count = async () =>
-    ((await t.dataSource.query(`SELECT count(*)::int AS n FROM events`)) as [{ n: number }])[0].n;
+  const count = async () => (await t.dataSource.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM events`))[0].n;
 
   it('killed mid-file and run again, appends every line exactly once', async () => {
     const file = join(dir, 'events.ndjson');
@@ -408,18 +407,18 @@ describe('cli ingest against the service: resumption after a kill (issue 11)', (
 
     const second = await exited(ingest(file));
     expect({ code: second.code, out: second.out }).toEqual({ code: 0, out: expect.stringContaining('replayed') });
-    const perLine = (await t.dataSource.query(
+    const perLine = await t.dataSource.query<{ line: number; n: number }[]>(
       `SELECT (context->>'line')::int AS line, count(*)::int AS n FROM events GROUP BY 1 ORDER BY 1`,
-    )) as { line: number; n: number }[];
+    );
     expect(perLine).toEqual(lines.map((_, i) => ({ line: i + 1, n: 1 })));
     for (const name of ['ingest-0', 'ingest-1', 'ingest-2']) {
-      const [{ id }] = (await t.dataSource.query(`SELECT id FROM chains WHERE name = $1`, [name])) as [{ id: string }];
+      const [{ id }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM chains WHERE name = $1`, [name]);
       expect(await assertChainIntact(t.dataSource, id)).toBe(LINES / 3);
     }
     // Each chain keeps the file's order.
-    const order = (await t.dataSource.query(
+    const order = await t.dataSource.query<{ line: number }[]>(
       `SELECT (e.context->>'line')::int AS line FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = 'ingest-1' ORDER BY e.position`,
-    )) as { line: number }[];
+    );
     expect(order.map((r) => r.line)).toEqual(lines.map((_, i) => i + 1).filter((l) => (l - 1) % 3 === 1));
   }, 180_000);
 });

@@ -210,10 +210,10 @@ describe('signed checkpoints and whole-chain verification', () => {
         size: 3,
         hash: Buffer.from(independentRoot(hashes), 'hex'),
       });
-      const stored = (await t.dataSource.query(
+      const stored = await t.dataSource.query<{ size: number; hash: string; note: string }[]>(
         `SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
         [chain.id],
-      )) as { size: number; hash: string; note: string }[];
+      );
       expect(stored).toEqual([
         { size: 2, hash: independentRoot(hashes.slice(0, 2)), note: first },
         { size: 3, hash: independentRoot(hashes), note: second },
@@ -729,16 +729,17 @@ describe('signed checkpoints and whole-chain verification', () => {
         bySize.set(opened.size, (bySize.get(opened.size) ?? new Set()).add(opened.hash.toString('hex')));
       }
       for (const hashes of bySize.values()) expect(hashes.size).toBe(1);
-      const events = (await t.dataSource.query(
+      const events = await t.dataSource.query<{ position: number; hash: string }[]>(
         `SELECT position::int AS position, hash FROM events WHERE chain_id = $1`,
         [chainId],
-      )) as { position: number; hash: string }[];
+      );
       const inOrder = events.sort((a, b) => a.position - b.position).map((e) => e.hash);
       const rootAt = (size: number) => independentRoot(inOrder.slice(0, size));
       for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(rootAt(size));
-      const stored = (await t.dataSource.query(`SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`, [
-        chainId,
-      ])) as { size: number; hash: string }[];
+      const stored = await t.dataSource.query<{ size: number; hash: string }[]>(
+        `SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`,
+        [chainId],
+      );
       expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));
       for (const s of stored) expect(s.hash).toBe(rootAt(s.size));
       const final = (await checkpoint(chainId).expect(200)).text;
@@ -786,7 +787,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         checkedEvents: 23,
         errors: [],
       });
-      const before = (await t.dataSource.query(workerConnections)) as { pid: number }[];
+      const before = await t.dataSource.query<{ pid: number }[]>(workerConnections);
       expect(before.length).toBeGreaterThan(0);
       await t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM (${workerConnections}) w`);
       expect((await verifyChain(chain.id).expect(200)).body.data).toMatchObject({
@@ -794,7 +795,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         checkedEvents: 23,
         errors: [],
       });
-      const after = ((await t.dataSource.query(workerConnections)) as { pid: number }[]).map((c) => c.pid);
+      const after = (await t.dataSource.query<{ pid: number }[]>(workerConnections)).map((c) => c.pid);
       expect(after.length).toBeGreaterThan(0);
       expect(after.filter((pid) => before.some((c) => c.pid === pid))).toEqual([]);
     });

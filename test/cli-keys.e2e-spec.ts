@@ -47,9 +47,9 @@ describeOnPostgres('cli keys (PostgreSQL)', () => {
           .expect(403)
       ).body.error.code,
     ).toBe('FORBIDDEN');
-    const rows = (await t.dataSource.query(
+    const rows = await t.dataSource.query<{ prefix: string; key_digest: string; scopes: string[] }[]>(
       `SELECT prefix, key_digest, scopes FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'newco'`,
-    )) as { prefix: string; key_digest: string; scopes: string[] }[];
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]!.prefix).toBe(key.slice(0, 8));
     expect(rows[0]!.scopes).toEqual(['read']);

@@ -4,6 +4,8 @@ import { CapturedLogs, capturingLogs } from './support/captured-logs';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 type Body = Record<string, unknown>;
+/** A destination as the API answers it (the members the suite uses by name). */
+type Destination = Body & { id: string };
 const LIMIT = 5;
 const NO_SUCH = 'dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D2';
 
@@ -52,7 +54,7 @@ describe('destinations over HTTP', () => {
   });
   const me = async (key: string) =>
     (await as(key).get('/v1/me').expect(200)).body.data as { accountId: string; keyId: string };
-  const sql = (text: string, params: unknown[] = []) => t.dataSource.query(text, params) as Promise<Body[]>;
+  const sql = (text: string, params: unknown[] = []) => t.dataSource.query<Promise<Body[]>>(text, params);
   const rowOf = async (id: string) => (await sql(`SELECT * FROM destinations WHERE id = $1`, [id]))[0]!;
   const opened = async (id: string) => t.app.get(SecretBox).open<Body>(id, (await rowOf(id)).secrets as Buffer);
   async function auditEvents(key: string): Promise<Body[]> {
@@ -81,14 +83,14 @@ describe('destinations over HTTP', () => {
     sourcetype: 'audit',
     headers: { 'X-Tenant': 'header-value-7d3e9a1c' },
   };
-  let webhook: Body = {};
+  let webhook: Destination = { id: '' };
   let webhookSecret = '';
-  let splunk: Body = {};
+  let splunk: Destination = { id: '' };
 
   describe('create', () => {
     it('a webhook: defaults, every field of Destination, its secret once', async () => {
       const res = await as(ADMIN_KEYS.acmeAdmin).post(of(acme), WEBHOOK).expect(201);
-      const { secret, ...view } = res.body.data as Body & { secret: string };
+      const { secret, ...view } = res.body.data as Destination & { secret: string };
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
       expect(view).toEqual({
@@ -113,7 +115,7 @@ describe('destinations over HTTP', () => {
       webhook = view;
       webhookSecret = secret;
       credentials.push(secret);
-      expect(await opened(view.id as string)).toEqual({ webhookSecrets: [{ secret, until: null }], headers: {} });
+      expect(await opened(view.id)).toEqual({ webhookSecrets: [{ secret, until: null }], headers: {} });
       expect(await lastAudit()).toMatchObject({
         actor: `key:${adminKeyId}`,
         action: 'destination.created',
@@ -139,9 +141,9 @@ describe('destinations over HTTP', () => {
       credentials.push(SPLUNK.token, SPLUNK.headers['X-Tenant']);
       expect(splunk).not.toHaveProperty('secret');
       expect(splunk).toMatchObject({ q: 'action:order.*', batchSize: 500, timeoutSeconds: 30, start: 'beginning' });
-      expect((await rowOf(splunk.id as string)).position).toEqual({ since: '1:1:', until: null, after: null });
-      expect((await rowOf(splunk.id as string)).options).toEqual({ sourcetype: 'audit' });
-      expect(await opened(splunk.id as string)).toEqual({ token: SPLUNK.token, headers: SPLUNK.headers });
+      expect((await rowOf(splunk.id)).position).toEqual({ since: '1:1:', until: null, after: null });
+      expect((await rowOf(splunk.id)).options).toEqual({ sourcetype: 'audit' });
+      expect(await opened(splunk.id)).toEqual({ token: SPLUNK.token, headers: SPLUNK.headers });
       expect((await lastAudit())!.context).toEqual({
         name: 'Splunk',
         kind: 'splunk_hec',
@@ -322,7 +324,7 @@ describe('destinations over HTTP', () => {
   describe('change', () => {
     it('PATCH changes settings, moves the version on, and records what changed (no query string)', async () => {
       const path = of(acme, `/${webhook.id}`);
-      const before = (await rowOf(webhook.id as string)).version as number;
+      const before = (await rowOf(webhook.id)).version as number;
       const changed = (
         await as(ADMIN_KEYS.acmeAdmin)
           .patch(path, { name: 'SIEM', url: 'https://siem2.example.com/in?token=t0p', q: 'actor:alice', batchSize: 10 })
@@ -330,7 +332,7 @@ describe('destinations over HTTP', () => {
       ).body.data;
       expect(changed).toMatchObject({ name: 'SIEM', url: 'https://siem2.example.com/in?token=t0p', q: 'actor:alice' });
       expect(changed.batchSize).toBe(10);
-      expect((await rowOf(webhook.id as string)).version).toBe(before + 1);
+      expect((await rowOf(webhook.id)).version).toBe(before + 1);
       expect(await lastAudit()).toMatchObject({
         action: 'destination.changed',
         resource: webhook.id,
@@ -371,14 +373,14 @@ describe('destinations over HTTP', () => {
         .patch(path, { token, headers: { 'X-Other': value }, index: 'main' })
         .expect(200);
       for (const c of credentials) expect(JSON.stringify(res.body)).not.toContain(c);
-      expect(await opened(splunk.id as string)).toEqual({ token, headers: { 'X-Other': value } });
-      expect((await rowOf(splunk.id as string)).options).toEqual({ sourcetype: 'audit', index: 'main' });
+      expect(await opened(splunk.id)).toEqual({ token, headers: { 'X-Other': value } });
+      expect((await rowOf(splunk.id)).options).toEqual({ sourcetype: 'audit', index: 'main' });
       expect((await lastAudit())!.context).toEqual({ index: 'main', headers: ['X-Other'], credentials: ['token'] });
     });
   });
 
   describe('controls', () => {
-    const version = async () => (await rowOf(webhook.id as string)).version as number;
+    const version = async () => (await rowOf(webhook.id)).version as number;
 
     it('pause, then resume (again: unchanged); each in _audit and moving the version on', async () => {
       const path = of(acme, `/${webhook.id}`);
@@ -414,7 +416,7 @@ describe('destinations over HTTP', () => {
           .expect(200)
       ).body.data;
       expect(resumed).toMatchObject({ state: 'active', consecutiveFailures: 0 });
-      expect((await rowOf(webhook.id as string)).failing_since).toBeNull();
+      expect((await rowOf(webhook.id)).failing_since).toBeNull();
     });
 
     it('replay moves the position to `from`, keeps the state, and is recorded', async () => {
@@ -425,11 +427,11 @@ describe('destinations over HTTP', () => {
         const res = await as(ADMIN_KEYS.acmeAdmin).post(`${path}/replay`, body).expect(400);
         expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toContain('from');
       }
-      const before = (await rowOf(splunk.id as string)).version as number;
+      const before = (await rowOf(splunk.id)).version as number;
       const from = '2026-11-01T00:00:00.000Z';
       const replayed = (await as(ADMIN_KEYS.acmeAdmin).post(`${path}/replay`, { from }).expect(200)).body.data;
       expect(replayed.state).toBe('paused');
-      const row = await rowOf(splunk.id as string);
+      const row = await rowOf(splunk.id);
       expect(row.version).toBe(before + 1);
       expect(row.position).toEqual({ since: '1:1:', until: null, after: { time: from, chainId: '', position: 0 } });
       expect(await lastAudit()).toMatchObject({ action: 'destination.replayed', context: { from } });
@@ -442,7 +444,7 @@ describe('destinations over HTTP', () => {
       credentials.push(secret);
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(secret).not.toBe(webhookSecret);
-      const { webhookSecrets } = (await opened(webhook.id as string)) as {
+      const { webhookSecrets } = (await opened(webhook.id)) as {
         webhookSecrets: { secret: string; until: string | null }[];
       };
       expect(webhookSecrets.map((s) => s.secret)).toEqual([secret, webhookSecret]);

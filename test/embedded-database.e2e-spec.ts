@@ -53,7 +53,7 @@ function listeningTcpPorts(): number[] {
   return ['/proc/self/net/tcp', '/proc/self/net/tcp6']
     .flatMap((table) => readFileSync(table, 'utf8').trim().split('\n').slice(1))
     .map((line) => line.trim().split(/\s+/))
-    .filter((cols) => cols[3] === '0A' && inodes.has(cols[9]!))
+    .filter((cols) => cols[3] === '0A' && inodes.has(cols[9]))
     .map((cols) => parseInt(cols[1]!.split(':')[1]!, 16));
 }
 
@@ -231,10 +231,10 @@ function otherInstance(dataDir: string): OtherInstance {
   );
   started.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const outcome = new Promise<{ started: boolean; stderr: string }>((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('started')) resolve({ started: true, stderr });
     });
     void exited.then(() => resolve({ started: false, stderr }));

@@ -120,8 +120,7 @@ describe('POST /v1/events, GET /v1/events/:id', () => {
     ['client-chosen hash', { actor: 'a', action: 'b', hash: 'f'.repeat(64) }, 'hash'],
     ['client-chosen timestamp', { actor: 'a', action: 'b', timestamp: '2020-01-01T00:00:00.000Z' }, 'timestamp'],
   ])('400 VALIDATION_ERROR: %s, and nothing is written', async (_name, body, field) => {
-    const count = async () =>
-      ((await t.dataSource.query(`SELECT count(*)::int AS n FROM events`)) as [{ n: number }])[0].n;
+    const count = async () => (await t.dataSource.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM events`))[0].n;
     const before = await count();
     const res = await post(body).expect(400);
     expect(await count()).toBe(before);
@@ -266,10 +265,12 @@ describe('authentication and scopes', () => {
   });
 
   it('stores keys only as SHA-256 digests', async () => {
-    const rows = (await t.dataSource.query(`SELECT prefix, key_digest FROM api_keys`)) as {
-      prefix: string;
-      key_digest: string;
-    }[];
+    const rows = await t.dataSource.query<
+      {
+        prefix: string;
+        key_digest: string;
+      }[]
+    >(`SELECT prefix, key_digest FROM api_keys`);
     expect(rows.length).toBe(4);
     const dump = JSON.stringify(rows);
     for (const key of Object.values(KEYS)) expect(dump).not.toContain(key);

@@ -170,7 +170,7 @@ describe('GET /v1/events/export', () => {
         relax_column_count: false,
         skip_empty_lines: false,
         bom: false,
-      }) as string[][];
+      });
       // Outside quoted fields, every line break is a CRLF record terminator, one per record.
       const unquoted = text.replace(/"(?:[^"]|"")*"/g, '');
       expect(unquoted).not.toMatch(/\r(?!\n)|(?<!\r)\n/);

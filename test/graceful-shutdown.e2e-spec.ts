@@ -78,8 +78,8 @@ async function startServer(
   );
   started.add(child);
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
@@ -293,17 +293,17 @@ describe('graceful shutdown: SIGTERM during a load of appends (contract §11)', 
     // Every acknowledged event is in the database, nothing else was written, and the chains hold.
     const t = await startTestApp({}, database);
     try {
-      const [{ found }] = (await t.dataSource.query(
+      const [{ found }] = await t.dataSource.query<[{ found: number }]>(
         `SELECT count(*)::int AS found FROM events WHERE id = ANY($1::text[])`,
         [acknowledged],
-      )) as [{ found: number }];
-      const [{ total }] = (await t.dataSource.query(
+      );
+      const [{ total }] = await t.dataSource.query<[{ total: number }]>(
         `SELECT count(*)::int AS total FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name LIKE 'stop-%'`,
-      )) as [{ total: number }];
+      );
       totals.lost = acknowledged.length - found;
       expect(found).toBe(acknowledged.length);
       expect(total).toBe(acknowledged.length);
-      const chains = (await t.dataSource.query(`SELECT id FROM chains WHERE name LIKE 'stop-%'`)) as { id: string }[];
+      const chains = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM chains WHERE name LIKE 'stop-%'`);
       expect(chains).toHaveLength(CHAINS.length);
       for (const { id } of chains) await assertChainIntact(t.dataSource, id);
     } finally {

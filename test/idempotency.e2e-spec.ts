@@ -21,10 +21,10 @@ describe('Idempotency-Key on POST /v1/events', () => {
   };
   const countIn = async (chain: string) =>
     (
-      (await t.dataSource.query(
+      await t.dataSource.query<[{ n: number }]>(
         `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
         [chain],
-      )) as [{ n: number }]
+      )
     )[0].n;
 
   it('replays the same status and body byte for byte, with Idempotent-Replayed, appending nothing', async () => {
@@ -52,9 +52,9 @@ describe('Idempotency-Key on POST /v1/events', () => {
         .send({ events: [{ actor: 'a', action: 'x', chain: 'idem-once' }] })
         .expect(201);
       expect(responsesStringified()).toBe(2);
-      const stored = (await t.dataSource.query(
+      const stored = await t.dataSource.query<{ key: string; response: string }[]>(
         `SELECT key, response FROM idempotency_keys WHERE key IN ('once-1', 'once-2') ORDER BY key`,
-      )) as { key: string; response: string }[];
+      );
       expect(stored.map((r) => r.response)).toEqual([single.text, batch.text]);
       expect(single.headers['content-type']).toBe('application/json; charset=utf-8');
       const replay = await post({ actor: 'a', action: 'x', chain: 'idem-once' }, 'once-1').expect(201);
@@ -95,9 +95,9 @@ describe('Idempotency-Key on POST /v1/events', () => {
   });
 
   it('a claim whose request died is taken over once stale; a fresh one is 409', async () => {
-    const [{ id: accountId }] = (await t.dataSource.query(`SELECT id FROM accounts WHERE name = 'acme'`)) as [
-      { id: string },
-    ];
+    const [{ id: accountId }] = await t.dataSource.query<[{ id: string }]>(
+      `SELECT id FROM accounts WHERE name = 'acme'`,
+    );
     const body = { actor: 'a', action: 'x', chain: 'idem-5' };
     const digest = IdempotencyService.digest('POST /v1/events', [
       { chainName: 'idem-5', actor: 'a', action: 'x', resource: null, context: null },
@@ -163,7 +163,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
         .set(...bearer(KEYS.acme))
         .set('Idempotency-Key', 'stale-key')
         .send(body);
-    const one = async <T>(sql: string): Promise<T> => ((await t.dataSource.query(sql)) as T[])[0]!;
+    const one = async <T>(sql: string): Promise<T> => (await t.dataSource.query<T[]>(sql))[0]!;
     /** Polls the database until `done` (no clock involved: the test's own timeout bounds it). */
     const until = async (done: () => Promise<boolean>) => {
       while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -206,9 +206,9 @@ describe('Idempotency-Key on POST /v1/events', () => {
         );
         await holder.query('COMMIT');
         const results = await Promise.all([first, retry]);
-        const [{ n }] = (await t.dataSource.query(
+        const [{ n }] = await t.dataSource.query<[{ n: number }]>(
           `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = 'idem-stale'`,
-        )) as [{ n: number }];
+        );
         expect(n).toBe(2);
         const created = results.filter((r) => r.status === 201);
         expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
@@ -259,10 +259,10 @@ describe('Idempotency-Key on POST /v1/events', () => {
         expect(f.status).toBe(409);
         expect(f.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
         expect(r.status).toBe(201);
-        const [{ n }] = (await t.dataSource.query(
+        const [{ n }] = await t.dataSource.query<[{ n: number }]>(
           `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
           [chain],
-        )) as [{ n: number }];
+        );
         expect(n).toBe(3);
         const again = await send('queued-key');
         expect(again.headers['idempotent-replayed']).toBe('true');

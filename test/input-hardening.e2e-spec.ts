@@ -15,8 +15,7 @@ describe('Input hardening (contract §8)', () => {
       .http()
       .get(path)
       .set(...bearer(key));
-  const count = async () =>
-    ((await t.dataSource.query(`SELECT count(*)::int AS n FROM events`)) as [{ n: number }])[0].n;
+  const count = async () => (await t.dataSource.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM events`))[0].n;
 
   beforeAll(async () => {
     t = await startTestApp();

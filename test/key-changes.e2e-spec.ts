@@ -52,7 +52,7 @@ describe('key changes judge the calling key in their transaction (§12)', () => 
   /** What another instance does when it revokes a key: this instance's cache is not told. */
   const revokedElsewhere = (keyId: string) =>
     t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [keyId]);
-  const count = async (sql: string) => ((await t.dataSource.query(sql)) as { n: number }[])[0]!.n;
+  const count = async (sql: string) => (await t.dataSource.query<{ n: number }[]>(sql))[0]!.n;
   const changesRecorded = () => count(`SELECT count(*)::int AS n FROM events WHERE action LIKE 'key.%'`);
 
   it('a key revoked a moment ago elsewhere, still cached here, mints nothing: 401 for create, rotate, revoke', async () => {

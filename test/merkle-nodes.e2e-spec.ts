@@ -83,10 +83,10 @@ describe('merkle_nodes', () => {
   }
 
   async function storedNodes(chainId: string): Promise<string[]> {
-    const rows = (await t.dataSource.query(
+    const rows = await t.dataSource.query<{ level: number; index: string; hash: string }[]>(
       `SELECT level, "index"::text AS index, encode(hash, 'hex') AS hash FROM merkle_nodes WHERE chain_id = $1`,
       [chainId],
-    )) as { level: number; index: string; hash: string }[];
+    );
     return rows.map((r) => `${r.level}/${r.index}/${r.hash}`).sort();
   }
 
@@ -220,14 +220,14 @@ describe('merkle_nodes', () => {
           .send({ events: Array.from({ length: 1000 }, (_, k) => ({ actor: `u${k}`, action: 'a', chain: 'planned' })) })
           .expect(201);
       await t.dataSource.query('ANALYZE events');
-      const [{ id }] = (await t.dataSource.query(`SELECT id FROM chains WHERE name = 'planned'`)) as [{ id: string }];
+      const [{ id }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM chains WHERE name = 'planned'`);
       for (const level of [0, 1]) {
-        const [row] = (await t.dataSource.query(
+        const [row] = await t.dataSource.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
           // Index from a function, as in the proof's statement: not a constant the planner can look up.
           `EXPLAIN (FORMAT JSON) SELECT node.hash FROM generate_series(7::bigint, 8) AS want(idx)
              CROSS JOIN ${merkleNodeAt('$1::varchar', '$2::int', 'want.idx')}`,
           [id, level],
-        )) as { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
+        );
         const scans = eventScans(row!['QUERY PLAN'][0].Plan);
         expect(scans.length).toBeGreaterThan(0);
         for (const scan of scans) expect(scan['Plan Rows']).toBeLessThanOrEqual(2);
@@ -250,9 +250,9 @@ describe('merkle_nodes', () => {
 
     beforeAll(async () => {
       chainId = `chn_${ulid()}`;
-      const [{ account_id: accountId }] = (await t.dataSource.query(
+      const [{ account_id: accountId }] = await t.dataSource.query<[{ account_id: string }]>(
         `SELECT account_id FROM chains ORDER BY created_at LIMIT 1`,
-      )) as [{ account_id: string }];
+      );
       await t.dataSource.query(`INSERT INTO chains (id, account_id, name) VALUES ($1, $2, 'merkle-synthetic')`, [
         chainId,
         accountId,
@@ -342,9 +342,10 @@ describe('merkle_nodes', () => {
         ),
         details: { chainId, level: 2, index: 1 },
       });
-      const head = (await t.dataSource.query(`SELECT last_position::int AS n FROM chains WHERE id = $1`, [
-        chainId,
-      ])) as [{ n: number }];
+      const head = await t.dataSource.query<[{ n: number }]>(
+        `SELECT last_position::int AS n FROM chains WHERE id = $1`,
+        [chainId],
+      );
       expect(head[0].n).toBe(7);
       // Other chains are not held back.
       await t
@@ -403,7 +404,7 @@ describe('merkle_nodes', () => {
       ['TRUNCATE', `TRUNCATE merkle_nodes`],
       ['TRUNCATE through a cascade from chains', `TRUNCATE chains CASCADE`],
     ])('refuses %s', async (_label, sql) => {
-      const before = (await t.dataSource.query(`SELECT count(*)::int AS n FROM merkle_nodes`)) as [{ n: number }];
+      const before = await t.dataSource.query<[{ n: number }]>(`SELECT count(*)::int AS n FROM merkle_nodes`);
       expect(before[0].n).toBeGreaterThan(0);
       expect(await attempt((m) => m.query(sql))).toMatchObject({
         code: '42501',

@@ -24,9 +24,9 @@ describe('queryPrepared', () => {
     const { results, prepared } = await runner.run(async (tx) => {
       const results: number[] = [];
       for (const n of [1, 41, -3]) results.push((await queryPrepared<{ next: number }>(tx, TEXT, [n]))[0]!.next);
-      const prepared = (await tx.query(
+      const prepared = await tx.query<{ name: string; statement: string }[]>(
         `SELECT name, statement FROM pg_prepared_statements WHERE statement LIKE '%prepared-statements.e2e%'`,
-      )) as { name: string; statement: string }[];
+      );
       return { results, prepared };
     });
     expect(results).toEqual([2, 42, -2]);

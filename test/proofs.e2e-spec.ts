@@ -316,21 +316,23 @@ describe('Merkle proofs', () => {
     /** Edits the event at `position`, recomputes every later hash, moves the head and rebuilds the chain's tree. */
     async function rewrite(chainId: string, position: number): Promise<void> {
       await tamper(async (m) => {
-        const rows = (await m.query(
+        const rows = await m.query<
+          {
+            id: string;
+            chain_id: string;
+            position: number;
+            actor: string;
+            action: string;
+            resource: string | null;
+            context: Record<string, unknown> | null;
+            timestamp: Date;
+            hash: string;
+          }[]
+        >(
           `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", hash
              FROM events WHERE chain_id = $1 ORDER BY position`,
           [chainId],
-        )) as {
-          id: string;
-          chain_id: string;
-          position: number;
-          actor: string;
-          action: string;
-          resource: string | null;
-          context: Record<string, unknown> | null;
-          timestamp: Date;
-          hash: string;
-        }[];
+        );
         let previous = GENESIS_HASH;
         const hashes: string[] = [];
         for (const r of rows) {

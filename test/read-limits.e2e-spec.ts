@@ -50,10 +50,12 @@ async function seed(t: TestApp): Promise<Record<'acme' | 'globex', string>> {
       .send({ actor: 'alice', action: 'order.created', resource: 'order/1' })
       .expect(201);
   }
-  const rows = (await t.dataSource.query(`SELECT id, name FROM accounts WHERE name IN ('acme', 'globex')`)) as {
-    id: string;
-    name: 'acme' | 'globex';
-  }[];
+  const rows = await t.dataSource.query<
+    {
+      id: string;
+      name: 'acme' | 'globex';
+    }[]
+  >(`SELECT id, name FROM accounts WHERE name IN ('acme', 'globex')`);
   return Object.fromEntries(rows.map((row) => [row.name, row.id])) as Record<'acme' | 'globex', string>;
 }
 

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { setUpServiceRole } from '@app/database';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin } from './support/postgres';
-import { bearer, exportJsonText, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
 
 const DAY = 86_400;
@@ -154,10 +154,10 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
       await client.query(`UPDATE chains SET retention_days = null WHERE id = $1`, [chainId]);
     });
     expect(await status(chainId, KEYS.acme)).toMatchObject({ firstPosition: 1, effectiveLegalHold: true });
-    const log = (await owner.dataSource.query(
+    const log = await owner.dataSource.query<{ kind: string; chain_id: string | null; database_role: string }[]>(
       `SELECT kind, chain_id, database_role FROM retention_log WHERE (account_id = $1 AND chain_id IS NULL) OR chain_id = $2 ORDER BY id`,
       [acme, chainId],
-    )) as { kind: string; chain_id: string | null; database_role: string }[];
+    );
     expect(log.slice(-5)).toEqual([
       { kind: 'hold.placed', chain_id: null, database_role: role },
       { kind: 'hold.lifted', chain_id: null, database_role: role },
@@ -180,11 +180,11 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
       };
     });
     expect(deleted.n).toBe(5);
-    const [logged] = (await owner.dataSource.query(
+    const [logged] = await owner.dataSource.query<unknown[]>(
       `SELECT first_position::int AS first, last_position::int AS last, checkpoint_size::int AS checkpoint, database_role
          FROM retention_log WHERE chain_id = $1 AND kind = 'pruned'`,
       [chainId],
-    )) as unknown[];
+    );
     expect(logged).toEqual({ first: 1, last: 5, checkpoint: 5, database_role: role });
     const result = await verify(chainId, KEYS.globex);
     expect(result.valid).toBe(false);

@@ -53,18 +53,20 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
 
   const auditChainOf = async (accountId: string): Promise<string> =>
     (
-      (await t.dataSource.query(`SELECT id FROM chains WHERE account_id = $1 AND name = '_audit'`, [accountId])) as {
-        id: string;
-      }[]
+      await t.dataSource.query<
+        {
+          id: string;
+        }[]
+      >(`SELECT id FROM chains WHERE account_id = $1 AND name = '_audit'`, [accountId])
     )[0]!.id;
 
   const logOf = async (where: string, params: unknown[]) =>
-    (await t.dataSource.query(
+    await t.dataSource.query<Record<string, unknown>[]>(
       `SELECT kind, account_id, chain_id, retention_days, legal_hold_by, first_position::int AS first, last_position::int AS last,
               checkpoint_size::int AS checkpoint
          FROM retention_log WHERE ${where} ORDER BY id`,
       params,
-    )) as Record<string, unknown>[];
+    );
 
   /** audit_prune_chain called as the superuser session of the tests (the owner's: it may shift the clock). */
   const prune = (chainId: string, upTo: number, offsetSeconds: number) =>
@@ -87,11 +89,11 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     // An admin of another account, and an unknown chain, are still 404.
     await put(ADMIN_KEYS.globexAdmin, `/v1/chain/${chainId}/retention`, { days: 1 }).expect(404);
     await put(ADMIN_KEYS.operator, `/v1/chain/chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2/retention`, { days: 1 }).expect(404);
-    const entries = (await t.dataSource.query(
+    const entries = await t.dataSource.query<{ action: string; context: unknown }[]>(
       `SELECT e.action, e.resource, e.context FROM events e JOIN chains c ON c.id = e.chain_id
         WHERE c.account_id = $1 AND c.name = '_audit' AND e.resource = $2 ORDER BY e.position`,
       [acme, chainId],
-    )) as { action: string; context: unknown }[];
+    );
     expect(entries).toEqual([
       { action: 'retention.changed', resource: chainId, context: { days: 30 } },
       { action: 'legal_hold.changed', resource: chainId, context: { hold: true, reason: 'subpoena' } },
@@ -159,11 +161,11 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     // Even called directly, the prune function keeps _audit for 365 days: an event of today is kept 364 days on.
     expect(await prune(audit, 1_000_000, 364 * DAY)).toBeNull();
     expect((await status(audit, KEYS.globex)).firstPosition).toBe(1);
-    const actions = (await t.dataSource.query(`SELECT action FROM events WHERE chain_id = $1 ORDER BY position`, [
-      audit,
-    ])) as {
-      action: string;
-    }[];
+    const actions = await t.dataSource.query<
+      {
+        action: string;
+      }[]
+    >(`SELECT action FROM events WHERE chain_id = $1 ORDER BY position`, [audit]);
     expect(actions.map((a) => a.action)).toEqual(
       expect.arrayContaining(['legal_hold.changed', 'retention.changed', 'retention.pruned']),
     );

@@ -70,10 +70,10 @@ describe('Retention and legal hold', () => {
   }
 
   const accountOf = async (key: string = KEYS.acme): Promise<string> => {
-    const [row] = (await t.dataSource.query(
+    const [row] = await t.dataSource.query<{ id: string }[]>(
       `SELECT a.id FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_digest = encode(sha256($1::bytea), 'hex')`,
       [Buffer.from(key)],
-    )) as { id: string }[];
+    );
     return row!.id;
   };
 
@@ -201,8 +201,8 @@ describe('Retention and legal hold', () => {
       // too; its _audit chain is held, so that the prune's own entries (stamped now, old under the
       // shifted clock) stay to be read.
       auditChain = (
-        (await t.dataSource.query(`SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id
-                      WHERE a.name = 'acme' AND c.name = '_audit'`)) as { id: string }[]
+        await t.dataSource.query<{ id: string }[]>(`SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id
+                      WHERE a.name = 'acme' AND c.name = '_audit'`)
       )[0]!.id;
       await req().put(`/v1/chain/${auditChain}/legal-hold`, { hold: true, reason: 'keep the record' }).expect(200);
       pruned = await sweep(2 * DAY);
@@ -227,18 +227,19 @@ describe('Retention and legal hold', () => {
         const rows = await readChainEvents(t.dataSource, chain.id);
         expect(rows.map((r) => r.position)).toEqual(Array.from({ length: GROW }, (_, i) => size + 1 + i));
         expect(rows[0]!.previousHash).toBe(chain.hashes[size - 1]);
-        const [kept] = (await t.dataSource.query(`SELECT pruned_hash FROM chains WHERE id = $1`, [chain.id])) as {
-          pruned_hash: string;
-        }[];
+        const [kept] = await t.dataSource.query<
+          {
+            pruned_hash: string;
+          }[]
+        >(`SELECT pruned_hash FROM chains WHERE id = $1`, [chain.id]);
         expect(kept!.pruned_hash).toBe(chain.hashes[size - 1]);
       }
     });
 
     it('appended one retention.pruned entry per prune, and one entry per settings change, to the account’s _audit chain', async () => {
-      const entries = (await t.dataSource.query(
-        `SELECT actor, action, resource, context FROM events WHERE chain_id = $1 ORDER BY position`,
-        [auditChain],
-      )) as { actor: string; action: string; resource: string; context: Record<string, unknown> }[];
+      const entries = await t.dataSource.query<
+        { actor: string; action: string; resource: string; context: Record<string, unknown> }[]
+      >(`SELECT actor, action, resource, context FROM events WHERE chain_id = $1 ORDER BY position`, [auditChain]);
       for (const size of SIZES)
         expect(entries.filter((e) => e.action === 'retention.pruned' && e.resource === chains.get(size)!.id)).toEqual([
           {
@@ -268,9 +269,10 @@ describe('Retention and legal hold', () => {
 
     it('signed a checkpoint covering the prefix before deleting it', async () => {
       for (const size of SIZES) {
-        const [row] = (await t.dataSource.query(`SELECT max(size)::int AS size FROM checkpoints WHERE chain_id = $1`, [
-          chains.get(size)!.id,
-        ])) as { size: number }[];
+        const [row] = await t.dataSource.query<{ size: number }[]>(
+          `SELECT max(size)::int AS size FROM checkpoints WHERE chain_id = $1`,
+          [chains.get(size)!.id],
+        );
         expect(row!.size).toBeGreaterThanOrEqual(size);
       }
     });
@@ -393,10 +395,10 @@ describe('Retention and legal hold', () => {
           await m.query(sql, params);
         });
       // A kept node rewritten (7 = 4 + 2 + 1: the node over positions 1–4): the checkpoints no longer match.
-      const [node] = (await t.dataSource.query(
+      const [node] = await t.dataSource.query<{ hash: Buffer }[]>(
         `SELECT hash FROM merkle_nodes WHERE chain_id = $1 AND level = 2 AND "index" = 0`,
         [chain.id],
-      )) as { hash: Buffer }[];
+      );
       expect(
         await tamper(`UPDATE merkle_nodes SET hash = sha256('x') WHERE chain_id = $1 AND level = 2 AND "index" = 0`, [
           chain.id,
@@ -468,10 +470,10 @@ describe('Retention and legal hold', () => {
     it('a second sweep prunes nothing more; the tree keeps O(log n) nodes below the first retained position', async () => {
       expect(await sweep(0)).toEqual({ chains: 0, events: 0 });
       const chain = chains.get(1000)!;
-      const nodes = (await t.dataSource.query(
+      const nodes = await t.dataSource.query<{ level: number; index: number }[]>(
         `SELECT level, "index"::int AS index FROM merkle_nodes WHERE chain_id = $1 AND ("index" + 1) << level <= 1000 ORDER BY level DESC`,
         [chain.id],
-      )) as { level: number; index: number }[];
+      );
       // 1000 = 512 + 256 + 128 + 64 + 32 + 8 (one node per set bit), and 999 = … + 4 + 2 + 1 (the
       // nodes that with the last pruned leaf give the one of 8).
       expect(nodes).toEqual([
@@ -552,9 +554,11 @@ describe('Retention and legal hold', () => {
       expect(s.lastPosition).toBe(5200);
       const rows = await readChainEvents(t.dataSource, chainId);
       expect(rows.length).toBe(5200 - s.firstPosition + 1);
-      const [kept] = (await t.dataSource.query(`SELECT pruned_hash FROM chains WHERE id = $1`, [chainId])) as {
-        pruned_hash: string;
-      }[];
+      const [kept] = await t.dataSource.query<
+        {
+          pruned_hash: string;
+        }[]
+      >(`SELECT pruned_hash FROM chains WHERE id = $1`, [chainId]);
       let previous = kept!.pruned_hash;
       rows.forEach((row, i) => {
         expect(row.position).toBe(s.firstPosition + i);
@@ -591,10 +595,10 @@ describe('Retention and legal hold', () => {
     });
 
     it('the first retained position moves only under the policy: not on hold, not forever, only past old events', async () => {
-      const [e] = (await t.dataSource.query(
+      const [e] = await t.dataSource.query<{ hash: string; timestamp: Date }[]>(
         `SELECT hash, "timestamp" FROM events WHERE chain_id = $1 AND position = 10`,
         [chainId],
-      )) as { hash: string; timestamp: Date }[];
+      );
       const move = `UPDATE chains SET first_position = 11, pruned_hash = $2, pruned_timestamp = $3 WHERE id = $1`;
       // Forever (no retention): refused.
       expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/kept forever/);
@@ -612,18 +616,21 @@ describe('Retention and legal hold', () => {
       });
       expect(held?.message).toMatch(/legal hold/);
       // The function prunes nothing of a held chain, and takes no position: it cannot reach a middle event.
-      const [none] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 20, 1000, 172800)::int AS n`, [
-        chainId,
-      ])) as { n: number }[];
+      const [none] = await t.dataSource.query<{ n: number }[]>(
+        `SELECT audit_prune_chain($1, 20, 1000, 172800)::int AS n`,
+        [chainId],
+      );
       expect(none!.n).toBe(0);
       await t.dataSource.query(
         `UPDATE chains SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
         [chainId],
       );
       // Recent events through the function: nothing.
-      const [recent] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 20, 1000, 0)::int AS n`, [chainId])) as {
-        n: number;
-      }[];
+      const [recent] = await t.dataSource.query<
+        {
+          n: number;
+        }[]
+      >(`SELECT audit_prune_chain($1, 20, 1000, 0)::int AS n`, [chainId]);
       expect(recent!.n).toBe(0);
       // A wrong kept hash: refused.
       const forged = await attemptSql(t.dataSource, async (m) => {
@@ -634,15 +641,17 @@ describe('Retention and legal hold', () => {
       // Past the first retained position: events there stay undeletable.
       await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 15`, [chainId]);
       // Never past a signed checkpoint: none was signed yet, so nothing goes.
-      const [unsigned] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`, [
-        chainId,
-      ])) as { n: number }[];
+      const [unsigned] = await t.dataSource.query<{ n: number }[]>(
+        `SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`,
+        [chainId],
+      );
       expect(unsigned!.n).toBe(0);
       await req(KEYS.globex).get(`/v1/chain/${chainId}/checkpoint`).expect(200);
       // Old enough (by the offset) and bounded to position 10: exactly positions 1–10 go.
-      const [pruned] = (await t.dataSource.query(`SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`, [
-        chainId,
-      ])) as { n: number }[];
+      const [pruned] = await t.dataSource.query<{ n: number }[]>(
+        `SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`,
+        [chainId],
+      );
       expect(pruned!.n).toBe(10);
       expect((await status(chainId, KEYS.globex)).firstPosition).toBe(11);
       await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 11`, [chainId]);

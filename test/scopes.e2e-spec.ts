@@ -1,7 +1,10 @@
-import { ROUTE_SCOPES, scopesAllow } from '@app/auth';
+import { ModulesContainer } from '@nestjs/core';
+import { routeScopesOf, scopesAllow } from '@app/auth';
 import type { Scope } from '@app/common';
+import { AppModule } from '../apps/api/src/app.module';
 import { openApiDocument } from '../apps/api/src/openapi/openapi';
 import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
+import { controllersOf } from './support/controllers';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /** One key per scope, each alone. */
@@ -12,9 +15,13 @@ const KEY_OF: Record<Scope, string> = {
   operator: ADMIN_KEYS.operator,
 };
 
+/** Every route of the app's controllers that needs a key, with what its handler declares (@RequireScopes, @AnyKey). */
+const CONTROLLERS = controllersOf(AppModule);
+const ROUTES = routeScopesOf(CONTROLLERS);
+
 /**
- * Every scope × every route, generated from ROUTE_SCOPES (libs/auth), the one place that decides:
- * 403 FORBIDDEN exactly where the table says the scope is not enough, and never elsewhere. Path
+ * Every scope × every route, generated from what each handler declares (read as ApiKeyGuard reads
+ * it): 403 FORBIDDEN exactly where the declaration says the scope is not enough, and never elsewhere. Path
  * parameters are well-formed ids (the caller's own account for :accountId), so an allowed call
  * answers 200, 201, 400 (an empty body) or 404, but never 401 or 403.
  */
@@ -37,17 +44,26 @@ describe('scopes × routes', () => {
     await t.close();
   });
 
-  it('ROUTE_SCOPES lists exactly the routes of the OpenAPI description that need a key', () => {
+  it("reads the running app's controllers, every one", () => {
+    const running = [...t.app.get(ModulesContainer).values()].flatMap((module) =>
+      [...module.controllers.values()].map(({ metatype }) => metatype),
+    );
+    expect(new Set(running)).toEqual(CONTROLLERS);
+  });
+
+  it('every route of the OpenAPI description that needs a key declares its scopes, and no other route needs one', () => {
+    const undeclared = [...ROUTES].filter(([, needed]) => needed === undefined).map(([route]) => route);
+    expect(undeclared).toEqual([]);
     const document = openApiDocument(t.app);
     const described = Object.entries(document.paths).flatMap(([path, item]) =>
       (['get', 'post', 'put', 'patch', 'delete'] as const)
         .filter((method) => item[method] && (item[method].security ?? []).length > 0)
         .map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
     );
-    expect(described.sort()).toEqual(Object.keys(ROUTE_SCOPES).sort());
+    expect(described.sort()).toEqual([...ROUTES.keys()].sort());
   });
 
-  const cases = Object.entries(ROUTE_SCOPES).flatMap(([route, needed]) =>
+  const cases = [...ROUTES].flatMap(([route, needed]) =>
     (Object.keys(KEY_OF) as Scope[]).map((scope) => [route, scope, scopesAllow(needed, [scope])] as const),
   );
 

@@ -66,11 +66,11 @@ describe('Statistics from the event_counts rollup', () => {
   };
 
   const eventsOf = async (accountId: string): Promise<Row[]> =>
-    (await t.dataSource.query(
+    await t.dataSource.query<Row[]>(
       `SELECT e.action, e.chain_id, c.name AS chain_name, e."timestamp" FROM events e JOIN chains c ON c.id = e.chain_id
         WHERE e.account_id = $1`,
       [accountId],
-    )) as Row[];
+    );
 
   /** What GET /v1/stats/events must answer, computed here from the account's events. */
   function expected(rows: Row[], query: Record<string, string>, keep: (r: Row) => boolean = () => true) {
@@ -104,9 +104,11 @@ describe('Statistics from the event_counts rollup', () => {
       const res = await append(name, 1);
       chains[name] = res.body.data[0].chain.id;
     }
-    const [owner] = (await t.dataSource.query(`SELECT account_id FROM events WHERE chain_id = $1`, [chains.alpha])) as {
-      account_id: string;
-    }[];
+    const [owner] = await t.dataSource.query<
+      {
+        account_id: string;
+      }[]
+    >(`SELECT account_id FROM events WHERE chain_id = $1`, [chains.alpha]);
     acmeId = owner!.account_id;
     // 300 events over 60 hours from 2026-03-01T20:00Z (two UTC day changes), at odd times, written
     // straight into events (triggers that check appends off; the rollup's fire ALWAYS).
@@ -164,7 +166,7 @@ describe('Statistics from the event_counts rollup', () => {
   it.each(PERIODS)('every group_by from %s to %s equals the GROUP BY of the events', async (after, before) => {
     const rows = await eventsOf(acmeId);
     for (const group_by of GROUPS) {
-      const query = { after: after!, before: before!, group_by, limit: '1000' };
+      const query = { after: after, before: before, group_by, limit: '1000' };
       expect({ query, body: await stats(query) }).toEqual({ query, body: expected(rows, query) });
     }
   });
@@ -201,12 +203,11 @@ describe('Statistics from the event_counts rollup', () => {
     const truth = await stats(query);
     // One row, chosen once by its key: a `ctid … LIMIT 1` chosen again for the restore could pick another of
     // the day's order.paid rows (an update moves the row), and take 1,000 from a count of 10.
-    const [tampered] = (await t.dataSource.query(
+    const [{ chain_id: tamperedChain }] = await t.dataSource.query<[{ chain_id: string }]>(
       `SELECT chain_id FROM event_counts WHERE account_id = $1 AND action = 'order.paid' AND day = '2026-03-03'
         ORDER BY chain_id LIMIT 1`,
       [acmeId],
-    )) as { chain_id: string }[];
-    const tamperedChain = tampered!.chain_id;
+    );
     const tamper = (delta: number) =>
       t.dataSource.query(
         `UPDATE event_counts SET count = count + $3
@@ -260,9 +261,11 @@ describe('Statistics from the event_counts rollup', () => {
     const first = await append('pruned', 30, KEYS.globex);
     const chainId = first.body.data[0].chain.id as string;
     const globexId = (
-      (await t.dataSource.query(`SELECT account_id FROM chains WHERE id = $1`, [chainId])) as {
-        account_id: string;
-      }[]
+      await t.dataSource.query<
+        {
+          account_id: string;
+        }[]
+      >(`SELECT account_id FROM chains WHERE id = $1`, [chainId])
     )[0]!.account_id;
     await req()
       .put(`/v1/chain/${chainId}/retention`)
@@ -309,10 +312,10 @@ describe('Statistics from the event_counts rollup', () => {
         await t.dataSource.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
         await t.dataSource.query(`GRANT SELECT, INSERT ON events, chains TO ${role}`);
         await t.dataSource.query(`GRANT SELECT ON event_counts TO ${role}`);
-        const [head] = (await t.dataSource.query(
+        const [head] = await t.dataSource.query<{ position: number; hash: string }[]>(
           `SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`,
           [chains.gamma],
-        )) as { position: number; hash: string }[];
+        );
         const counted = () =>
           `SELECT coalesce(sum(count), 0)::int AS n FROM event_counts
             WHERE chain_id = '${chains.gamma}' AND action = 'role.check'`;

@@ -42,9 +42,11 @@ describe('GET /v1/stats/events', () => {
       .set(...bearer(KEYS.globex))
       .send({ actor: 'alice', action: 'order.created', resource: 'x' })
       .expect(201);
-    const [owner] = (await t.dataSource.query(`SELECT account_id FROM events WHERE chain_id = $1`, [chains[0]])) as {
-      account_id: string;
-    }[];
+    const [owner] = await t.dataSource.query<
+      {
+        account_id: string;
+      }[]
+    >(`SELECT account_id FROM events WHERE chain_id = $1`, [chains[0]]);
     acmeId = owner!.account_id;
     // 150 events from 2026-03-01T22:00Z over 50 hours (two UTC day changes), at whole and odd times.
     const error = await attemptSql(t.dataSource, async (sql) => {
@@ -68,10 +70,10 @@ describe('GET /v1/stats/events', () => {
       }
     });
     expect(error).toBeNull();
-    rows = (await t.dataSource.query(
+    rows = await t.dataSource.query<Row[]>(
       `SELECT action, actor, resource, chain_id, "timestamp" FROM events WHERE account_id = $1`,
       [acmeId],
-    )) as Row[];
+    );
   });
   afterAll(async () => {
     await t.close();

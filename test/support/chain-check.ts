@@ -12,12 +12,12 @@ type Queryable = Pick<DataSource, 'query'>;
 
 /** A chain's events straight from the table, in position order. */
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
-  return (await db.query(
+  return await db.query<StoredChainEvent[]>(
     `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
             previous_hash AS "previousHash", hash
        FROM events WHERE chain_id = $1 ORDER BY position`,
     [chainId],
-  )) as StoredChainEvent[];
+  );
 }
 
 /** The hash a stored event should have, recomputed from its payload (with this previousHash, if given). */
@@ -42,9 +42,10 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     previous = e.hash;
     lastTime = e.timestamp.getTime();
   });
-  const [head] = (await dataSource.query(`SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`, [
-    chainId,
-  ])) as { position: number; last_hash: string }[];
+  const [head] = await dataSource.query<{ position: number; last_hash: string }[]>(
+    `SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`,
+    [chainId],
+  );
   expect(head).toEqual({ position: events.length, last_hash: previous });
   return events.length;
 }

@@ -94,7 +94,7 @@ export class OpenApiCheck {
 
   private checkHeaders(response: ResponseObject, res: Response, where: string): void {
     for (const [header, described] of Object.entries(response.headers ?? {}) as [string, HeaderObject][]) {
-      const value = res.headers[header.toLowerCase()] as string | undefined;
+      const value = res.headers[header.toLowerCase()];
       if (value === undefined) {
         if (described.required) throw new Error(`${where}: the required header ${header} is missing`);
         continue;

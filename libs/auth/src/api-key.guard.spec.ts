@@ -1,5 +1,4 @@
-import { ExecutionContext, Logger, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ExecutionContext, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { AppConfig, AppError, Metrics } from '@app/common';
@@ -8,9 +7,23 @@ import { ApiKeyGuard } from './api-key.guard';
 import { ApiKeyStore } from './api-key.store';
 import { ApiKeyStrategy } from './api-key.strategy';
 import { AuthFailureLimiter } from './auth-failure-limiter';
-import { IS_PUBLIC } from './decorators';
+import { Public } from './decorators';
 import { KeyAuthenticator } from './key-authenticator';
 import { KeyUsage } from './key-usage';
+import { AnyKey, INGEST, READ, RequireScopes } from './route-scopes';
+
+/** Handlers as controllers declare them, with the real decorators. */
+class Routes {
+  @RequireScopes(READ)
+  read(this: void): void {}
+  @RequireScopes(INGEST)
+  append(this: void): void {}
+  @AnyKey()
+  me(this: void): void {}
+  undeclared(this: void): void {}
+  @Public()
+  open(this: void): void {}
+}
 
 /** The real guard, passport strategy and authenticator; only the key lookup (a database read) is in memory. */
 describe('ApiKeyGuard', () => {
@@ -39,9 +52,11 @@ describe('ApiKeyGuard', () => {
           useValue: {
             cached: () => undefined,
             mayBeValid: () => false,
-            lookUp: async (digest: string) => {
-              if (digest === digestApiKey(unreachableKey)) throw new Error('timeout exceeded when trying to connect');
-              return keys.get(digest) ?? null;
+            lookUp: (digest: string) => {
+              if (digest === digestApiKey(unreachableKey)) {
+                return Promise.reject(new Error('timeout exceeded when trying to connect'));
+              }
+              return Promise.resolve(keys.get(digest) ?? null);
             },
           },
         },
@@ -52,22 +67,15 @@ describe('ApiKeyGuard', () => {
 
   function contextFor(
     authorization: string | undefined,
-    metadata: Record<string, unknown> = {},
+    route: keyof Routes = 'read',
     elsewhere: { query?: object; body?: object } = {},
-    route: [RequestMethod, string, string] = [RequestMethod.GET, 'v1/events', '/'],
   ) {
     const request = { headers: authorization ? { authorization } : {}, ip: '127.0.0.1', ...elsewhere } as {
       user?: unknown;
     };
-    const handler = () => undefined;
-    const controller = class {};
-    for (const [key, value] of Object.entries(metadata)) Reflect.defineMetadata(key, value, handler);
-    Reflect.defineMetadata(METHOD_METADATA, route[0], handler);
-    Reflect.defineMetadata(PATH_METADATA, route[1], controller);
-    Reflect.defineMetadata(PATH_METADATA, route[2], handler);
     const context = {
-      getHandler: () => handler,
-      getClass: () => controller,
+      getHandler: () => Routes.prototype[route],
+      getClass: () => Routes,
       switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
       getType: () => 'http',
       getArgs: () => [request, {}],
@@ -103,27 +111,32 @@ describe('ApiKeyGuard', () => {
     expect(error.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
   });
 
-  it("refuses a key without the route's scope (ROUTE_SCOPES) with FORBIDDEN", async () => {
-    const append = contextFor(`Bearer ${readOnlyKey}`, {}, {}, [RequestMethod.POST, 'v1/events', '/']);
-    expect((await failure(() => sut.canActivate(append.context))).code).toBe('FORBIDDEN');
-    expect(await sut.canActivate(contextFor(`Bearer ${readOnlyKey}`).context)).toBe(true);
+  it('refuses a key without a scope the handler declares (@RequireScopes) with FORBIDDEN', async () => {
+    const error = await failure(() => sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, 'append').context));
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.details).toEqual({ requiredScopes: ['ingest'] });
+    expect(await sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, 'read').context)).toBe(true);
   });
 
-  it('refuses every key on a route ROUTE_SCOPES does not list (deny by default)', async () => {
-    const unlisted = contextFor(`Bearer ${validKey}`, {}, {}, [RequestMethod.GET, 'v1', 'unlisted']);
-    expect((await failure(() => sut.canActivate(unlisted.context))).code).toBe('FORBIDDEN');
+  it('lets any valid key call an @AnyKey() handler, but not without one', async () => {
+    expect(await sut.canActivate(contextFor(`Bearer ${readOnlyKey}`, 'me').context)).toBe(true);
+    expect((await failure(() => sut.canActivate(contextFor(undefined, 'me').context))).code).toBe('UNAUTHORIZED');
+  });
+
+  it('refuses every key on a handler that declares no scopes (deny by default)', async () => {
+    const undeclared = contextFor(`Bearer ${validKey}`, 'undeclared');
+    expect((await failure(() => sut.canActivate(undeclared.context))).code).toBe('FORBIDDEN');
   });
 
   it('lets @Public() routes through without a key', async () => {
-    expect(await sut.canActivate(contextFor(undefined, { [IS_PUBLIC]: true }).context)).toBe(true);
+    expect(await sut.canActivate(contextFor(undefined, 'open').context)).toBe(true);
   });
 
   it('reads the key from the Authorization header only, never access_token in the query string or body', async () => {
-    const { context } = contextFor(
-      undefined,
-      {},
-      { query: { access_token: validKey }, body: { access_token: validKey } },
-    );
+    const { context } = contextFor(undefined, 'read', {
+      query: { access_token: validKey },
+      body: { access_token: validKey },
+    });
     expect((await failure(() => sut.canActivate(context))).code).toBe('UNAUTHORIZED');
   });
 

@@ -2,15 +2,16 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AuthGuard } from '@nestjs/passport';
-import { AppError, Metrics } from '@app/common';
+import { AppError, asError, Metrics } from '@app/common';
 import { API_KEY_STRATEGY } from './api-key.strategy';
 import { AuthenticatedKey } from './authenticated-key';
 import { IS_PUBLIC } from './decorators';
 import { Authentication } from './key-authenticator';
-import { ROUTE_SCOPES, RouteScopes, routeOf, scopesAllow } from './route-scopes';
+import { declaredScopes, RouteScopes, scopesAllow } from './route-scopes';
 
 /**
- * Run on every request by RequestGuards (the app's one APP_GUARD): every route needs a valid key with the route's scope unless @Public().
+ * Run on every request by RequestGuards (the app's one APP_GUARD): every route needs a valid key with a scope its handler
+ * declares (@RequireScopes, or @AnyKey) unless @Public(); a handler that declares nothing is refused to every key (403).
  * The body is read only after this guard let a request through with a key (JsonBodyGuard, the
  * last guard): a request refused here never has its body read, whatever it is (docs/contract.md §8).
  */
@@ -51,7 +52,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 
   /** Passport's verdict: the key, or the strategy's failure (its outcome) as 401, 429 or 503. */
   override handleRequest<T>(error: unknown, key: T | false, failure: Refusal | undefined): T {
-    if (error) throw error;
+    if (error) throw asError(error);
     if (key) return key;
     const refused = failure ?? { outcome: 'missing' };
     if (refused.outcome === 'throttled') this.metrics.requestRateLimited();
@@ -69,7 +70,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
       const targets = [handler, controller];
       access = {
         isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
-        scopes: ROUTE_SCOPES[routeOf(controller, handler)],
+        scopes: declaredScopes(this.reflector, handler),
       };
       handlers.set(handler, access);
     }
@@ -79,7 +80,7 @@ export class ApiKeyGuard extends AuthGuard(API_KEY_STRATEGY) {
 
 interface RouteAccess {
   isPublic: boolean;
-  /** undefined: the route is not in ROUTE_SCOPES, so no key may call it (deny by default). */
+  /** undefined: the handler declares no scopes, so no key may call it (deny by default). */
   scopes: RouteScopes | undefined;
 }
 

@@ -63,8 +63,8 @@ describe('KeyAuthenticator', () => {
 
   it('61 refused keys do not lock a valid, uncached key out of the address (issue 18, item 11)', async () => {
     const valid = generateApiKey();
-    const { sut, asked, onceValid } = authenticatorWith(async (digest) =>
-      digest === digestApiKey(valid) ? key : null,
+    const { sut, asked, onceValid } = authenticatorWith((digest) =>
+      Promise.resolve(digest === digestApiKey(valid) ? key : null),
     );
     onceValid.add(digestApiKey(valid)); // known as a key's at start (ApiKeyStore.preload)
     for (let i = 0; i <= config.authFailuresPerMinute; i++) await outcomeOf(sut, generateApiKey(), '10.0.0.9');
@@ -77,7 +77,7 @@ describe('KeyAuthenticator', () => {
   });
 
   it('concurrent requests with one unknown key share one lookup, and one reservation', async () => {
-    const { sut, asked } = authenticatorWith(async () => null);
+    const { sut, asked } = authenticatorWith(() => Promise.resolve(null));
     const presented = generateApiKey();
     const outcomes = await Promise.all(
       Array.from({ length: config.authFailuresPerMinute + 5 }, () => outcomeOf(sut, presented, '10.0.0.3')),
@@ -87,7 +87,7 @@ describe('KeyAuthenticator', () => {
   });
 
   it('answers a cached key synchronously, without asking for the address', () => {
-    const { sut, known } = authenticatorWith(async () => key);
+    const { sut, known } = authenticatorWith(() => Promise.resolve(key));
     const presented = generateApiKey();
     known.set(digestApiKey(presented), key);
     expect(
@@ -98,7 +98,7 @@ describe('KeyAuthenticator', () => {
   });
 
   it('refuses what cannot be a key without a lookup, and counts it against the address', async () => {
-    const { sut, asked } = authenticatorWith(async () => key);
+    const { sut, asked } = authenticatorWith(() => Promise.resolve(key));
     await expect(sut.authenticate('Bearer short', () => '10.0.0.4')).resolves.toEqual({ outcome: 'refused' });
     await expect(sut.authenticate(`Bearer ${'x'.repeat(257)}`, () => '10.0.0.4')).resolves.toEqual({
       outcome: 'refused',
@@ -107,7 +107,7 @@ describe('KeyAuthenticator', () => {
   });
 
   it('a request whose key is not cached parses and digests it once, and asks the cache once (through the strategy)', async () => {
-    const { sut, asked } = authenticatorWith(async () => key);
+    const { sut, asked } = authenticatorWith(() => Promise.resolve(key));
     const strategy = new ApiKeyStrategy(sut);
     const presented = generateApiKey();
     const hashes = jest.spyOn(crypto, 'hash');

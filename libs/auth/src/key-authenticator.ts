@@ -89,7 +89,7 @@ export class KeyAuthenticator {
     } catch (error) {
       if (client !== null) this.limiter.forgive(client);
       this.logger.error(
-        `API keys cannot be looked up, answering 503: ${error instanceof Error ? error.message : error}`,
+        `API keys cannot be looked up, answering 503: ${error instanceof Error ? error.message : String(error)}`,
       );
       return { outcome: 'unavailable' };
     }

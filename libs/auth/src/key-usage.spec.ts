@@ -10,9 +10,10 @@ describe('KeyUsage', () => {
     writes = [];
     failing = false;
     const table = {
-      touch: async (ids: readonly string[]) => {
-        if (failing) throw new Error('connection terminated');
+      touch: (ids: readonly string[]) => {
+        if (failing) return Promise.reject(new Error('connection terminated'));
         writes.push([...ids]);
+        return Promise.resolve();
       },
     } as unknown as ApiKeysRepository;
     sut = new KeyUsage(table);

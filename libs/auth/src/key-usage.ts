@@ -42,7 +42,7 @@ export class KeyUsage implements OnApplicationShutdown {
     } catch (error) {
       for (const id of due) this.lastWritten.delete(id);
       this.logger.warn(
-        `lastUsedAt of ${due.length} key(s) not written: ${error instanceof Error ? error.message : error}`,
+        `lastUsedAt of ${due.length} key(s) not written: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }

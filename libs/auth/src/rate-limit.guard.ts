@@ -12,18 +12,16 @@ export class RateLimitGuard extends ThrottlerGuard {
   // A property: ThrottlerGuard's constructor is its own, with its own injections.
   @Inject(Metrics) private readonly metrics!: Metrics;
 
-  protected override async getTracker(req: { user?: AuthenticatedKey; ip?: string }): Promise<string> {
-    return req.user ? `key:${req.user.keyId}` : `ip:${req.ip ?? 'unknown'}`;
+  protected override getTracker(req: { user?: AuthenticatedKey; ip?: string }): Promise<string> {
+    return Promise.resolve(req.user ? `key:${req.user.keyId}` : `ip:${req.ip ?? 'unknown'}`);
   }
 
   protected override generateKey(_context: ExecutionContext, tracker: string): string {
     return tracker;
   }
 
-  protected override async throwThrottlingException(
-    _context: ExecutionContext,
-    detail: ThrottlerLimitDetail,
-  ): Promise<void> {
+  /** Throws (ThrottlerGuard awaits it inside its own async handleRequest, so the request is refused the same way). */
+  protected override throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     this.metrics.requestRateLimited();
     throw new AppError(
       'RATE_LIMITED',

@@ -28,7 +28,7 @@ interface Window {
 export class RateLimitStorage implements ThrottlerStorage {
   private readonly windows = new LRUCache<string, Window>({ max: MAX_WINDOWS });
 
-  async increment(
+  increment(
     key: string,
     ttl: number,
     limit: number,
@@ -59,7 +59,7 @@ export class RateLimitStorage implements ThrottlerStorage {
       window.hits = [now + ttl];
       window.first = 0;
     }
-    return { totalHits: live(window), timeToExpire, isBlocked: window.isBlocked, timeToBlockExpire };
+    return Promise.resolve({ totalHits: live(window), timeToExpire, isBlocked: window.isBlocked, timeToBlockExpire });
   }
 }
 

@@ -33,7 +33,7 @@ export function honestChain(n: number): StoredEvent[] {
  * Levels below LOWEST_STORED_LEVEL are not stored.
  */
 export function storedTree(events: readonly StoredEvent[]): MerkleNode[] {
-  const levels: Map<number, Buffer>[] = [new Map()];
+  const levels = [new Map<number, Buffer>()];
   for (const e of events) if (!levels[0]!.has(e.position - 1)) levels[0]!.set(e.position - 1, eventLeafHash(e.hash));
   for (let level = 0; levels[level]!.size > 0; level++) {
     const up = new Map<number, Buffer>();
@@ -61,11 +61,13 @@ export function memoryRows(
 ): WindowRows {
   const end = (n: MerkleNode) => (n.index + 1) * 2 ** n.level;
   return {
-    checkpoints: async ({ after, upTo }, onRow) =>
-      checkpoints.filter((c) => Number(c.size) > (after === 0 ? -1 : after) && Number(c.size) <= upTo).forEach(onRow),
-    events: async ({ after, upTo }, onRow) =>
-      events.filter((e) => e.position > after && e.position <= upTo).forEach(onRow),
-    nodes: async ({ after, upTo }, onRow) => {
+    checkpoints: ({ after, upTo }, onRow) =>
+      Promise.resolve(
+        checkpoints.filter((c) => Number(c.size) > (after === 0 ? -1 : after) && Number(c.size) <= upTo).forEach(onRow),
+      ),
+    events: ({ after, upTo }, onRow) =>
+      Promise.resolve(events.filter((e) => e.position > after && e.position <= upTo).forEach(onRow)),
+    nodes: ({ after, upTo }, onRow) => {
       const levels = new Map<number, MerkleNode[]>();
       for (const n of nodes)
         if (n.level >= LOWEST_STORED_LEVEL && end(n) > after && end(n) <= upTo && n.hash.length === 32)
@@ -80,6 +82,7 @@ export function memoryRows(
           });
         onRow({ level, nodes: Buffer.concat(packed) });
       }
+      return Promise.resolve();
     },
   };
 }

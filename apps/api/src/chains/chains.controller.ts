@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { Account, READ, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { ChainsService } from './chains.service';
@@ -14,6 +14,7 @@ export class ChainsController {
   constructor(private readonly chains: ChainsService) {}
 
   @Get('chains')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'List the account’s chains' })
   @ApiPage(ChainView)
   @ApiErrors()
@@ -22,6 +23,7 @@ export class ChainsController {
   }
 
   @Get('chain/:chainId/status')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'One chain: its head and size' })
   @ApiData(ChainView)
   @ApiErrors(404)

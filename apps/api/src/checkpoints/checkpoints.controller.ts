@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, Public } from '@app/auth';
+import { Account, Public, READ, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiErrors, ApiText } from '../openapi/openapi-responses';
 import { CheckpointsService } from './checkpoints.service';
@@ -13,6 +13,7 @@ export class CheckpointsController {
   constructor(private readonly checkpoints: CheckpointsService) {}
 
   @Get('chain/:chainId/checkpoint')
+  @RequireScopes(READ)
   @UseInterceptors(PlainTextInterceptor)
   @ApiOperation({
     summary: 'The chain’s latest signed checkpoint (C2SP signed note), signing a new one when the chain grew',

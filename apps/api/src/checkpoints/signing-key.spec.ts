@@ -57,7 +57,7 @@ describe('loadSigningKey', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('uses SIGNING_KEY when set, and writes no file', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     const seed = randomBytes(32).toString('base64');
     const sut = loadSigningKey(seed, dir, warn);
     expect(sut.source).toBe('SIGNING_KEY');
@@ -67,7 +67,7 @@ describe('loadSigningKey', () => {
   });
 
   it('generates a key file once, mode 0600, with a warning, and reuses it afterwards', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     const data = join(dir, 'nested', 'data');
     const first = loadSigningKey(null, data, warn);
     const path = join(data, SIGNING_KEY_FILE);
@@ -82,7 +82,7 @@ describe('loadSigningKey', () => {
   });
 
   it('warns when an existing key file is readable by others', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     writeFileSync(join(dir, SIGNING_KEY_FILE), randomBytes(32).toString('base64'));
     chmodSync(join(dir, SIGNING_KEY_FILE), 0o644);
     loadSigningKey(null, dir, warn);
@@ -115,7 +115,7 @@ describe('loadSigningKey with SIGNING_KEY_FILE', () => {
   };
 
   it('reads the key from that file and writes nothing into DATA_DIR', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     const pem = writeKey(0o600);
     const sut = loadSigningKey(null, data, warn, keyFile);
     expect(sut.source).toBe(keyFile);
@@ -133,7 +133,7 @@ describe('loadSigningKey with SIGNING_KEY_FILE', () => {
   });
 
   it('warns when the file is readable by others, and refuses a corrupt one naming the file', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     writeKey(0o644);
     chmodSync(keyFile, 0o644);
     loadSigningKey(null, data, warn, keyFile);
@@ -145,7 +145,7 @@ describe('loadSigningKey with SIGNING_KEY_FILE', () => {
   });
 
   it('gives way to SIGNING_KEY, with a warning', () => {
-    const warn = jest.fn();
+    const warn = jest.fn<void, [string]>();
     writeKey(0o600);
     const seed = randomBytes(32).toString('base64');
     const sut = loadSigningKey(seed, data, warn, keyFile);

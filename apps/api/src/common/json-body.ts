@@ -5,6 +5,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { NextFunction, raw, Request, Response } from 'express';
 import {
   AppError,
+  asError,
   MAX_BODY_BYTES,
   MAX_BODY_DEPTH,
   MAX_BODY_VALUES,
@@ -50,7 +51,7 @@ export class JsonBodyGuard implements CanActivate {
       parseJsonBody(
         req,
         http.getResponse<Response>(),
-        (error?: unknown) => (error === undefined ? resolve() : reject(error)),
+        (error?: unknown) => (error === undefined ? resolve() : reject(asError(error))),
         limit,
       ),
     );
@@ -61,7 +62,8 @@ export class JsonBodyGuard implements CanActivate {
     const handler = context.getHandler();
     let limit = this.limits.get(handler);
     if (limit === undefined) {
-      const params = Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {};
+      const params =
+        (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) as object | undefined) ?? {};
       const takesBody = Object.keys(params).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
       limit = takesBody ? ((Reflect.getMetadata(BODY_LIMIT, handler) as number | undefined) ?? MAX_BODY_BYTES) : null;
       this.limits.set(handler, limit);

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Application, NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiKeyGuard } from '@app/auth';
-import { AppError } from '@app/common';
+import { AppError, asError } from '@app/common';
 
 /** A path parameter's rule as `app.param` takes it: `next()` to accept, `next('route')` to refuse. */
 export type ParamRule = (req: Request, res: Response, next: NextFunction, value: unknown, name: string) => void;
@@ -80,7 +80,7 @@ function matchedRoutes(
     probe(req, res, (error?: unknown) => {
       delete req[FOUND];
       (req as { route?: unknown }).route = route;
-      if (error && error !== 'route' && error !== 'router') reject(error);
+      if (error && error !== 'route' && error !== 'router') reject(asError(error));
       else resolve(found);
     });
   });

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Account, AuthenticatedKey, CallerKey } from '@app/auth';
+import { Account, AuthenticatedKey, CallerKey, INGEST, READ, RequireScopes } from '@app/auth';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT, MAX_BATCH_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH } from '@app/common';
 import { AdmitBody, BodyLimit } from '../common/json-body';
 import { NoQueryDto } from '../common/no-query.dto';
@@ -30,6 +30,7 @@ export class EventsController {
   ) {}
 
   @Post()
+  @RequireScopes(INGEST)
   @HttpCode(201)
   @ApiOperation({
     summary: 'Append an event to its chain',
@@ -57,6 +58,7 @@ export class EventsController {
   }
 
   @Post('batch')
+  @RequireScopes(INGEST)
   @HttpCode(201)
   @ApiOperation({
     summary: 'Append 1–1,000 events, all or nothing',
@@ -88,6 +90,7 @@ export class EventsController {
   }
 
   @Get()
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'List events, newest first', description: 'Filters combine with AND.' })
   @ApiPage(EventView)
   @BoundedRead()
@@ -96,6 +99,7 @@ export class EventsController {
   }
 
   @Get('stream')
+  @RequireScopes(READ)
   @ApiOperation({
     summary: 'Follow the account’s events as they are appended (Server-Sent Events)',
     description:
@@ -118,6 +122,7 @@ export class EventsController {
   }
 
   @Get(':id')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'One event' })
   @ApiData(EventView)
   @ApiErrors(404)

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { AuthenticatedKey, CallerKey } from '@app/auth';
+import { AuthenticatedKey, CallerKey, READ, RequireScopes } from '@app/auth';
 import { EXPORT_LIMIT, RequestId } from '@app/common';
 import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
@@ -14,6 +14,7 @@ export class ExportController {
   constructor(private readonly exports: ExportService) {}
 
   @Get()
+  @RequireScopes(READ)
   @ApiOperation({
     summary: 'Download the events of a period as JSON or CSV (RFC 4180, header row)',
     description:

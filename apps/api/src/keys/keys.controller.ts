@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedKey, CallerKey } from '@app/auth';
+import { AuthenticatedKey, CallerKey, MANAGE, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiConflict, ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { CreateKeyDto } from './dto/create-key.dto';
@@ -9,13 +9,14 @@ import { ListKeysQuery } from './dto/list-keys.query';
 import { RotateKeyDto } from './dto/rotate-key.dto';
 import { KeysApiService } from './keys-api.service';
 
-/** An admin manages its own account's keys, an operator any account's (else 404); scopes: ROUTE_SCOPES. */
+/** An admin manages its own account's keys, an operator any account's (else 404); scopes: @RequireScopes(MANAGE). */
 @ApiTags('keys')
 @Controller('v1/accounts/:accountId/keys')
 export class KeysController {
   constructor(private readonly keys: KeysApiService) {}
 
   @Get()
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'The account’s keys, oldest first, in pages (never their secrets)' })
   @ApiPage(KeyView)
   @ApiErrors(404)
@@ -24,6 +25,7 @@ export class KeysController {
   }
 
   @Post()
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Create a key; its secret is in this answer only' })
   @ApiData(NewKeyView, 201, 'Created')
   @ApiErrors(404, 413, 415)
@@ -37,6 +39,7 @@ export class KeysController {
   }
 
   @Delete(':keyId')
+  @RequireScopes(MANAGE)
   @ApiOperation({
     summary: 'Revoke a key (again: unchanged); every instance refuses it within 5 s',
     description: 'Needs every scope the key has (else 403): an admin key never revokes an operator key.',
@@ -54,6 +57,7 @@ export class KeysController {
   }
 
   @Post(':keyId/rotate')
+  @RequireScopes(MANAGE)
   @ApiOperation({
     summary: 'A new key with the same name and scopes; the old one expires after the overlap',
     description: 'Needs every scope the key has (else 403).',

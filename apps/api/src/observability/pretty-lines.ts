@@ -27,5 +27,5 @@ export function prettyLine(line: string): string {
     .join('');
   const trace = (err as { stack?: unknown } | undefined)?.stack ?? stack;
   const details = typeof trace === 'string' ? `\n${trace}` : '';
-  return `${clock} ${String(level).toUpperCase().padEnd(5)}${where} ${String(msg ?? '')}${fields}${details}\n`;
+  return `${clock} ${String(level).toUpperCase().padEnd(5)}${where} ${typeof msg === 'string' ? msg : msg === undefined ? '' : JSON.stringify(msg)}${fields}${details}\n`;
 }

@@ -88,7 +88,7 @@ function describeCrossCuttingBehaviour(document: OpenAPIObject, publicIds: Set<s
       }
       operation.responses = Object.fromEntries(
         Object.entries(operation.responses).sort(([a], [b]) => a.localeCompare(b)),
-      ) as OperationObject['responses'];
+      );
       for (const response of Object.values(operation.responses) as ResponseObject[]) {
         response.headers = { 'X-Request-Id': REQUEST_ID_HEADER, ...response.headers };
       }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { Account, READ, RequireScopes } from '@app/auth';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
@@ -13,6 +13,7 @@ export class ProofsController {
   constructor(private readonly proofs: ProofsService) {}
 
   @Get('events/:id/proof')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'Inclusion proof of the event in its chain’s Merkle tree of `size` events (RFC 9162)' })
   @ApiData(InclusionProofView)
   @ApiErrors(404)
@@ -21,6 +22,7 @@ export class ProofsController {
   }
 
   @Get('chain/:chainId/consistency')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'Consistency proof between the chain’s Merkle trees of `from` and `to` events (RFC 9162)' })
   @ApiData(ConsistencyProofView)
   @ApiErrors(404, 410)

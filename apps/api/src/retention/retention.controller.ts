@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedKey, CallerKey } from '@app/auth';
+import { AuthenticatedKey, CallerKey, MANAGE, OPERATOR, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ChainView } from '../chains/dto/chain.view';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
@@ -11,8 +11,8 @@ import { RetentionService } from './retention.service';
 import { RetentionSweeper } from './retention-sweeper';
 
 /**
- * Retention and legal hold (docs/contract.md §14). Scopes (ROUTE_SCOPES): the settings `admin` or
- * `operator`, the sweep `operator` (it sweeps every account).
+ * Retention and legal hold (contract §14). Scopes (@RequireScopes on each handler): the settings
+ * `admin` or `operator`, the sweep `operator` (it sweeps every account).
  */
 @ApiTags('retention')
 @Controller('v1')
@@ -23,6 +23,7 @@ export class RetentionController {
   ) {}
 
   @Put('chain/:chainId/retention')
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Set a chain’s retention in days (null: follow the account)' })
   @ApiData(ChainView, 200, 'The chain’s status with the new setting')
   @ApiErrors(404, 415)
@@ -36,6 +37,7 @@ export class RetentionController {
   }
 
   @Put('chain/:chainId/legal-hold')
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Put a chain on legal hold, or lift its hold' })
   @ApiData(ChainView, 200, 'The chain’s status with the new setting')
   @ApiErrors(404, 415)
@@ -49,6 +51,7 @@ export class RetentionController {
   }
 
   @Put('accounts/:accountId/retention')
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Set the account’s default retention in days (null: forever)' })
   @ApiData(AccountView, 200, 'The account with the new setting')
   @ApiErrors(404, 415)
@@ -62,6 +65,7 @@ export class RetentionController {
   }
 
   @Put('accounts/:accountId/legal-hold')
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Put the account on legal hold, or lift its hold' })
   @ApiData(AccountView, 200, 'The account with the new setting')
   @ApiErrors(404, 415)
@@ -75,6 +79,7 @@ export class RetentionController {
   }
 
   @Post('retention/sweep')
+  @RequireScopes(OPERATOR)
   @HttpCode(200)
   @ApiOperation({
     summary: 'Run a retention sweep now',

@@ -27,7 +27,7 @@ interface HoldChange {
 /**
  * Retention and legal hold settings (docs/contract.md §14): each change and its `_audit` entry (in the
  * account of the chain or account changed) in one transaction; the answer is the updated chain
- * status or Account. Who may (ROUTE_SCOPES: admin or operator): an operator any account's chains
+ * status or Account. Who may (@RequireScopes(MANAGE): admin or operator): an operator any account's chains
  * and accounts, an admin its own account's (`mayManage`, `seesEveryAccount`); anything else is a
  * 404. A hold placed by an operator key is changed or lifted only by an operator key (403), decided
  * under the row's lock; an `_audit` chain takes no retention below AUDIT_MIN_RETENTION_DAYS (400).

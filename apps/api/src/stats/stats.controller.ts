@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { Account, READ, RequireScopes } from '@app/auth';
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { StatsView } from './dto/stats.view';
 import { StatsService } from './stats.service';
@@ -13,6 +13,7 @@ export class StatsController {
   constructor(private readonly stats: StatsService) {}
 
   @Get('events')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'Count the account’s events by action, actor, resource, chain, hour or day' })
   @ApiOkResponse({ type: StatsView })
   @BoundedRead()

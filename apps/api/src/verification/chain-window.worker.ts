@@ -2,6 +2,7 @@ import { workerData } from 'node:worker_threads';
 import { Client, Query } from 'pg';
 // The file itself, not the barrel: a worker needs its SQL, not Nest's modules.
 import { SqlQuery, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
+import { asError } from '@app/common/errors/as-error';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
 /**
@@ -77,7 +78,7 @@ function streamRows<Row>(db: Client, { text, values }: SqlQuery, onRow: (row: Ro
       try {
         onRow(row);
       } catch (error) {
-        reject(error as Error);
+        reject(asError(error));
       }
     });
     query.on('end', () => resolve());

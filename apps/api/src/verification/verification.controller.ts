@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account } from '@app/auth';
+import { Account, READ, RequireScopes } from '@app/auth';
 import { ClientGone } from '../common/client-gone.decorator';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
@@ -19,6 +19,7 @@ export class VerificationController {
   ) {}
 
   @Get('events/:id/verify')
+  @RequireScopes(READ)
   @ApiOperation({ summary: 'Recompute one event’s hash and check its link and time order to the previous event' })
   @ApiData(VerificationResultView)
   @ApiErrors(404)
@@ -27,6 +28,7 @@ export class VerificationController {
   }
 
   @Get('chain/:chainId/verify')
+  @RequireScopes(READ)
   @ApiOperation({
     summary: 'Walk the whole chain: every hash, every link, the time order, every stored checkpoint',
   })

@@ -130,7 +130,7 @@ describe('ingest', () => {
       err: (s) => (err += s),
       env: {},
       errIsTTY: options.tty ?? false,
-      sleep: options.realSleep ? undefined : async (ms) => void sleeps.push(ms),
+      sleep: options.realSleep ? undefined : (ms) => Promise.resolve(void sleeps.push(ms)),
     });
     return { code, out, err };
   }
@@ -340,7 +340,7 @@ describe('ingest', () => {
     let err = '';
     const code = await run(
       args.map((a) => (a === '@file' ? path : a === '@latin1' ? latin1 : a)),
-      { out: () => undefined, err: (s) => (err += s), env: {}, sleep: async () => undefined },
+      { out: () => undefined, err: (s) => (err += s), env: {}, sleep: () => Promise.resolve() },
     );
     expect(code).toBe(2);
     expect(err).not.toBe('');

@@ -12,6 +12,7 @@ import {
   pushNode,
   signChainCheckpoint,
 } from '@app/hashing';
+import { like } from '@app/common/testing/like.fixture';
 import { ExportDocument, ExportedEvent, InputError, readExportDocument } from './export-document';
 import { formatReport } from './report';
 import { verifyExport } from './verify-export';
@@ -98,7 +99,7 @@ describe('verifyExport', () => {
     const short = verifyExport(doc(mixed), [note(CHAIN_A, 6, rootOf(a, 6)), note(CHAIN_B, 2, rootOf(b, 2))], keys);
     expect(short.outcome).toBe('unconfirmed');
     expect(short.findings).toEqual([
-      expect.objectContaining({ chainId: CHAIN_B, message: expect.stringMatching(/^position 3 NOT CONFIRMED/) }),
+      like.objectContaining({ chainId: CHAIN_B, message: like.stringMatching(/^position 3 NOT CONFIRMED/) }),
     ]);
   });
 
@@ -107,7 +108,7 @@ describe('verifyExport', () => {
     const sut = verifyExport(doc(edited), [], keys, internal);
     expect(sut.outcome).toBe('tampered');
     expect(sut.findings).toEqual([
-      { kind: 'tampered', chainId: CHAIN_A, position: 3, eventId: a[2]!.id, message: expect.stringMatching(/altered/) },
+      { kind: 'tampered', chainId: CHAIN_A, position: 3, eventId: a[2]!.id, message: like.stringMatching(/altered/) },
     ]);
   });
 
@@ -117,8 +118,8 @@ describe('verifyExport', () => {
     const badGenesis = { ...a[0]!, previousHash: 'e'.repeat(64) };
     badGenesis.hash = computeEventHash({ ...badGenesis, chainId: CHAIN_A, position: 1 });
     expect(verifyExport(doc(relinked), [], keys, internal).findings.map((f) => [f.position, f.message])).toEqual([
-      [4, expect.stringMatching(/previousHash f{64} does not match the hash of the event at position 3/)],
-      [5, expect.stringMatching(/previousHash [0-9a-f]{64} does not match the hash of the event at position 4/)],
+      [4, like.stringMatching(/previousHash f{64} does not match the hash of the event at position 3/)],
+      [5, like.stringMatching(/previousHash [0-9a-f]{64} does not match the hash of the event at position 4/)],
     ]);
     expect(verifyExport(doc([badGenesis]), [], keys, internal).findings[0]!.message).toMatch(/64 zeros/);
   });
@@ -131,7 +132,7 @@ describe('verifyExport', () => {
         chainId: CHAIN_A,
         position: 5,
         eventId: a[4]!.id,
-        message: expect.stringMatching(/positions 3–4 are missing from an unfiltered export/),
+        message: like.stringMatching(/positions 3–4 are missing from an unfiltered export/),
       },
     ]);
     const filtered = verifyExport(doc(holed, { ...unfiltered, actor: 'alice' }), [], keys, internal);
@@ -141,10 +142,10 @@ describe('verifyExport', () => {
       [5, 6],
     ]);
     expect(filtered.findings).toEqual([
-      expect.objectContaining({
+      like.objectContaining({
         kind: 'unconfirmed',
         position: 5,
-        message: expect.stringMatching(/positions 3–4 are missing .*link from position 5 back to 2 cannot be checked/),
+        message: like.stringMatching(/positions 3–4 are missing .*link from position 5 back to 2 cannot be checked/),
       }),
     ]);
   });
@@ -174,7 +175,7 @@ describe('verifyExport', () => {
       /named both 'default' and 'other'/,
     );
     expect(verifyExport(doc([a[0]!, a[0]!]), [], keys, internal).findings.map((f) => f.message)).toEqual([
-      expect.stringMatching(/occurs more than once/),
+      like.stringMatching(/occurs more than once/),
       'position 1 occurs more than once',
     ]);
     const earlier = { ...a[1]!, timestamp: '2020-01-01T00:00:00.000Z' };
@@ -182,7 +183,7 @@ describe('verifyExport', () => {
     const third = { ...a[2]!, previousHash: earlier.hash };
     third.hash = computeEventHash({ ...third, chainId: CHAIN_A, position: 3 });
     expect(verifyExport(doc([a[0]!, earlier, third]), [], keys, internal).findings.map((f) => f.message)).toEqual([
-      expect.stringMatching(
+      like.stringMatching(
         /^timestamp 2020-01-01T00:00:00.000Z is earlier than .*the timestamp of the event at position 1/,
       ),
     ]);
@@ -198,7 +199,7 @@ describe('verifyExport', () => {
         checkpoints: [
           {
             status: 'tampered',
-            message: expect.stringMatching(/Merkle root of the exported events 1–4 is .* rewritten/),
+            message: like.stringMatching(/Merkle root of the exported events 1–4 is .* rewritten/),
           },
         ],
       });
@@ -211,7 +212,7 @@ describe('verifyExport', () => {
       }
       const sut = verifyExport(doc(forged), [note(CHAIN_A, 5, rootOf(a, 5))], keys);
       expect(sut.findings.filter((f) => f.kind === 'tampered')).toEqual([
-        expect.objectContaining({ kind: 'tampered', position: 5 }),
+        like.objectContaining({ kind: 'tampered', position: 5 }),
       ]);
       expect(verifyExport(doc(a.slice(0, 5)), [note(CHAIN_A, 5, rootOf(a, 5))], keys).outcome).toBe('verified');
     });
@@ -219,7 +220,7 @@ describe('verifyExport', () => {
     it('cannot confirm a checkpoint from an export that does not start at position 1', () => {
       expect(verifyExport(doc(a.slice(2)), [note(CHAIN_A, 4, rootOf(a, 4))], keys).checkpoints[0]).toMatchObject({
         status: 'unconfirmed',
-        message: expect.stringMatching(/starts at position 3, not 1/),
+        message: like.stringMatching(/starts at position 3, not 1/),
       });
     });
 
@@ -257,10 +258,10 @@ describe('verifyExport', () => {
       const unknown = verifyExport(doc(a), [note(CHAIN_A, 2, a[1]!.hash, stranger)], keys);
       expect(unknown).toMatchObject({
         outcome: 'unconfirmed',
-        checkpoints: [{ status: 'unconfirmed', message: expect.stringMatching(/not signed by the given key/) }],
+        checkpoints: [{ status: 'unconfirmed', message: like.stringMatching(/not signed by the given key/) }],
       });
       const good = note(CHAIN_A, 2, a[1]!.hash);
-      const altered = { ...good, note: (good.note as string).replace('\n2\n', '\n3\n') };
+      const altered = { ...good, note: good.note.replace('\n2\n', '\n3\n') };
       expect(verifyExport(doc(a), [altered], keys)).toMatchObject({
         outcome: 'tampered',
         checkpoints: [{ status: 'tampered' }],
@@ -274,7 +275,7 @@ describe('verifyExport', () => {
         keys,
       );
       expect(sut.findings.map((f) => f.message)).toContainEqual(
-        expect.stringMatching(/two signed checkpoints of size 5 name different roots/),
+        like.stringMatching(/two signed checkpoints of size 5 name different roots/),
       );
     });
 
@@ -304,12 +305,12 @@ describe('verifyExport: only a signature confirms (contract §10)', () => {
     const sut = verifyExport(doc([...fabricated, ...b]), [], keys);
     expect(sut.outcome).toBe('unconfirmed');
     expect(sut.findings).toEqual([
-      expect.objectContaining({
+      like.objectContaining({
         kind: 'unconfirmed',
         chainId: CHAIN_A,
-        message: expect.stringMatching(/^positions 1–15 NOT CONFIRMED: no checkpoint was given/),
+        message: like.stringMatching(/^positions 1–15 NOT CONFIRMED: no checkpoint was given/),
       }),
-      expect.objectContaining({ chainId: CHAIN_B, message: expect.stringMatching(/^positions 1–3 NOT CONFIRMED/) }),
+      like.objectContaining({ chainId: CHAIN_B, message: like.stringMatching(/^positions 1–3 NOT CONFIRMED/) }),
     ]);
     const text = formatReport('x.json', sut);
     expect(text).not.toMatch(/VERIFIED|checked out/);
@@ -323,9 +324,9 @@ describe('verifyExport: only a signature confirms (contract §10)', () => {
     expect(sut.checkpoints[0]!.status).toBe('confirmed');
     expect(sut.chains[0]).toMatchObject({ confirmedSize: 5, unconfirmed: [[6, 15]] });
     expect(sut.findings).toEqual([
-      expect.objectContaining({
+      like.objectContaining({
         kind: 'unconfirmed',
-        message: expect.stringMatching(/^positions 6–15 NOT CONFIRMED: the largest checkpoint .* has size 5/),
+        message: like.stringMatching(/^positions 6–15 NOT CONFIRMED: the largest checkpoint .* has size 5/),
       }),
     ]);
     expect(formatReport('x.json', sut)).toMatch(/confirmed by a signed checkpoint: 1–5; NOT CONFIRMED: 6–15/);
@@ -376,9 +377,7 @@ describe('verifyExport: only a signature confirms (contract §10)', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(text).toContain("'x\\u001b[8m'");
     expect(text).toContain('evt_x\\u000aRESULT: VERIFIED: all good');
-    expect(text.split('\n').filter((l) => l.startsWith('RESULT'))).toEqual([
-      expect.stringMatching(/^RESULT: TAMPERING/),
-    ]);
+    expect(text.split('\n').filter((l) => l.startsWith('RESULT'))).toEqual([like.stringMatching(/^RESULT: TAMPERING/)]);
   });
 });
 
@@ -456,10 +455,7 @@ describe('readExportDocument', () => {
       const linked = verifyExport(prunedDoc(7, wrongHash), cp, keys);
       expect(linked.outcome).toBe('tampered');
       expect(linked.findings.map((f) => f.message)).toEqual(
-        expect.arrayContaining([
-          expect.stringMatching(/previousHash/),
-          expect.stringMatching(/kept hash were rewritten/),
-        ]),
+        like.arrayContaining([like.stringMatching(/previousHash/), like.stringMatching(/kept hash were rewritten/)]),
       );
       // A forged node: only the signed root tells.
       const header = prunedHeader(7);

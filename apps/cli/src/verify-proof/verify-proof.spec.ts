@@ -16,6 +16,7 @@ import {
   proveInclusion,
   signChainCheckpoint,
 } from '@app/hashing';
+import { like } from '@app/common/testing/like.fixture';
 import { run } from '../cli';
 import { readConsistencyProof, readInclusionProof } from './proof-files';
 import { checkConsistencyProof, checkInclusionProof } from './verify-proof';
@@ -299,14 +300,14 @@ describe('cli verify-proof and verify-consistency', () => {
 
   it('exits 1 for an inclusion proof that does not lead to the signed root', async () => {
     const sut = await cli(['verify-proof', at('forged-inclusion.json'), '--checkpoint', at('cp13.txt'), '--key', vkey]);
-    expect(sut).toMatchObject({ code: 1, out: expect.stringMatching(/RESULT: TAMPERING FOUND/) });
+    expect(sut).toMatchObject({ code: 1, out: like.stringMatching(/RESULT: TAMPERING FOUND/) });
   });
 
   it('exits 0 for a verified consistency proof and 1 for a rewritten history', async () => {
     const args = ['--old', at('cp6.txt'), '--key', vkey];
     expect(await cli(['verify-consistency', at('consistency.json'), ...args, '--new', at('cp13.txt')])).toMatchObject({
       code: 0,
-      out: expect.stringMatching(/RESULT: VERIFIED: the chain signed at size 13 extends/),
+      out: like.stringMatching(/RESULT: VERIFIED: the chain signed at size 13 extends/),
     });
     const forged = await cli([
       'verify-consistency',
@@ -315,7 +316,7 @@ describe('cli verify-proof and verify-consistency', () => {
       '--new',
       at('rewritten-cp13.txt'),
     ]);
-    expect(forged).toMatchObject({ code: 1, out: expect.stringMatching(/RESULT: TAMPERING FOUND/) });
+    expect(forged).toMatchObject({ code: 1, out: like.stringMatching(/RESULT: TAMPERING FOUND/) });
   });
 
   it('escapes control characters from the proof file in its report', async () => {

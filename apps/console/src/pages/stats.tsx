@@ -21,7 +21,7 @@ export function StatsPage() {
       const ask = (group_by: StatsQuery['group_by'], limit?: number) =>
         api.get<StatsAnswer>('/v1/stats/events', { after, before, group_by, limit, q } satisfies StatsQuery, signal);
       const [series, ...tops] = await Promise.all([ask(group), ...TOPS.map((t) => ask(t, 10))]);
-      return { series: series!, tops };
+      return { series: series, tops };
     },
     [after, before, group, q],
   );

@@ -177,7 +177,7 @@ describe('checkInBrowser: Verified only when the hash, the proof and the signatu
   const sibling = '4560fb8e4d6233db079a405d19b862c7a7051a14365968e82ceb6d52f5a7215b';
 
   async function setup(origin = `audit-trail/${event.chain.id}`) {
-    const keys = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const keys = await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
     const publicKey = new Uint8Array(await crypto.subtle.exportKey('raw', keys.publicKey));
     const keyId = (await sha256Of(utf8('audit-trail'), new Uint8Array([0x0a, 0x01]), publicKey)).slice(0, 4);
     const verifierKey = `audit-trail+${toHex(keyId)}+${b64(new Uint8Array([0x01, ...publicKey]))}`;

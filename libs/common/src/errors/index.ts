@@ -1,3 +1,4 @@
+export * from './as-error';
 export * from './app-error';
 export * from './error-code';
 export * from './global-exception.filter';

@@ -105,9 +105,9 @@ export class Metrics {
   /** One answered request; `route` is its template or `unmatched`. */
   requestAnswered(method: string, route: string, status: number, seconds: number): void {
     let byMethod = this.requestSeries.get(route);
-    if (!byMethod) this.requestSeries.set(route, (byMethod = new Map()));
+    if (!byMethod) this.requestSeries.set(route, (byMethod = new Map<string, Map<number, RequestSeries>>()));
     let byStatus = byMethod.get(method);
-    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    if (!byStatus) byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
     let series = byStatus.get(status);
     if (!series) {
       const duration = this.requestSeconds.labels(method, route);

@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
 import { CHAINS_CURSOR, EVENTS_CURSOR } from './cursor';
+import { like } from '../testing/like.fixture';
 
 describe('cursor codecs', () => {
   const key = { time: '2026-11-22T07:24:53.449Z', id: 'evt_01KAR0000000000000000000AB' };
@@ -42,7 +43,7 @@ describe('cursor codecs', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({
       code: 'VALIDATION_ERROR',
-      details: { fields: [{ field: 'cursor', message: expect.any(String) }] },
+      details: { fields: [{ field: 'cursor', message: like.any(String) }] },
     });
   });
 

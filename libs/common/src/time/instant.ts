@@ -42,12 +42,12 @@ function readInstant(text: string): { millis: number; finer: boolean } | null {
   const m = INSTANT.exec(text);
   if (!m) return null;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', , sign, offH = '0', offM = '0'] = m;
-  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as number[];
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
   if (mo! < 1 || mo! > 12 || d! < 1 || d! > daysIn(y!, mo!) || h! > 23 || mi! > 59 || s! > 60) return null;
   if (Number(offH) > 23 || Number(offM) > 59) return null;
   const time = new Date(0);
-  time.setUTCFullYear(y!, mo! - 1, d!);
-  time.setUTCHours(h!, mi!, s!, Number(fraction.slice(0, 3).padEnd(3, '0')));
+  time.setUTCFullYear(y!, mo! - 1, d);
+  time.setUTCHours(h!, mi, s, Number(fraction.slice(0, 3).padEnd(3, '0')));
   const offset = (Number(offH) * 60 + Number(offM)) * 60_000 * (sign === '-' ? -1 : 1);
   return { millis: time.getTime() - offset, finer: /[1-9]/.test(fraction.slice(3)) };
 }

@@ -27,7 +27,7 @@ describe('MayBeAbsent', () => {
   it('refuses null where IsOptional lets it through: a 400 naming the member', async () => {
     const sut = createValidationPipe();
     await expect(sut.transform({ nullable: null }, body)).resolves.toBeInstanceOf(Body);
-    const refused = await sut.transform({ n: null }, body).catch((error: unknown) => error);
+    const refused: unknown = await sut.transform({ n: null }, body).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).details).toEqual({ fields: [{ field: 'n', message: 'n must be an integer' }] });
   });

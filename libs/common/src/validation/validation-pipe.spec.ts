@@ -25,8 +25,8 @@ describe('validation pipe, empty query strings', () => {
     ['a default', PageQueryDto, { limit: DEFAULT_PAGE_SIZE, cursor: undefined }],
   ])('on a DTO with %s: the same members every time, in a fresh instance', async (_, metatype, members) => {
     const pipe = createValidationPipe();
-    const first = await pipe.transform({}, query(metatype));
-    const again = await pipe.transform({}, query(metatype));
+    const first: unknown = await pipe.transform({}, query(metatype));
+    const again: unknown = await pipe.transform({}, query(metatype));
     for (const dto of [first, again]) {
       expect(dto).toBeInstanceOf(metatype);
       expect({ ...(dto as object) }).toStrictEqual(members);

@@ -10,8 +10,8 @@ import { ChainLedger } from './chain-ledger';
  */
 class RecordingLedger {
   batches: AppendRequest[][] = [];
-  private pending: { requests: AppendRequest[]; settle: (error?: unknown) => void }[] = [];
-  failWith: ((requests: AppendRequest[]) => unknown) | null = null;
+  private pending: { requests: AppendRequest[]; settle: (error?: Error) => void }[] = [];
+  failWith: ((requests: AppendRequest[]) => Error | null) | null = null;
 
   append(requests: AppendRequest[]): Promise<Appended[]> {
     this.batches.push(requests);
@@ -211,7 +211,7 @@ describe('AppendQueue', () => {
         ledger.commitAll();
       }
       const [s1, bad, ok] = await settled;
-      expect([s1!.status, bad!.status, ok!.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect([s1.status, bad.status, ok.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((bad as PromiseRejectedResult).reason).toBe(refusal);
       expect((ok as PromiseFulfilledResult<Appended[]>).value.map((a) => a.event.actor)).toEqual(['d1', 'd2']);
       expect(actors(ledger)).toEqual([

@@ -27,23 +27,25 @@ function setup() {
   const calls: string[] = [];
   let settleInsert!: { resolve: () => void; reject: (error: Error) => void };
   const chains = {
-    createMissing: async () => void calls.push('createMissing'),
-    lockHeads: async (wanted: { accountId: string; name: string }[]): Promise<ChainRecord[]> => {
+    createMissing: () => Promise.resolve(void calls.push('createMissing')),
+    lockHeads: (wanted: { accountId: string; name: string }[]): Promise<ChainRecord[]> => {
       calls.push('lockHeads');
-      return wanted.map(({ accountId, name }) => ({
-        id: `chn_${name}`,
-        accountId,
-        name,
-        lastPosition: 0,
-        lastHash: GENESIS_HASH,
-        lastTimestamp: null,
-        createdAt: new Date(),
-        firstPosition: 1,
-        prunedHash: null,
-        prunedTimestamp: null,
-      }));
+      return Promise.resolve(
+        wanted.map(({ accountId, name }): ChainRecord => ({
+          id: `chn_${name}`,
+          accountId,
+          name,
+          lastPosition: 0,
+          lastHash: GENESIS_HASH,
+          lastTimestamp: null,
+          createdAt: new Date(),
+          firstPosition: 1,
+          prunedHash: null,
+          prunedTimestamp: null,
+        })),
+      );
     },
-    moveHeads: async () => void calls.push('moveHeads'),
+    moveHeads: () => Promise.resolve(void calls.push('moveHeads')),
   } as unknown as ChainHeadsRepository;
   const events = {
     insertMany: (rows: EventRecord[]) => {
@@ -52,14 +54,14 @@ function setup() {
     },
   } as unknown as EventsRepository;
   const trees = {
-    grow: async (rows: EventRecord[]) => {
+    grow: (rows: EventRecord[]) => {
       calls.push(`grow ${rows.length}`);
-      return null;
+      return Promise.resolve(null);
     },
   } as unknown as ChainTrees;
   const idempotencyKeys = {
-    lockClaims: async () => new Set<string>(),
-    storeResponses: async () => undefined,
+    lockClaims: () => Promise.resolve(new Set<string>()),
+    storeResponses: () => Promise.resolve(),
   } as unknown as IdempotencyKeysRepository;
   const transactions = { run: <T>(work: (tx: Db) => Promise<T>) => work({} as Db) } as unknown as TransactionRunner;
   const sut = new ChainLedger(transactions, chains, events, idempotencyKeys, trees);

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedKey, CallerKey } from '@app/auth';
+import { AuthenticatedKey, CallerKey, MANAGE, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../../common/no-query.dto';
 import { ApiConflict, ApiData, ApiErrors } from '../../openapi/openapi-responses';
 import { DestinationControlsService } from './destination-controls.service';
@@ -17,6 +17,7 @@ export class DestinationControlsController {
   constructor(private readonly controls: DestinationControlsService) {}
 
   @Post(`${ONE}/pause`)
+  @RequireScopes(MANAGE)
   @HttpCode(200)
   @ApiOperation({ summary: 'Stop delivering until resumed (again: unchanged)' })
   @ApiData(DestinationView)
@@ -31,6 +32,7 @@ export class DestinationControlsController {
   }
 
   @Post(`${ONE}/resume`)
+  @RequireScopes(MANAGE)
   @HttpCode(200)
   @ApiOperation({ summary: 'Deliver again (a paused, retrying or disabled destination), failures forgotten' })
   @ApiData(DestinationView)
@@ -45,6 +47,7 @@ export class DestinationControlsController {
   }
 
   @Post(`${ONE}/replay`)
+  @RequireScopes(MANAGE)
   @HttpCode(200)
   @ApiOperation({ summary: 'Deliver again every retained event from `from` on; the state is unchanged' })
   @ApiData(DestinationView)
@@ -60,6 +63,7 @@ export class DestinationControlsController {
   }
 
   @Post(`${ONE}/rotate-secret`)
+  @RequireScopes(MANAGE)
   @HttpCode(200)
   @ApiOperation({
     summary: 'A webhook’s new signing secret, in this answer only; the old one is also signed with for 24 hours',

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AuthenticatedKey, CallerKey } from '@app/auth';
+import { AuthenticatedKey, CallerKey, MANAGE, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../../common/no-query.dto';
 import { ApiConflict, ApiData, ApiErrors, ApiPage } from '../../openapi/openapi-responses';
 import { DestinationsService } from './destinations.service';
@@ -20,6 +20,7 @@ export class DestinationsController {
   constructor(private readonly destinations: DestinationsService) {}
 
   @Get()
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'The account’s destinations, oldest first, in pages (never their credentials)' })
   @ApiPage(DestinationView)
   @ApiErrors(404)
@@ -28,6 +29,7 @@ export class DestinationsController {
   }
 
   @Post()
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Create a destination; a webhook’s signing secret is in this answer only' })
   @ApiData(NewDestinationView, 201, 'Created')
   @ApiErrors(404, 413, 415)
@@ -42,6 +44,7 @@ export class DestinationsController {
   }
 
   @Get(ONE)
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'A destination and where its delivery stands' })
   @ApiData(DestinationView)
   @ApiErrors(404)
@@ -55,6 +58,7 @@ export class DestinationsController {
   }
 
   @Patch(ONE)
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Change settings or credentials (never kind); headers replaces them all' })
   @ApiData(DestinationView)
   @ApiErrors(404, 413, 415)
@@ -69,6 +73,7 @@ export class DestinationsController {
   }
 
   @Delete(ONE)
+  @RequireScopes(MANAGE)
   @ApiOperation({ summary: 'Delete a destination; the answer is the destination as it was' })
   @ApiData(DestinationView, 200, 'Deleted: the destination as it was')
   @ApiErrors(404)

@@ -1,4 +1,4 @@
-import { ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { OmitType, PartialType } from '@nestjs/swagger';
 import { ApiSchemaKeywords } from '../../../openapi/openapi-responses';
 import { CreateDestinationDto } from './create-destination.dto';
 

@@ -1,5 +1,6 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { asError } from '@app/common';
 import { bounded, networkFailure } from '../delivery-failure';
 import { bareHost, resolveAllowed } from '../outbound/resolve';
 import type { Delivery, Sink, SinkBatch, SinkTarget } from '../sink';
@@ -87,7 +88,7 @@ export class SyslogSink implements Sink {
       const fail = (error: unknown) => {
         signal.removeEventListener('abort', onAbort);
         socket.destroy();
-        reject(error);
+        reject(asError(error));
       };
       const onAbort = () => fail(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -110,7 +111,7 @@ function flushed(socket: Socket, payload: Buffer, signal: AbortSignal): Promise<
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       socket.destroy();
-      reject(signal.reason);
+      reject(asError(signal.reason));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     socket.write(payload, (error) => {
