@@ -56,8 +56,11 @@ export function verificationWindowReads(stream: RowStream): VerificationWindowRe
   };
 }
 
-/** The timestamp written by the database exactly as the API writes it (no Date per row). */
-export const ISO_TIMESTAMP = `to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A timestamp column written by the database exactly as the API writes it (no Date per row). */
+export function isoTimestamp(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+export const ISO_TIMESTAMP = isoTimestamp('"timestamp"');
 
 /**
  * The events of a whole-chain verification window. Only what is hashed or checked, already named and typed as the hash
