@@ -25,8 +25,8 @@ const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) =>
 const COLUMNS = INSERTED.map(([property]) => events.bare(property)).join(', ');
 
 /**
- * All `events` in one statement (`INSERT … SELECT FROM unnest`), the columns as arrays: one round
- * trip per batch, whatever its size. The array parameters are named after the columns they fill.
+ * All `events` in one statement (`INSERT … SELECT FROM unnest`), one array parameter per column:
+ * one round trip per batch, whatever its size. The unnested columns take the table's column names.
  */
 const INSERT_EVENTS = `INSERT INTO events (${COLUMNS})
   SELECT ${INSERTED.map(([property]) => (property === 'context' ? `${events.bare(property)}::jsonb` : events.bare(property))).join(', ')}
