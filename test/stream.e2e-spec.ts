@@ -2,7 +2,7 @@ import { request as httpRequest, IncomingMessage, ClientRequest } from 'node:htt
 import { AddressInfo } from 'node:net';
 import { ulid } from 'ulid';
 import { digestApiKey } from '@app/auth';
-import { ApiKeysRepository, EventsRepository } from '@app/database';
+import { ApiKeysRepository, EventTailRepository } from '@app/database';
 import { encodeStreamPosition } from '../apps/api/src/events/stream/stream-position';
 import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
@@ -372,7 +372,7 @@ describe('GET /v1/events/stream from a backlog', () => {
       // for a stream destination's backlog of millions (docs/performance.md, 2026-11-28).
       const t = await startTestApp();
       const base = await listen(t);
-      const events = t.app.get(EventsRepository);
+      const events = t.app.get(EventTailRepository);
       const account = (await t.app.get(ApiKeysRepository).findActiveByDigest(digestApiKey(KEYS.acme)))!.accountId;
       const batch = (b: number) =>
         fetch(`${base}/v1/events/batch`, {
@@ -403,7 +403,7 @@ describe('GET /v1/events/stream from a backlog', () => {
             statement = { text, params };
             return Promise.resolve([{ until: 'captured', id: null }]);
           },
-        } as unknown as Parameters<EventsRepository['committedBetween']>[4];
+        } as unknown as Parameters<EventTailRepository['committedBetween']>[4];
         const after = {
           time: first!.timestamp.toISOString(),
           chainId: first!.chain_id,
@@ -443,7 +443,7 @@ describe('GET /v1/events/stream from a backlog', () => {
       const base = await listen(app);
       const account = (await app.app.get(ApiKeysRepository).findActiveByDigest(digestApiKey(KEYS.acme)))!.accountId;
       const start = encodeStreamPosition(account, {
-        since: await app.app.get(EventsRepository).currentSnapshot(),
+        since: await app.app.get(EventTailRepository).currentSnapshot(),
         until: null,
         after: null,
       });

@@ -7,7 +7,7 @@ import { IS_PUBLIC } from './decorators';
 /** What a route asks of a key: one of these scopes, or `any` valid key. */
 export type RouteScopes = readonly Scope[] | 'any';
 
-/** Reads accept `operator` too: an operator key may read (contract §12), within its own account `system`. */
+/** Reads accept `operator` too: an operator key may read (docs/contract.md §12), within its own account `system`. */
 export const READ: readonly Scope[] = ['read', 'operator'];
 export const INGEST: readonly Scope[] = ['ingest'];
 /** Account management: an admin for its own account, an operator for any (KeysService and AccountsService decide which). */
@@ -18,7 +18,7 @@ export const OPERATOR: readonly Scope[] = ['operator'];
 export const REQUIRED_SCOPES = 'auth:required-scopes';
 
 /**
- * Which scopes a key needs to call this handler, one of them being enough (contract §1, §12).
+ * Which scopes a key needs to call this handler, one of them being enough (docs/contract.md §1, §12).
  * Declared on each handler, never on its controller: deny by default, a handler that declares
  * nothing (and is not @Public()) is refused to every key (403), and test/scopes.e2e-spec.ts
  * checks every route of the OpenAPI description that needs a key declares its scopes and

@@ -10,7 +10,7 @@ import { ListAccountsQuery } from './dto/list-accounts.query';
 import { MeView } from './dto/me.view';
 
 /**
- * Accounts over HTTP (contract §12): an operator sees and creates every account, an admin sees its
+ * Accounts over HTTP (docs/contract.md §12): an operator sees and creates every account, an admin sees its
  * own (libs/auth keys/access.ts decides). Counts come from the chain heads and the keys table,
  * never from a count over events.
  */
@@ -59,7 +59,7 @@ export class AccountsService {
 
   /**
    * Operator only (the route's @RequireScopes(OPERATOR), then the calling key re-checked in the transaction, not from the
-   * cache: contract §12); recorded in the `_audit` chain of `system`, in the same transaction.
+   * cache: docs/contract.md §12); recorded in the `_audit` chain of `system`, in the same transaction.
    */
   async create(caller: AuthenticatedKey, dto: CreateAccountDto): Promise<{ data: AccountView }> {
     const account = await this.transactions.run(async (tx) => {

@@ -13,7 +13,7 @@ interface FilterQuery {
 }
 
 /**
- * The validated filters of a request as the events repository takes them: `after` and `before`
+ * The validated filters of a request as the events repositories take them: `after` and `before`
  * exclusive (the list, the stream), or an inclusive `period` already normalized by exportPeriod
  * (the export, statistics), which then replaces them.
  */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
-import { EventRecord, EventsRepository } from '@app/database';
+import { EventRecord, EventSearchRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
 import { AppendRequest } from './append/append-request';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
@@ -32,7 +32,7 @@ export class EventsService {
   constructor(
     private readonly queue: AppendQueue,
     private readonly idempotency: IdempotencyService,
-    private readonly events: EventsRepository,
+    private readonly events: EventSearchRepository,
     private readonly reads: BoundedReads,
   ) {}
 

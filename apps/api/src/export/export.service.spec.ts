@@ -1,5 +1,5 @@
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseLocator, EventsRepository } from '@app/database';
+import { DatabaseLocator, EventExportRepository } from '@app/database';
 import { AuditTrail } from '@app/auth';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
@@ -18,7 +18,7 @@ describe('ExportService', () => {
       translated: (error: unknown) => error,
     } as unknown as BoundedReads;
     const sut = new ExportService(
-      {} as EventsRepository,
+      {} as EventExportRepository,
       { dataDir: '/nonexistent' } as AppConfig,
       {} as DatabaseLocator,
       slots,

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common
 import { pipeline, Readable } from 'node:stream';
 import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
-import { DatabaseLocator, EventSnapshot, EventsRepository } from '@app/database';
+import { DatabaseLocator, EventSnapshot, EventExportRepository } from '@app/database';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
@@ -26,7 +26,7 @@ export class ExportService implements OnModuleInit {
   private readonly spool: ExportSpool;
 
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: EventExportRepository,
     private readonly config: AppConfig,
     private readonly database: DatabaseLocator,
     private readonly slots: ExportSlots,

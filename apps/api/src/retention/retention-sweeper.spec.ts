@@ -12,8 +12,8 @@ import {
 import {
   ChainRetentionRepository,
   CheckpointsRepository,
-  EventsRepository,
-  MerkleNodesRepository,
+  MaintenanceRepository,
+  PrunedTable,
   TransactionRunner,
   VacuumOptions,
 } from '@app/database';
@@ -94,10 +94,10 @@ describe('RetentionSweeper', () => {
         return result;
       },
     } as unknown as TransactionRunner;
-    const storage = (table: string) => ({
+    const maintenance = {
       storageBytes: () => Promise.resolve(1),
       analyzedRows: () => Promise.resolve(retained),
-      vacuum: ({ full, lockWaitMilliseconds }: VacuumOptions) => {
+      vacuum: (table: PrunedTable, { full, lockWaitMilliseconds }: VacuumOptions) => {
         calls.push(
           `vacuum ${table}${full ? ' full' : ''}${lockWaitMilliseconds === null ? '' : ` wait=${lockWaitMilliseconds}`}`,
         );
@@ -105,7 +105,7 @@ describe('RetentionSweeper', () => {
           ? Promise.reject(Object.assign(new Error('lock'), { code: vacuumFails }))
           : Promise.resolve();
       },
-    });
+    };
     const audit = {
       pruned: (_account: string, chainId: string, change: object) => {
         calls.push(`audit ${chainId} ${JSON.stringify(change)}`);
@@ -123,8 +123,7 @@ describe('RetentionSweeper', () => {
       transactions,
       chains,
       rows as unknown as CheckpointsRepository,
-      storage('events') as unknown as EventsRepository,
-      storage('merkle_nodes') as unknown as MerkleNodesRepository,
+      maintenance as unknown as MaintenanceRepository,
       checkpoints,
       audit,
       noDestinations,

@@ -15,10 +15,10 @@ import {
 import {
   ChainRetentionRepository,
   CheckpointsRepository,
-  EventsRepository,
   LOCK_NOT_AVAILABLE,
-  MerkleNodesRepository,
+  MaintenanceRepository,
   PrunableChain,
+  PrunedTable,
   sqlState,
   TransactionRunner,
 } from '@app/database';
@@ -73,8 +73,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainRetentionRepository,
     private readonly checkpointRows: CheckpointsRepository,
-    private readonly events: EventsRepository,
-    private readonly nodes: MerkleNodesRepository,
+    private readonly maintenance: MaintenanceRepository,
     private readonly checkpoints: CheckpointsService,
     private readonly audit: RetentionAudit,
     private readonly streamGaps: StreamGaps,
@@ -223,11 +222,12 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const mode = this.config.retentionVacuum;
     const before = await this.storageBytes();
     const full =
-      mode === 'full' || (mode === 'auto' && vacuumFullPays(result.events, await this.events.analyzedRows(), before));
+      mode === 'full' ||
+      (mode === 'auto' && vacuumFullPays(result.events, await this.maintenance.analyzedRows('events'), before));
     const vacuum =
       mode === 'off'
         ? null
-        : { events: await this.vacuumTable(this.events, full), merkleNodes: await this.vacuumTable(this.nodes, full) };
+        : { events: await this.vacuumTable('events', full), merkleNodes: await this.vacuumTable('merkle_nodes', full) };
     this.logger.log({
       msg: `Pruned ${result.events} event(s) of ${result.chains} chain(s)`,
       events: result.events,
@@ -247,7 +247,7 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
    * VACUUM_FULL_LOCK_WAIT_MILLISECONDS for its lock (behind a long export, say), then runs plain.
    */
   private async vacuumTable(
-    table: EventsRepository | MerkleNodesRepository,
+    table: PrunedTable,
     full: boolean,
   ): Promise<{ mode: 'full' | 'plain'; milliseconds: number }> {
     const started = performance.now();
@@ -255,17 +255,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     const lockWaitMilliseconds =
       full && this.config.retentionVacuum === 'auto' ? VACUUM_FULL_LOCK_WAIT_MILLISECONDS : null;
     try {
-      await table.vacuum({ full, lockWaitMilliseconds });
+      await this.maintenance.vacuum(table, { full, lockWaitMilliseconds });
       return done(full ? 'full' : 'plain');
     } catch (error) {
       if (lockWaitMilliseconds === null || sqlState(error) !== LOCK_NOT_AVAILABLE) throw error;
-      await table.vacuum({ full: false, lockWaitMilliseconds: null });
+      await this.maintenance.vacuum(table, { full: false, lockWaitMilliseconds: null });
       return done('plain');
     }
   }
 
   private async storageBytes(): Promise<number> {
-    return (await this.events.storageBytes()) + (await this.nodes.storageBytes());
+    return (await this.maintenance.storageBytes('events')) + (await this.maintenance.storageBytes('merkle_nodes'));
   }
 }
 

@@ -11,7 +11,7 @@ import { RetentionService } from './retention.service';
 import { RetentionSweeper } from './retention-sweeper';
 
 /**
- * Retention and legal hold (contract §14). Scopes (@RequireScopes on each handler): the settings
+ * Retention and legal hold (docs/contract.md §14). Scopes (@RequireScopes on each handler): the settings
  * `admin` or `operator`, the sweep `operator` (it sweeps every account).
  */
 @ApiTags('retention')

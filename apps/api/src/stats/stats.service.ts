@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventsRepository } from '@app/database';
+import { EventStatisticsRepository } from '@app/database';
 import { exportPeriod } from '../export/export-period';
 import { StatsQueryDto } from './dto/stats-query.dto';
 import { StatsView } from './dto/stats.view';
@@ -7,7 +7,7 @@ import { toEventFilters } from '../events/event-filters';
 import { BoundedReads } from '../reads/bounded-reads';
 
 /**
- * Counts through the same filters as the list. EventsRepository reads them from the rollup
+ * Counts through the same filters as the list. EventStatisticsRepository reads them from the rollup
  * `event_counts` (per account, UTC day, chain and action, kept in step by triggers on `events`,
  * so no write path here has anything to do) for the whole days of the period when the group is
  * action, chain or day and the filters are only period, chain and action, and from the events
@@ -17,7 +17,7 @@ import { BoundedReads } from '../reads/bounded-reads';
 @Injectable()
 export class StatsService {
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: EventStatisticsRepository,
     private readonly reads: BoundedReads,
   ) {}
 

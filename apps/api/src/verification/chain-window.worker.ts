@@ -1,8 +1,7 @@
 import { workerData } from 'node:worker_threads';
-import { Client, Query } from 'pg';
+import { Client } from 'pg';
 // The file itself, not the barrel: a worker needs its SQL, not Nest's modules.
-import { SqlQuery, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
-import { asError } from '@app/common/errors/as-error';
+import { clientRowStream, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 
 /**
@@ -60,30 +59,11 @@ async function attempt(request: WindowRequest): Promise<WindowReport> {
   const used = connection();
   try {
     const db = await used;
-    return await inspectWindow(
-      verificationWindowReads((query, onRow) => streamRows(db, query, onRow)),
-      request,
-    );
+    return await inspectWindow(verificationWindowReads(clientRowStream(db)), request);
   } catch (error) {
     drop(used);
     throw error;
   }
-}
-
-/** A query whose rows are handed over one by one as they arrive, never collected (pg's Query with a 'row' listener). */
-function streamRows<Row>(db: Client, { text, values }: SqlQuery, onRow: (row: Row) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const query = db.query(new Query(text, values));
-    query.on('row', (row: Row) => {
-      try {
-        onRow(row);
-      } catch (error) {
-        reject(asError(error));
-      }
-    });
-    query.on('end', () => resolve());
-    query.on('error', reject);
-  });
 }
 
 export default async function inspect(request: WindowRequest): Promise<WindowOutcome> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, Metrics } from '@app/common';
-import { ChainsRepository, EventsRepository } from '@app/database';
+import { ChainsRepository, EventVerificationRepository } from '@app/database';
 import { judgeEvent } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
 import { toVerificationResult } from './verification.mapper';
@@ -12,7 +12,7 @@ import { toVerificationResult } from './verification.mapper';
 @Injectable()
 export class EventVerificationService {
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: EventVerificationRepository,
     private readonly chains: ChainsRepository,
     private readonly metrics: Metrics,
   ) {}

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH, MIN_BOOTSTRAP_KEY_LENGTH } from '../limits';
 
-/** The validated environment (contract §1). Loading it fails fast with a readable message. */
+/** The validated environment (docs/contract.md §1). Loading it fails fast with a readable message. */
 export class AppConfig {
   port = 3000;
   host = '0.0.0.0';
@@ -35,13 +35,13 @@ export class AppConfig {
   verifyWorkers = Math.min(8, availableParallelism());
   /** Whole-chain verifications one account may run at once on an instance (more: 429). */
   verifyConcurrency = 2;
-  /** Idempotency-Key records are deleted this long after their claim (contract §7: at least 24 h). */
+  /** Idempotency-Key records are deleted this long after their claim (docs/contract.md §7: at least 24 h). */
   idempotencyRetentionHours = 24;
   /** A claim this old without a response belongs to a request that died: a retry may take it over. */
   idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
-  /** Live tail (contract §13): open streams per account per instance (more: 429). */
+  /** Live tail (docs/contract.md §13): open streams per account per instance (more: 429). */
   streamsPerAccount = 10;
   /** How often an open stream asks the database for newly committed events, in milliseconds. */
   streamPollMilliseconds = 250;
@@ -53,7 +53,7 @@ export class AppConfig {
   exportsPerAccount = 2;
   /** Exports in flight at once on an instance, all accounts together (more: 429): half the pool by default. */
   exportsPerInstance = 5;
-  /** Reads over many events (list, export, statistics) one account may have in flight on an instance (more: 429, contract §8). */
+  /** Reads over many events (list, export, statistics) one account may have in flight on an instance (more: 429, docs/contract.md §8). */
   readsPerAccount = 4;
   /** Each statement of those reads is cancelled in the database past this (422 QUERY_TOO_EXPENSIVE); fractions allowed. */
   queryTimeoutSeconds = 15;
@@ -62,7 +62,7 @@ export class AppConfig {
   signingKeyFile: string | null = null;
   /** Verifier keys of earlier signing keys: stored checkpoints they signed still verify. */
   retiredVerifierKeys: string[] = [];
-  /** GET /metrics listens here, never on the API port (contract §11); port 0: no metrics. */
+  /** GET /metrics listens here, never on the API port (docs/contract.md §11); port 0: no metrics. */
   metricsPort = 9464;
   metricsHost = '127.0.0.1';
   logLevel: LogLevel = 'info';
@@ -70,18 +70,18 @@ export class AppConfig {
   logFormat: 'json' | 'pretty' = 'json';
   /** Express's `trust proxy`: which hops of X-Forwarded-For to believe for the client address (false: the TCP peer). */
   trustProxy: TrustProxy = false;
-  /** Retention (contract §14): the sweep runs this often, in seconds (0: only on demand). */
+  /** Retention (docs/contract.md §14): the sweep runs this often, in seconds (0: only on demand). */
   retentionSweepSeconds = 3600;
   /** Shifts the sweep's idea of now into the future, for tests; never changes event timestamps. */
   retentionClockOffsetSeconds = 0;
   /**
    * A legal hold lifted less than this many hours ago (on the sweep's clock) still stops a prune
-   * (contract §14), so lifting, pruning and restoring a hold cannot happen unseen in one step. The
+   * (docs/contract.md §14), so lifting, pruning and restoring a hold cannot happen unseen in one step. The
    * database keeps the value it enforces (retention_policy); a service running as the schema's owner
    * writes this one there at start.
    */
   holdReleaseDelayHours = 24;
-  /** The `_audit` chain's effective retention is never below this many days (contract §14). */
+  /** The `_audit` chain's effective retention is never below this many days (docs/contract.md §14). */
   auditMinRetentionDays = 365;
   /**
    * After a sweep that deleted events: `auto` (`full` when what remains is small next to what was
@@ -91,11 +91,11 @@ export class AppConfig {
    */
   retentionVacuum: RetentionVacuum = 'auto';
   /**
-   * SECRETS_KEY: base64 of 32 bytes, the AES-256-GCM key of stored stream credentials (contract
+   * SECRETS_KEY: base64 of 32 bytes, the AES-256-GCM key of stored stream credentials (docs/contract.md
    * §16); null: generated into DATA_DIR once, like the signing key.
    */
   secretsKey: string | null = null;
-  /** Streams (contract §16): destinations one account may have (more: 409). */
+  /** Streams (docs/contract.md §16): destinations one account may have (more: 409). */
   destinationsPerAccount = 10;
   /** Destinations may send to loopback, private, link-local and unique-local addresses (tests, on-premises receivers). */
   streamAllowPrivateNetworks = false;
@@ -105,7 +105,7 @@ export class AppConfig {
   streamDelivery = true;
   /**
    * Delivery engine: how often it claims and renews destination leases. A lease lasts three of these and the
-   * others claim every one: a stopped instance's destinations move within four (at most 28 s, contract §16: 30 s).
+   * others claim every one: a stopped instance's destinations move within four (at most 28 s, docs/contract.md §16: 30 s).
    */
   streamLeaseSeconds = 5;
 }
@@ -123,7 +123,7 @@ export type TrustProxy = boolean | number | string[];
 
 /**
  * `ingest` appends events; `read` is every other read; `admin` manages the key's own account,
- * `operator` every account (contract §1, §12). Which route needs which: each handler's
+ * `operator` every account (docs/contract.md §1, §12). Which route needs which: each handler's
  * @RequireScopes (libs/auth route-scopes.ts).
  */
 export type Scope = 'ingest' | 'read' | 'admin' | 'operator';

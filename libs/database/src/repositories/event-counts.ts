@@ -1,5 +1,5 @@
 import type { TimeComparison } from '@app/common';
-import type { EventFilters } from './events.repository';
+import type { EventFilters } from './event-filters.sql';
 
 const DAY_MS = 86_400_000;
 

@@ -7,8 +7,14 @@ import { ChainRetentionRepository } from './chain-retention.repository';
 import { ChainsRepository } from './chains.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { DestinationsRepository } from './destinations.repository';
-import { EventsRepository } from './events.repository';
+import { EventExportRepository } from './event-export.repository';
+import { EventSearchRepository } from './event-search.repository';
+import { EventStatisticsRepository } from './event-statistics.repository';
+import { EventTailRepository } from './event-tail.repository';
+import { EventVerificationRepository } from './event-verification.repository';
+import { EventWritesRepository } from './event-writes.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { MaintenanceRepository } from './maintenance.repository';
 import { MerkleNodesRepository } from './merkle-nodes.repository';
 import { RetentionLogRepository } from './retention-log.repository';
 import { RetentionPolicyRepository } from './retention-policy.repository';
@@ -22,9 +28,16 @@ export type { ChainRecord, ChainRetention, ChainStatusRecord, LegalHoldBy } from
 export * from './chains.repository';
 export * from './checkpoints.repository';
 export * from './destinations.repository';
-export * from './event-snapshot';
-export * from './events.repository';
+export * from './event-export.repository';
+export type { EventFilters } from './event-filters.sql';
+export type { EventRecord } from './event-record';
+export * from './event-search.repository';
+export * from './event-statistics.repository';
+export * from './event-tail.repository';
+export * from './event-verification.repository';
+export * from './event-writes.repository';
 export * from './idempotency-keys.repository';
+export * from './maintenance.repository';
 export * from './merkle-nodes.repository';
 export * from './retention-log.repository';
 export * from './retention-policy.repository';
@@ -36,11 +49,14 @@ export * from './verification-window.reader';
 /**
  * One repository per table (Immich's `*.repository.ts`): each owns every query of its table,
  * raw SQL where it is faster, typed rows out. Services call repositories; only repositories and
- * the TransactionRunner touch TypeORM's DataSource, EntityManager or query builders. One reader
- * spans tables: VerificationWindowReader, whose queries the verification worker threads share.
- * The chains have one per read model: ChainHeadsRepository (appends' locks and moves, checkpoints'
- * shared lock), ChainsRepository (listing, status, verification's reads), ChainRetentionRepository
- * (retention settings, legal hold, the sweep's prunes).
+ * the TransactionRunner touch TypeORM's DataSource, EntityManager or query builders. The events,
+ * read far more than any other table and in many ways, have one repository per read model
+ * (writes, search, statistics, live tail, export, verification; `event-filters.sql.ts` holds the
+ * filters they share); so do the chains: ChainHeadsRepository (appends' locks and moves,
+ * checkpoints' shared lock), ChainsRepository (listing, status, verification's reads),
+ * ChainRetentionRepository (retention settings, legal hold, the sweep's prunes). Some span tables:
+ * VerificationWindowReader, whose queries the verification worker threads share, and
+ * MaintenanceRepository (VACUUM after a prune).
  */
 export const REPOSITORIES: Provider[] = [
   TransactionRunner,
@@ -51,8 +67,14 @@ export const REPOSITORIES: Provider[] = [
   ChainsRepository,
   CheckpointsRepository,
   DestinationsRepository,
-  EventsRepository,
+  EventExportRepository,
+  EventSearchRepository,
+  EventStatisticsRepository,
+  EventTailRepository,
+  EventVerificationRepository,
+  EventWritesRepository,
   IdempotencyKeysRepository,
+  MaintenanceRepository,
   MerkleNodesRepository,
   RetentionLogRepository,
   RetentionPolicyRepository,

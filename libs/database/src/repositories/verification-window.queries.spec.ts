@@ -1,5 +1,10 @@
+import { CheckpointEntity } from '../entities/checkpoint.entity';
+import { EventEntity } from '../entities/event.entity';
+import { MerkleNodeEntity } from '../entities/merkle-node.entity';
+import { Property, Table } from '../schema/table';
 import {
   SqlQuery,
+  WINDOW_COLUMNS,
   verificationWindowCheckpointsQuery,
   verificationWindowEventsQuery,
   verificationWindowNodesQuery,
@@ -29,9 +34,10 @@ describe('whole-chain verification window queries', () => {
   it('run each read through the one stream given, its own query, handing on every row', async () => {
     const window = { chainId, accountId, after: 4, upTo: 9 };
     const ran: SqlQuery[] = [];
-    const reads = verificationWindowReads(async <Row>(query: SqlQuery, onRow: (row: Row) => void) => {
+    const reads = verificationWindowReads(<Row>(query: SqlQuery, onRow: (row: Row) => void) => {
       ran.push(query);
       [1, 2].forEach((n) => onRow({ n } as Row));
+      return Promise.resolve();
     });
     const got: unknown[] = [];
     await reads.checkpoints(window, (row) => got.push(row));
@@ -43,5 +49,15 @@ describe('whole-chain verification window queries', () => {
       verificationWindowNodesQuery(window),
     ]);
     expect(got).toHaveLength(6);
+  });
+
+  it('name the columns the entities map their properties to (the file cannot load the metadata: workers load it)', () => {
+    const same = <E>(table: Table<E>, columns: Partial<Record<Property<E>, string>>) => {
+      for (const [property, column] of Object.entries(columns) as [Property<E>, string][])
+        expect([property, column.replace(/"/g, '')]).toEqual([property, table.bare(property).replace(/"/g, '')]);
+    };
+    same(new Table(EventEntity, 'e'), WINDOW_COLUMNS.events);
+    same(new Table(CheckpointEntity, 'k'), WINDOW_COLUMNS.checkpoints);
+    same(new Table(MerkleNodeEntity, 'm'), WINDOW_COLUMNS.merkleNodes);
   });
 });

@@ -1,4 +1,10 @@
-import { EventHashPayload, LOWEST_STORED_LEVEL } from '@app/hashing';
+import type { Client } from 'pg';
+import { Query } from 'pg';
+import { LOWEST_STORED_LEVEL } from '@app/hashing';
+// Types only: a worker thread loads this file, and the entities would load TypeORM.
+import type { CheckpointEntity } from '../entities/checkpoint.entity';
+import type { EventEntity } from '../entities/event.entity';
+import type { MerkleNodeEntity } from '../entities/merkle-node.entity';
 import type { SqlQuery } from './sql-query';
 
 export type { SqlQuery } from './sql-query';
@@ -6,19 +12,56 @@ export type { SqlQuery } from './sql-query';
 /*
  * The SQL of a whole-chain verification window and which rows each read gives
  * (`verificationWindowReads`), run by VerificationWindowReader on the service's pool and by the
- * worker threads (apps/api/src/verification/chain-window.worker.ts) on their own connections
- * outside Nest. A file of its own so that a worker loads only this, not Nest or TypeORM.
+ * worker threads (apps/api/src/verification/chain-window.worker.ts, through `clientRowStream`) on
+ * their own connections outside Nest. A file of its own so that a worker loads only this and pg, not
+ * Nest or TypeORM: so its SQL cannot be written from the entities' metadata (Table). It names the
+ * columns it reads through WINDOW_COLUMNS, keyed by the entities' properties (a renamed property
+ * fails typecheck), whose column names the spec compares with the metadata.
  */
 
-/** A stored event as verification reads it: exactly the hash payload, as hashed, and its stored hash. */
-export interface VerifiedEventRow extends EventHashPayload {
-  hash: string;
-}
+/** The columns these queries read, by entity property, as SQL names them. */
+export const WINDOW_COLUMNS = {
+  events: {
+    id: 'id',
+    accountId: 'account_id',
+    chainId: 'chain_id',
+    position: 'position',
+    actor: 'actor',
+    action: 'action',
+    resource: 'resource',
+    context: 'context',
+    timestamp: '"timestamp"',
+    previousHash: 'previous_hash',
+    hash: 'hash',
+  } satisfies Partial<Record<keyof EventEntity, string>>,
+  checkpoints: {
+    chainId: 'chain_id',
+    size: 'size',
+    hash: 'hash',
+    note: 'note',
+  } satisfies Partial<Record<keyof CheckpointEntity, string>>,
+  merkleNodes: {
+    chainId: 'chain_id',
+    level: 'level',
+    index: '"index"',
+    hash: 'hash',
+  } satisfies Partial<Record<keyof MerkleNodeEntity, string>>,
+};
+const E = WINDOW_COLUMNS.events;
+const K = WINDOW_COLUMNS.checkpoints;
+const M = WINDOW_COLUMNS.merkleNodes;
+
+/**
+ * A stored event as verification reads it: exactly the hash payload, as hashed (the time as the
+ * API writes it, not the entity's Date), and its stored hash.
+ */
+export type VerifiedEventRow = Pick<
+  EventEntity,
+  'id' | 'chainId' | 'position' | 'actor' | 'action' | 'resource' | 'context' | 'previousHash' | 'hash'
+> & { timestamp: string };
 
 /** A row of a whole-chain verification window: also whether its account is its chain's. */
-export interface VerificationWindowEventRow extends VerifiedEventRow {
-  ownAccount: boolean;
-}
+export type VerificationWindowEventRow = VerifiedEventRow & { ownAccount: boolean };
 
 /** What a whole-chain verification window covers: positions after < position <= upTo of one chain. */
 export interface VerificationWindow {
@@ -31,13 +74,13 @@ export interface VerificationWindow {
 }
 
 /** A checkpoint of a whole-chain verification window: the size as text (bigint). */
-export interface VerificationWindowCheckpointRow {
-  size: string;
-  hash: string;
-  note: string;
-}
+export type VerificationWindowCheckpointRow = Pick<CheckpointEntity, 'hash' | 'note'> & { size: string };
 
-/** Runs `query` and hands each row to `onRow`; resolves once the last has been handed over. */
+/**
+ * Runs `query` and hands each row to `onRow`; resolves once the last has been handed over. The rows
+ * are pg's as the query names and types its columns (`Row` is what the query's SELECT list says:
+ * not decoded, for these are verification's hot path, a window of thousands of rows at a time).
+ */
 export type RowStream = <Row>(query: SqlQuery, onRow: (row: Row) => void) => Promise<void>;
 
 /** The three reads of a whole-chain verification window (libs/verification `WindowRows`). */
@@ -56,8 +99,31 @@ export function verificationWindowReads(stream: RowStream): VerificationWindowRe
   };
 }
 
-/** The timestamp written by the database exactly as the API writes it (no Date per row). */
-export const ISO_TIMESTAMP = `to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * A RowStream on a pg Client of its own (a worker thread's): the rows handed over one by one as they
+ * arrive, never collected (pg's Query with a 'row' listener).
+ */
+export function clientRowStream(client: Client): RowStream {
+  return <Row>({ text, values }: SqlQuery, onRow: (row: Row) => void) =>
+    new Promise<void>((resolve, reject) => {
+      const query = client.query(new Query(text, values));
+      query.on('row', (row: Row) => {
+        try {
+          onRow(row);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+      query.on('end', () => resolve());
+      query.on('error', reject);
+    });
+}
+
+/** A timestamp column written by the database exactly as the API writes it (no Date per row). */
+export function isoTimestamp(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+export const ISO_TIMESTAMP = isoTimestamp(E.timestamp);
 
 /**
  * The events of a whole-chain verification window. Only what is hashed or checked, already named and typed as the hash
@@ -68,11 +134,12 @@ export const ISO_TIMESTAMP = `to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-D
  */
 export function verificationWindowEventsQuery({ chainId, accountId, after, upTo }: VerificationWindow): SqlQuery {
   return {
-    text: `SELECT id, $1::varchar AS "chainId", position::float8 AS position, actor, action, resource, context,
-        ${ISO_TIMESTAMP} AS "timestamp", previous_hash AS "previousHash", hash, account_id = $5 AS "ownAccount"
+    text: `SELECT ${E.id} AS "id", $1::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
+        ${E.action} AS "action", ${E.resource} AS "resource", ${E.context} AS "context", ${ISO_TIMESTAMP} AS "timestamp",
+        ${E.previousHash} AS "previousHash", ${E.hash} AS "hash", ${E.accountId} = $5 AS "ownAccount"
    FROM events
-  WHERE chain_id = $1 AND events.position > $2 AND events.position <= $3
-  ORDER BY events.position
+  WHERE ${E.chainId} = $1 AND events.${E.position} > $2 AND events.${E.position} <= $3
+  ORDER BY events.${E.position}
   LIMIT $4`,
     values: [chainId, after, upTo, upTo - after + 1, accountId],
   };
@@ -84,18 +151,17 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
  */
 export function verificationWindowCheckpointsQuery({ chainId, after, upTo, first }: VerificationWindow): SqlQuery {
   return {
-    text: `SELECT size::text AS size, hash, note FROM checkpoints
-  WHERE chain_id = $1 AND size > $2 AND size <= $3 ORDER BY checkpoints.size`,
+    text: `SELECT ${K.size}::text AS "size", ${K.hash} AS "hash", ${K.note} AS "note" FROM checkpoints
+  WHERE ${K.chainId} = $1 AND ${K.size} > $2 AND ${K.size} <= $3 ORDER BY checkpoints.${K.size}`,
     values: [chainId, first || after === 0 ? after - 1 : after, upTo],
   };
 }
 
-/** One level of a window's stored Merkle nodes (`verificationWindowNodesQuery`). */
-export interface VerificationWindowLevelRow {
-  level: number;
-  /** Each node as its index (8 bytes, big-endian) followed by its hash (32 bytes), in index order. */
-  nodes: Buffer;
-}
+/**
+ * One level of a window's stored Merkle nodes (`verificationWindowNodesQuery`): `nodes` is each node
+ * as its index (8 bytes, big-endian) followed by its hash (32 bytes), in index order.
+ */
+export type VerificationWindowLevelRow = Pick<MerkleNodeEntity, 'level'> & { nodes: Buffer };
 
 /**
  * The stored Merkle nodes of a whole-chain verification window: every node (level ≥
@@ -109,14 +175,14 @@ export interface VerificationWindowLevelRow {
  */
 export function verificationWindowNodesQuery({ chainId, after, upTo }: VerificationWindow): SqlQuery {
   return {
-    text: `SELECT l.level, n.nodes
+    text: `SELECT l.level AS "level", n.nodes AS "nodes"
    FROM generate_series($5::int, $4::int) AS l(level)
    CROSS JOIN LATERAL (
-     SELECT string_agg(int8send(m."index") || m.hash, ''::bytea ORDER BY m."index") AS nodes
+     SELECT string_agg(int8send(m.${M.index}) || m.${M.hash}, ''::bytea ORDER BY m.${M.index}) AS nodes
        FROM merkle_nodes m
-      WHERE m.chain_id = $1 AND m.level = l.level
-        AND m."index" >= ($2::bigint >> l.level) AND m."index" < ($3::bigint >> l.level)
-        AND octet_length(m.hash) = 32) n
+      WHERE m.${M.chainId} = $1 AND m.${M.level} = l.level
+        AND m.${M.index} >= ($2::bigint >> l.level) AND m.${M.index} < ($3::bigint >> l.level)
+        AND octet_length(m.${M.hash}) = 32) n
   WHERE n.nodes IS NOT NULL`,
     values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo)))), LOWEST_STORED_LEVEL],
   };

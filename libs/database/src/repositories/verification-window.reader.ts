@@ -15,8 +15,9 @@ export class VerificationWindowReader {
   readonly reads: VerificationWindowReads;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
+    // The rows are what the query's SELECT list names (RowStream), as the worker threads' are.
     this.reads = verificationWindowReads(async <Row>({ text, values }: SqlQuery, onRow: (row: Row) => void) =>
-      ((await dataSource.manager.query(text, values)) as Row[]).forEach(onRow),
+      (await dataSource.manager.query<Row[]>(text, values)).forEach(onRow),
     );
   }
 }

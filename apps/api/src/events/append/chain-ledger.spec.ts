@@ -3,7 +3,7 @@ import {
   ChainRecord,
   Db,
   EventRecord,
-  EventsRepository,
+  EventWritesRepository,
   IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
@@ -52,7 +52,7 @@ function setup() {
       calls.push(`insertMany ${rows.length}`);
       return new Promise<void>((resolve, reject) => (settleInsert = { resolve, reject }));
     },
-  } as unknown as EventsRepository;
+  } as unknown as EventWritesRepository;
   const trees = {
     grow: (rows: EventRecord[]) => {
       calls.push(`grow ${rows.length}`);

@@ -9,7 +9,7 @@ import {
   claimId,
   Db,
   EventRecord,
-  EventsRepository,
+  EventWritesRepository,
   IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
@@ -57,7 +57,7 @@ export class ChainLedger {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainHeadsRepository,
-    private readonly events: EventsRepository,
+    private readonly events: EventWritesRepository,
     private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly trees: ChainTrees,
   ) {}

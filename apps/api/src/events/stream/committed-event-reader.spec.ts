@@ -1,4 +1,4 @@
-import type { EventRecord, EventsRepository, StreamKey } from '@app/database';
+import type { EventRecord, EventTailRepository, StreamKey } from '@app/database';
 import { approximateBytes, CommittedEventReader, DEFAULT_PAGE_LIMITS } from './committed-event-reader';
 import type { StreamPosition } from './stream-position';
 
@@ -43,7 +43,7 @@ class CommitLog {
         .slice(0, limit);
       return Promise.resolve({ until, events: rows });
     },
-  } as unknown as EventsRepository;
+  } as unknown as EventTailRepository;
 }
 
 function compare(a: readonly [string, string, number], b: readonly [string, string, number]): number {

@@ -1,4 +1,4 @@
-import type { EventFilters, EventRecord, EventsRepository, StreamKey } from '@app/database';
+import type { EventFilters, EventRecord, EventTailRepository, StreamKey } from '@app/database';
 import type { StreamPosition } from './stream-position';
 import { pause } from '../../common/pause';
 
@@ -41,7 +41,7 @@ const SAMPLED = 16;
 /**
  * Reads an account's matching events in the order they committed (docs/contract.md §13), page by page from
  * a position, each exactly once, each chain in position order: the committed-snapshot windows of
- * EventsRepository.committedBetween (docs/architecture.md, "The live tail"). It knows nothing of
+ * EventTailRepository.committedBetween (docs/architecture.md, "The live tail"). It knows nothing of
  * HTTP: the live tail writes its pages as SSE, and anything else that delivers events as they
  * commit can read them the same way. It holds no connection between pages.
  */
@@ -49,7 +49,7 @@ export class CommittedEventReader {
   private pageSize: number;
 
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: EventTailRepository,
     private readonly accountId: string,
     private readonly filters: EventFilters,
     private current: StreamPosition,

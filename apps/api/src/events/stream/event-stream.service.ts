@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, requestIdOf } from '@app/common';
-import { ApiKeysRepository, EventsRepository } from '@app/database';
+import { ApiKeysRepository, EventTailRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
 import { toEventView } from '../event.mapper';
 import { StreamEventsQuery } from '../dto/stream-events.query';
@@ -22,7 +22,7 @@ const KEY_CHECK_MS = 2_000;
 /**
  * The live tail, GET /v1/events/stream (docs/contract.md §13). Each stream reads the events whose
  * transactions committed since its last snapshot (CommittedEventReader, over
- * EventsRepository.committedBetween), so it sees the appends of every instance, each exactly once,
+ * EventTailRepository.committedBetween), so it sees the appends of every instance, each exactly once,
  * each chain in position order, whatever order transactions commit in (docs/architecture.md, "The
  * live tail"). While behind it reads the next page as soon as the socket has taken the last one;
  * once caught up it polls. Nothing is shared between streams but the pool: a stream holds no
@@ -34,7 +34,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
   private readonly open = new Map<string, Set<() => void>>();
 
   constructor(
-    private readonly events: EventsRepository,
+    private readonly events: EventTailRepository,
     private readonly apiKeys: ApiKeysRepository,
     private readonly config: AppConfig,
     private readonly shutdown: ShutdownService,

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { AppConfig, Metrics } from '@app/common';
-import { DestinationsRepository, DestinationState, EventsRepository } from '@app/database';
+import { DestinationsRepository, DestinationState, EventTailRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { openSink } from '../sinks';
 import { DeliveryAudit } from './delivery-audit';
@@ -34,7 +34,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly destinations: DestinationsRepository,
-    events: EventsRepository,
+    events: EventTailRepository,
     secrets: SecretBox,
     audit: DeliveryAudit,
     private readonly config: AppConfig,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig, Metrics } from '@app/common';
-import type { DestinationRow, DestinationsRepository, EventRecord, EventsRepository } from '@app/database';
+import type { DestinationRow, DestinationsRepository, EventRecord, EventTailRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import type { Delivery, Sink, SinkBatch } from '../sinks';
 import { ranges, type DeliveryAudit } from './delivery-audit';
@@ -54,7 +54,7 @@ function harness(committed: EventRecord[], answers: Delivery[], row: Partial<Des
       served = true;
       return Promise.resolve({ until: '20:20:', events: page });
     },
-  } as unknown as EventsRepository;
+  } as unknown as EventTailRepository;
   const acks: { events: number; after: unknown }[] = [];
   let leaseHeld = true;
   const destinations = {

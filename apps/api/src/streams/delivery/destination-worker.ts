@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
 import type { AppConfig, Metrics } from '@app/common';
 import { parseSearchQuery } from '@app/common';
-import type { DestinationRow, DestinationsRepository, EventsRepository, StoredStreamPosition } from '@app/database';
+import type { DestinationRow, DestinationsRepository, EventTailRepository, StoredStreamPosition } from '@app/database';
 import { CommittedEvent, CommittedEventReader } from '../../events/stream/committed-event-reader';
 import { toEventView } from '../../events/event.mapper';
 import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
@@ -18,7 +18,7 @@ export interface WorkerDeps {
   owner: string;
   hostname: string;
   destinations: DestinationsRepository;
-  events: EventsRepository;
+  events: EventTailRepository;
   secrets: SecretBox;
   audit: DeliveryAudit;
   config: AppConfig;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseSearchQuery } from '@app/common';
-import { Db, DestinationsRepository, EventsRepository } from '@app/database';
+import { Db, DestinationsRepository, EventTailRepository } from '@app/database';
 import { DeliveryAudit } from './delivery-audit';
 
 /** What a prune batch is about to take from each destination, found before it deletes. */
@@ -21,7 +21,7 @@ export interface PendingGaps {
 export class StreamGaps {
   constructor(
     private readonly destinations: DestinationsRepository,
-    private readonly events: EventsRepository,
+    private readonly events: EventTailRepository,
     private readonly audit: DeliveryAudit,
   ) {}
 

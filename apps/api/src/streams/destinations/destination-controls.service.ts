@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey } from '@app/auth';
 import { AppError, instantMillis } from '@app/common';
-import { DestinationsRepository, EventsRepository } from '@app/database';
+import { DestinationsRepository, EventTailRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { startPosition } from '../stream-start';
 import { newWebhookSecret, credentialsToChange, rotated, sealCredentials } from './destination-credentials';
@@ -22,7 +22,7 @@ export class DestinationControlsService {
   constructor(
     private readonly access: DestinationTransactions,
     private readonly destinations: DestinationsRepository,
-    private readonly events: EventsRepository,
+    private readonly events: EventTailRepository,
     private readonly box: SecretBox,
   ) {}
 

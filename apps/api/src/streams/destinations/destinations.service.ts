@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { AuthenticatedKey, Page } from '@app/auth';
 import { AppConfig, AppError, DESTINATIONS_CURSOR, instantMillis, PageQueryDto } from '@app/common';
-import { DestinationChange, DestinationRow, DestinationsRepository, EventsRepository } from '@app/database';
+import { DestinationChange, DestinationRow, DestinationsRepository, EventTailRepository } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { startPosition } from '../stream-start';
 import {
@@ -30,7 +30,7 @@ export class DestinationsService {
   constructor(
     private readonly access: DestinationTransactions,
     private readonly destinations: DestinationsRepository,
-    private readonly events: EventsRepository,
+    private readonly events: EventTailRepository,
     private readonly box: SecretBox,
     private readonly config: AppConfig,
   ) {}

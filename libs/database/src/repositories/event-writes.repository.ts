@@ -1,0 +1,47 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { EventEntity } from '../entities/event.entity';
+import { Property } from '../schema/table';
+import { Db } from '../transaction-runner';
+import { EventRecord, events } from './event-record';
+
+/** The columns an append writes, each with the array type its `unnest` parameter has and its value of a record. */
+const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) => unknown][] = [
+  ['id', 'varchar', (e) => e.id],
+  ['accountId', 'varchar', (e) => e.accountId],
+  ['chainId', 'varchar', (e) => e.chainId],
+  ['position', 'int8', (e) => e.position],
+  ['actor', 'text', (e) => e.actor],
+  ['action', 'text', (e) => e.action],
+  ['resource', 'text', (e) => e.resource],
+  // As text, cast to jsonb in the SELECT.
+  ['context', 'text', (e) => (e.context === null ? null : JSON.stringify(e.context))],
+  ['timestamp', 'timestamptz', (e) => e.timestamp.toISOString()],
+  ['previousHash', 'text', (e) => e.previousHash],
+  ['hash', 'text', (e) => e.hash],
+];
+
+const COLUMNS = INSERTED.map(([property]) => events.bare(property)).join(', ');
+
+/**
+ * All `events` in one statement (`INSERT … SELECT FROM unnest`), one array parameter per column:
+ * one round trip per batch, whatever its size. The unnested columns take the table's column names.
+ */
+const INSERT_EVENTS = `INSERT INTO events (${COLUMNS})
+  SELECT ${INSERTED.map(([property]) => (property === 'context' ? `${events.bare(property)}::jsonb` : events.bare(property))).join(', ')}
+    FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) AS e(${COLUMNS})`;
+
+/** What writes events: only appends (rows are never updated; a retention prune deletes in `audit_prune_chain`). */
+@Injectable()
+export class EventWritesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** All `events` in one statement (`INSERT … SELECT FROM unnest`): one round trip per batch. */
+  async insertMany(records: readonly EventRecord[], db: Db = this.dataSource.manager): Promise<void> {
+    await db.query(
+      INSERT_EVENTS,
+      INSERTED.map(([, , value]) => records.map(value)),
+    );
+  }
+}
