@@ -392,10 +392,10 @@ describe('GET /v1/events/stream from a backlog', () => {
         await t.dataSource.query('ANALYZE events');
         const since = await events.currentSnapshot();
         for (let b = 1; b <= 12; b++) await batch(b);
-        const [first] = (await t.dataSource.query(
+        const [first] = await t.dataSource.query<{ timestamp: Date; chain_id: string; position: string }[]>(
           `SELECT "timestamp", chain_id, position FROM events WHERE account_id = $1 AND actor = 'burst-1-0'`,
           [account],
-        )) as { timestamp: Date; chain_id: string; position: string }[];
+        );
         // The statement a page after that key runs, captured from the repository, then planned for real.
         let statement: { text: string; params: unknown[] } | undefined;
         const capture = {
@@ -410,9 +410,10 @@ describe('GET /v1/events/stream from a backlog', () => {
           position: Number(first!.position),
         };
         await events.committedBetween(account, {}, { since, until: null, after }, 500, capture);
-        const [row] = (await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.params)) as {
-          'QUERY PLAN': [{ Plan: PlanNode }];
-        }[];
+        const [row] = await t.dataSource.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
+          `EXPLAIN (FORMAT JSON) ${statement!.text}`,
+          statement!.params,
+        );
         const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
         const plan = nodes(row!['QUERY PLAN'][0].Plan);
         const scans = plan.filter((node) => node['Relation Name'] === 'events');

@@ -119,7 +119,6 @@ function withoutReadTimes(answers: any): any {
     const env = { DATABASE_URL: url, API_KEYS: FIXTURE_API_KEYS, STREAM_DELIVERY: 'false' };
 
     const first = await startChildInstance({ ...env, DATA_DIR: dataDir() });
-    let migrated: string;
     try {
       const call = caller(first.url);
       // Every event, chain, status, verification, checkpoint and proof reads back identically.
@@ -164,7 +163,7 @@ function withoutReadTimes(answers: any): any {
     } finally {
       await first.stop();
     }
-    migrated = await schemaOf(url);
+    const migrated = await schemaOf(url);
     // A second start migrates nothing and changes nothing.
     const second = await startChildInstance({ ...env, DATA_DIR: dataDir() });
     await second.stop();

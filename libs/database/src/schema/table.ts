@@ -65,7 +65,7 @@ export class Table<E> {
 
   /** Reads `properties` as a `Pick<E, …>` row. */
   select<K extends Property<E>>(...properties: K[]): Selection<Pick<E, K>> {
-    return this.selectAs(Object.fromEntries(properties.map((p) => [p, p])) as { [P in K]: P }) as Selection<Pick<E, K>>;
+    return this.selectAs(Object.fromEntries(properties.map((p) => [p, p])) as { [P in K]: P });
   }
 
   /**
