@@ -19,7 +19,6 @@ import {
 } from '../schema/table';
 import { Db } from '../transaction-runner';
 import { SqlQuery } from './sql-query';
-import { vacuumTable, VacuumOptions } from './vacuum';
 
 const merkleNodes = new Table(MerkleNodeEntity, 'n');
 /** merkle_nodes again, as the stored leaves of a pair in merkleNodeAt. */
@@ -154,9 +153,6 @@ function splitHashes(bytes: Buffer | null): Buffer[] {
 /** The nodes of several chains' trees (`frontiers`): NODE and the chain asked for. */
 const CHAIN_NODE = joined(computed<Pick<MerkleNodeEntity, 'chainId'>>({ chainId: ['want.chain_id', asString] }), NODE);
 
-/** The table's size with its index, in bytes. */
-const STORAGE = computed({ bytes: [`pg_total_relation_size('merkle_nodes')::float8`, asNumber] });
-
 /**
  * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those from
  * LOWEST_STORED_LEVEL up stored in `merkle_nodes`, those below read from the events
@@ -169,17 +165,6 @@ export class MerkleNodesRepository {
 
   private get pool(): Db {
     return this.dataSource.manager;
-  }
-
-  /** After a retention prune: VACUUM (ANALYZE), or VACUUM FULL, as EventsRepository.vacuum. */
-  async vacuum(options: VacuumOptions): Promise<void> {
-    await vacuumTable(this.dataSource, 'merkle_nodes', options);
-  }
-
-  /** The table's size with its index, in bytes (pg_total_relation_size). */
-  async storageBytes(): Promise<number> {
-    const [row] = await selectRows(this.pool, STORAGE, `SELECT ${STORAGE.sql}`);
-    return row?.bytes ?? 0;
   }
 
   /** The tree's nodes among `ids`, in the order asked, in one query; a node it lacks is left out. */
