@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Scope } from '@app/common';
 import { dataSourceOptions, runMigrations, setUpServiceRole } from '@app/database';
 import { MIGRATIONS } from '../libs/database/src/migrations';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
-import { withAdmin } from './support/postgres';
+import { withAdmin, withClient } from './support/postgres';
 import { attemptSql } from './support/raw-sql';
 import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
@@ -23,15 +22,8 @@ const asRole = (url: string, role: string, password: string): string => {
   return u.toString();
 };
 
-async function asOwner<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+/** The schema's owner's connection (the test's admin URL): what migrates and grants. */
+const asOwner = withClient;
 
 /** Migrations by the owner, as `npm run migration:run` or compose's migrate service do. */
 async function migrateAsOwner(url: string): Promise<void> {

@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { MIGRATION_LOCK } from '@app/database';
 import { parseVerifierKey, verifyNote } from '@app/hashing';
 import { spawnChildInstance, startChildInstance } from './support/child-instance';
+import { withClient } from './support/postgres';
 import { freshDatabase, usingPostgres } from './support/test-app';
 import { caller, FIXTURE_API_KEYS, readEverything } from './support/upgrade-answers';
 
@@ -12,17 +13,6 @@ import { caller, FIXTURE_API_KEYS, readEverything } from './support/upgrade-answ
 const FIXTURE = join(__dirname, 'fixtures', 'upgrade-03a986b');
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the answers are JSON, compared as a whole */
-
-/** Runs `work` on a connection of its own to `url`. */
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** The schema as the catalog says: every column, index, constraint and trigger of the public schema, and the migrations run. */
 async function schemaOf(url: string): Promise<string> {

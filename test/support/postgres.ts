@@ -22,8 +22,13 @@ export async function postgresReachable(): Promise<boolean> {
   }
 }
 
-export async function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: ADMIN_URL });
+export function withAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  return withClient(ADMIN_URL, work);
+}
+
+/** Runs `work` on a connection of its own to the database at `url`, closed after. */
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
