@@ -1,5 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { HEAD_FORWARD_1763800000000 } from './1763800000000-append-only-and-checkpoints';
 import { edited, PRUNE_CHAIN_1765000000000 } from './1765000000000-retention-log';
+
+/** audit_chain_head_forward, `CREATE OR REPLACE`. */
+const HEAD_FORWARD = HEAD_FORWARD_1763800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
 
 /** The genesis hash, 32 zero bytes: a new chain's `last_hash`. */
 const GENESIS = `decode(repeat('00', 32), 'hex')`;
@@ -35,7 +39,8 @@ const COLUMNS: Record<string, [column: string, check: string][]> = {
  * them, and SQL that takes a hash as a parameter decodes it (`decode($n, 'hex')`).
  *
  * Each table is rewritten once (one ALTER TABLE with all its columns). The functions that read a hash
- * as text are replaced: audit_chain_starts_empty (the genesis) and audit_prune_chain (the Merkle leaf
+ * as text are replaced: audit_chain_starts_empty (the genesis), audit_chain_head_forward (its
+ * `first_link` variable, char(64)) and audit_prune_chain (the Merkle leaf
  * of an event, with its SECURITY DEFINER and search_path kept). The triggers that only compare hashes
  * with hashes need no change. ALTER TABLE fires no row or statement trigger (it is not an UPDATE).
  */
@@ -56,6 +61,7 @@ export class BinaryHashes1765300000000 implements MigrationInterface {
     }
     await q.query(`ALTER TABLE chains ALTER COLUMN last_hash SET DEFAULT ${GENESIS}`);
     await q.query(STARTS_EMPTY_1763800000000.replace(`repeat('0', 64)`, GENESIS));
+    await q.query(edited(HEAD_FORWARD, [['first_link char(64);', 'first_link bytea;']]));
     await q.query(
       edited(PRUNE_CHAIN_1765000000000, [
         [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
@@ -67,6 +73,7 @@ export class BinaryHashes1765300000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(PRUNE_CHAIN_1765000000000);
     await q.query(STARTS_EMPTY_1763800000000);
+    await q.query(HEAD_FORWARD);
     await q.query(`ALTER TABLE chains ALTER COLUMN last_hash DROP DEFAULT`);
     for (const [table, columns] of Object.entries(COLUMNS)) {
       await q.query(
