@@ -255,7 +255,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     expect((await status(chainId)).firstPosition).toBe(1);
     // Anyone who may insert checkpoints (the service's role may) can write a row; not its signature.
     await t.dataSource.query(
-      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, repeat('ab', 32), '00000000', 'forged')`,
+      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
       [chainId],
     );
     expect(await prune(chainId, 5, 0)).toBeNull();

@@ -43,7 +43,7 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     lastTime = e.timestamp.getTime();
   });
   const [head] = await dataSource.query<{ position: number; last_hash: string }[]>(
-    `SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`,
+    `SELECT last_position::int AS position, encode(last_hash, 'hex') AS last_hash FROM chains WHERE id = $1`,
     [chainId],
   );
   expect(head).toEqual({ position: events.length, last_hash: previous });
