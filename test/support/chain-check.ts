@@ -14,7 +14,7 @@ type Queryable = Pick<DataSource, 'query'>;
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
   return await db.query<StoredChainEvent[]>(
     `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
-            previous_hash AS "previousHash", hash
+            encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash
        FROM events WHERE chain_id = $1 ORDER BY position`,
     [chainId],
   );
