@@ -52,12 +52,10 @@ function rawAppender(hashing) {
           hash,
         ],
       );
-      await client.query(`UPDATE chains SET last_position = $2, last_hash = decode($3, 'hex'), last_timestamp = $4 WHERE id = $1`, [
-        chainId,
-        event.position,
-        hash,
-        event.timestamp,
-      ]);
+      await client.query(
+        `UPDATE chains SET last_position = $2, last_hash = decode($3, 'hex'), last_timestamp = $4 WHERE id = $1`,
+        [chainId, event.position, hash, event.timestamp],
+      );
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

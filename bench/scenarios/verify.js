@@ -20,10 +20,10 @@ async function verifyDirect(ctx, id) {
     position === 1
       ? null
       : (
-          await ctx.readPool.query(`SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 AND position = $2`, [
-            row.chain_id,
-            position - 1,
-          ])
+          await ctx.readPool.query(
+            `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 AND position = $2`,
+            [row.chain_id, position - 1],
+          )
         ).rows[0];
   const linked = row.previous_hash === (position === 1 ? ctx.hashing.GENESIS_HASH : predecessor && predecessor.hash);
   if (computed !== row.hash || !linked) throw new Error(`seeded event ${id} does not verify`);
