@@ -39,7 +39,7 @@ describe('append-only schema', () => {
   const head = async (chainId: string) =>
     (
       await t.dataSource.query<{ position: number; hash: string }[]>(
-        `SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`,
+        `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = $1`,
         [chainId],
       )
     )[0]!;
@@ -66,7 +66,7 @@ describe('append-only schema', () => {
     const hash = computeEventHash(event);
     await m.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-       VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, $7, decode($8, 'hex'), decode($9, 'hex'))`,
       [event.id, chain.accountId, chain.id, position, event.actor, event.action, event.timestamp, previousHash, hash],
     );
     return { hash, timestamp: event.timestamp };
@@ -138,7 +138,7 @@ describe('append-only schema', () => {
         // An appender outside the service grows the chain's Merkle tree too (docs/contract.md §10), as ChainTrees does.
         // The frontier at size 2, the node (1, 0), is not stored: it is derived from the first two events.
         const { rows: firstTwo } = (await m.query(
-          `SELECT hash FROM events WHERE chain_id = $1 AND position <= 2 ORDER BY position`,
+          `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 AND position <= 2 ORDER BY position`,
           [chain.id],
         )) as { rows: { hash: string }[] };
         const { frontier } = extendTree(
@@ -155,11 +155,10 @@ describe('append-only schema', () => {
             n.index,
             n.hash,
           ]);
-        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          fourth.hash,
-          fourth.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [fourth.hash, fourth.timestamp, chain.id],
+        );
       });
       expect(error).toBeNull();
       expect(await head(chain.id)).toMatchObject({ position: 4 });
@@ -171,7 +170,10 @@ describe('append-only schema', () => {
     it('rejects moving the head backwards', async () => {
       const chain = await chainOf('ao-backwards', 3);
       const error = await attempt((m) =>
-        m.query(`UPDATE chains SET last_position = 2, last_hash = $1 WHERE id = $2`, [chain.events[1]!.hash, chain.id]),
+        m.query(`UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex') WHERE id = $2`, [
+          chain.events[1]!.hash,
+          chain.id,
+        ]),
       );
       expect(error).toMatchObject({
         code: '23514',
@@ -184,11 +186,10 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-jump', 2);
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[1]!.hash);
-        await m.query(`UPDATE chains SET last_position = 4, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          third.hash,
-          third.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [third.hash, third.timestamp, chain.id],
+        );
       });
       expect(error).toMatchObject({
         code: '23514',
@@ -202,20 +203,18 @@ describe('append-only schema', () => {
       const short = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
         await insertNext(m, chain, 3, second.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          second.hash,
-          second.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [second.hash, second.timestamp, chain.id],
+        );
       });
       expect(short).toMatchObject({ code: '23514' });
       const gap = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 3, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          third.hash,
-          third.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 3, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [third.hash, third.timestamp, chain.id],
+        );
       });
       expect(gap).toMatchObject({ code: '23514' });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
@@ -225,11 +224,10 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-hash', 1);
       const wrongHash = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          'f'.repeat(64),
-          second.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          ['f'.repeat(64), second.timestamp, chain.id],
+        );
       });
       expect(wrongHash).toMatchObject({
         code: '23514',
@@ -237,24 +235,22 @@ describe('append-only schema', () => {
       });
       const wrongTime = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          second.hash,
-          '2099-01-01T00:00:00.000Z',
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [second.hash, '2099-01-01T00:00:00.000Z', chain.id],
+        );
       });
       expect(wrongTime).toMatchObject({ code: '23514' });
       const unlinked = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, 'a'.repeat(64));
-        await m.query(`UPDATE chains SET last_position = 2, last_hash = $1, last_timestamp = $2 WHERE id = $3`, [
-          second.hash,
-          second.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          [second.hash, second.timestamp, chain.id],
+        );
       });
       expect(unlinked).toMatchObject({ code: '23514' });
       const sameSizeOtherHash = await attempt((m) =>
-        m.query(`UPDATE chains SET last_hash = $1 WHERE id = $2`, ['f'.repeat(64), chain.id]),
+        m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = $2`, ['f'.repeat(64), chain.id]),
       );
       expect(sameSizeOtherHash).toMatchObject({ code: '23514' });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
@@ -273,7 +269,7 @@ describe('append-only schema', () => {
       }
       const forged = await attempt((m) =>
         m.query(
-          `INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES ($1, $2, 'forged', 5, $3)`,
+          `INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES ($1, $2, 'forged', 5, decode($3, 'hex'))`,
           [`chn_${ulid()}`, chain.accountId, 'a'.repeat(64)],
         ),
       );
@@ -288,12 +284,10 @@ describe('append-only schema', () => {
       attempt(async (m) => {
         const position = chain.events.length + 1;
         const next = await insertNext(m, chain, position, chain.events[position - 2]!.hash, timestamp);
-        await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [
-          position,
-          next.hash,
-          next.timestamp,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = $4`,
+          [position, next.hash, next.timestamp, chain.id],
+        );
       });
 
     it('refuses an event earlier than the one before it (a forged 2020 append)', async () => {
@@ -324,7 +318,7 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-time-equal', 1);
       expect(await appendAt(chain, chain.events[0]!.timestamp)).toBeNull();
       const events = await t.dataSource.query<{ hash: string }[]>(
-        `SELECT hash FROM events WHERE chain_id = $1 ORDER BY position`,
+        `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 ORDER BY position`,
         [chain.id],
       );
       expect(await appendAt({ ...chain, events }, new Date(Date.now() + 1000).toISOString())).toBeNull();

@@ -211,7 +211,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         hash: Buffer.from(independentRoot(hashes), 'hex'),
       });
       const stored = await t.dataSource.query<{ size: number; hash: string; note: string }[]>(
-        `SELECT size::int AS size, hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
+        `SELECT size::int AS size, encode(hash, 'hex') AS hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
         [chain.id],
       );
       expect(stored).toEqual([
@@ -363,19 +363,21 @@ describe('signed checkpoints and whole-chain verification', () => {
       for (const r of rows) {
         if (r.position >= from) {
           const hash = rehash(r, previous);
-          await m.query(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [previous, hash, r.id]);
+          await m.query(`UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = $3`, [
+            previous,
+            hash,
+            r.id,
+          ]);
           previous = hash;
         } else {
           previous = r.hash;
         }
       }
       const last = rows[rows.length - 1]!;
-      await m.query(`UPDATE chains SET last_position = $1, last_hash = $2, last_timestamp = $3 WHERE id = $4`, [
-        last.position,
-        previous,
-        last.timestamp,
-        chainId,
-      ]);
+      await m.query(
+        `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = $4`,
+        [last.position, previous, last.timestamp, chainId],
+      );
       return previous;
     }
 
@@ -513,7 +515,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-truncate');
       await tamper(async (m) => {
         await m.query(`DELETE FROM events WHERE chain_id = $1 AND position > 9`, [chain.id]);
-        await m.query(`UPDATE chains SET last_position = 9, last_hash = $1 WHERE id = $2`, [
+        await m.query(`UPDATE chains SET last_position = 9, last_hash = decode($1, 'hex') WHERE id = $2`, [
           chain.events[8]!.hash,
           chain.id,
         ]);
@@ -599,7 +601,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         await m.query(`UPDATE events SET action = 'doc.read' WHERE id = $1`, [chain.events[2]!.id]);
         const head = await rehashFrom(m, chain.id, 3);
         const text = `audit-trail/${chain.id}\n${N}\n${hexToB64(head)}\n`;
-        await m.query(`UPDATE checkpoints SET hash = $1, note = $2 WHERE chain_id = $3`, [
+        await m.query(`UPDATE checkpoints SET hash = decode($1, 'hex'), note = $2 WHERE chain_id = $3`, [
           head,
           `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`,
           chain.id,
@@ -661,13 +663,16 @@ describe('signed checkpoints and whole-chain verification', () => {
   describe('rows written beside the service, with its own role (no trigger is disabled)', () => {
     /** A checkpoint row the service did not sign: a note under a key it does not know. */
     const forge = (chainId: string, size: number) =>
-      t.dataSource.query(`INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, $3, $4, $5)`, [
-        chainId,
-        size,
-        'ab'.repeat(32),
-        '00000000',
-        `audit-trail/${chainId}\n${size}\n${Buffer.alloc(32, 0xab).toString('base64')}\n\n\u2014 forger AAAAAAAA\n`,
-      ]);
+      t.dataSource.query(
+        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, decode($3, 'hex'), $4, $5)`,
+        [
+          chainId,
+          size,
+          'ab'.repeat(32),
+          '00000000',
+          `audit-trail/${chainId}\n${size}\n${Buffer.alloc(32, 0xab).toString('base64')}\n\n\u2014 forger AAAAAAAA\n`,
+        ],
+      );
 
     it('a forged checkpoint above the head, then at it: signing goes on, and /verify reports the forged row', async () => {
       const chain = await chainOf('forged-checkpoint', 3);
@@ -730,14 +735,14 @@ describe('signed checkpoints and whole-chain verification', () => {
       }
       for (const hashes of bySize.values()) expect(hashes.size).toBe(1);
       const events = await t.dataSource.query<{ position: number; hash: string }[]>(
-        `SELECT position::int AS position, hash FROM events WHERE chain_id = $1`,
+        `SELECT position::int AS position, encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1`,
         [chainId],
       );
       const inOrder = events.sort((a, b) => a.position - b.position).map((e) => e.hash);
       const rootAt = (size: number) => independentRoot(inOrder.slice(0, size));
       for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(rootAt(size));
       const stored = await t.dataSource.query<{ size: number; hash: string }[]>(
-        `SELECT size::int AS size, hash FROM checkpoints WHERE chain_id = $1`,
+        `SELECT size::int AS size, encode(hash, 'hex') AS hash FROM checkpoints WHERE chain_id = $1`,
         [chainId],
       );
       expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));

@@ -21,6 +21,7 @@ import { MerkleNodes1764100000000 } from '@app/database/migrations/1764100000000
 import { MerkleNodesWithoutFk1764200000000 } from '@app/database/migrations/1764200000000-merkle-nodes-without-fk';
 import { MerkleLeavesFromEvents1764300000000 } from '@app/database/migrations/1764300000000-merkle-leaves-from-events';
 import { MerklePairsFromEvents1764400000000 } from '@app/database/migrations/1764400000000-merkle-pairs-from-events';
+import { BinaryHashes1765300000000 } from '@app/database/migrations/1765300000000-binary-hashes';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -74,8 +75,12 @@ describe('merkle_nodes', () => {
         new MerkleLeavesFromEvents1764300000000(),
         new MerklePairsFromEvents1764400000000(),
       ];
+      // They read the hashes as the hex text they were then: undone around them (migration 1765300000000).
+      const binaryHashes = new BinaryHashes1765300000000();
+      await binaryHashes.down(runner);
       for (const migration of [...migrations].reverse()) await migration.down(runner);
       for (const migration of migrations) await migration.up(runner);
+      await binaryHashes.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
@@ -260,7 +265,7 @@ describe('merkle_nodes', () => {
       // The leaves are read from the events, so the chain has events with these hashes (its head is not moved: nothing reads it here).
       await t.dataSource.query(
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-         SELECT 'evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0'), $2, $1, p, 'sql', 'merkle.synthetic', now(), repeat('0', 64), h
+         SELECT 'evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0'), $2, $1, p, 'sql', 'merkle.synthetic', now(), decode(repeat('0', 64), 'hex'), decode(h, 'hex')
            FROM unnest($3::text[]) WITH ORDINALITY AS e(h, p)`,
         [chainId, accountId, eventHashes],
       );

@@ -329,7 +329,7 @@ describe('Merkle proofs', () => {
             hash: string;
           }[]
         >(
-          `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", hash
+          `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", encode(hash, 'hex') AS hash
              FROM events WHERE chain_id = $1 ORDER BY position`,
           [chainId],
         );
@@ -344,17 +344,15 @@ describe('Merkle proofs', () => {
               timestamp: r.timestamp.toISOString(),
               previousHash: previous,
             });
-            await m.query(`UPDATE events SET action = $1, previous_hash = $2, hash = $3 WHERE id = $4`, [
-              r.action,
-              previous,
-              r.hash,
-              r.id,
-            ]);
+            await m.query(
+              `UPDATE events SET action = $1, previous_hash = decode($2, 'hex'), hash = decode($3, 'hex') WHERE id = $4`,
+              [r.action, previous, r.hash, r.id],
+            );
           }
           previous = r.hash;
           hashes.push(r.hash);
         }
-        await m.query(`UPDATE chains SET last_hash = $1 WHERE id = $2`, [previous, chainId]);
+        await m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = $2`, [previous, chainId]);
         await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1`, [chainId]);
         // Every stored node recomputed; the leaves (not stored) follow the events.
         const nodes = extendTree(0, [], hashes.map(eventLeafHash)).nodes.filter(

@@ -171,7 +171,7 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
     const chainId = await chainOf(KEYS.globex, 'unsigned', 6, 3 * DAY);
     const deleted = await asRole(async (client) => {
       await client.query(
-        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, repeat('ab', 32), '00000000', 'forged')`,
+        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
         [chainId],
       );
       await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);

@@ -1,4 +1,5 @@
 import { RetentionLog1765000000000 } from '@app/database/migrations/1765000000000-retention-log';
+import { BinaryHashes1765300000000 } from '@app/database/migrations/1765300000000-binary-hashes';
 import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -255,7 +256,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     expect((await status(chainId)).firstPosition).toBe(1);
     // Anyone who may insert checkpoints (the service's role may) can write a row; not its signature.
     await t.dataSource.query(
-      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, repeat('ab', 32), '00000000', 'forged')`,
+      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
       [chainId],
     );
     expect(await prune(chainId, 5, 0)).toBeNull();
@@ -288,8 +289,11 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
+      // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it.
+      await new BinaryHashes1765300000000().down(runner);
       await new RetentionLog1765000000000().down(runner);
       await new RetentionLog1765000000000().up(runner);
+      await new BinaryHashes1765300000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

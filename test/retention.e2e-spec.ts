@@ -231,7 +231,7 @@ describe('Retention and legal hold', () => {
           {
             pruned_hash: string;
           }[]
-        >(`SELECT pruned_hash FROM chains WHERE id = $1`, [chain.id]);
+        >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = $1`, [chain.id]);
         expect(kept!.pruned_hash).toBe(chain.hashes[size - 1]);
       }
     });
@@ -412,7 +412,9 @@ describe('Retention and legal hold', () => {
         node!.hash,
       ]);
       // The kept hash rewritten: the first retained event's link is reported, by both verifications.
-      expect(await tamper(`UPDATE chains SET pruned_hash = $2 WHERE id = $1`, [chain.id, 'ab'.repeat(32)])).toBeNull();
+      expect(
+        await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = $1`, [chain.id, 'ab'.repeat(32)]),
+      ).toBeNull();
       const forgedLink = (await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data;
       expect(forgedLink).toMatchObject({ valid: false, firstInvalidPosition: 7 });
       const messages = (forgedLink.errors as { position: number; message: string }[]).map((e) => [
@@ -427,7 +429,7 @@ describe('Retention and legal hold', () => {
       );
       const one = (await req().get(`/v1/events/${chain.ids[7]}/verify`).expect(200)).body.data;
       expect(one).toMatchObject({ valid: false, chainIntact: false });
-      await tamper(`UPDATE chains SET pruned_hash = $2 WHERE id = $1`, [chain.id, chain.hashes[6]]);
+      await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = $1`, [chain.id, chain.hashes[6]]);
       expect((await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data.valid).toBe(true);
     });
 
@@ -558,7 +560,7 @@ describe('Retention and legal hold', () => {
         {
           pruned_hash: string;
         }[]
-      >(`SELECT pruned_hash FROM chains WHERE id = $1`, [chainId]);
+      >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = $1`, [chainId]);
       let previous = kept!.pruned_hash;
       rows.forEach((row, i) => {
         expect(row.position).toBe(s.firstPosition + i);
@@ -596,10 +598,10 @@ describe('Retention and legal hold', () => {
 
     it('the first retained position moves only under the policy: not on hold, not forever, only past old events', async () => {
       const [e] = await t.dataSource.query<{ hash: string; timestamp: Date }[]>(
-        `SELECT hash, "timestamp" FROM events WHERE chain_id = $1 AND position = 10`,
+        `SELECT encode(hash, 'hex') AS hash, "timestamp" FROM events WHERE chain_id = $1 AND position = 10`,
         [chainId],
       );
-      const move = `UPDATE chains SET first_position = 11, pruned_hash = $2, pruned_timestamp = $3 WHERE id = $1`;
+      const move = `UPDATE chains SET first_position = 11, pruned_hash = decode($2, 'hex'), pruned_timestamp = $3 WHERE id = $1`;
       // Forever (no retention): refused.
       expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/kept forever/);
       await t.dataSource.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);

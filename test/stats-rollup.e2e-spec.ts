@@ -117,7 +117,7 @@ describe('Statistics from the event_counts rollup', () => {
       for (let i = 0; i < 300; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES ($1, $2, $3, $4, 'bob', $5, NULL, NULL, $6, $7, $7)`,
+           VALUES ($1, $2, $3, $4, 'bob', $5, NULL, NULL, $6, decode($7, 'hex'), decode($7, 'hex'))`,
           [
             `evt_SYNTH${String(i).padStart(21, '0')}`,
             acmeId,
@@ -313,7 +313,7 @@ describe('Statistics from the event_counts rollup', () => {
         await t.dataSource.query(`GRANT SELECT, INSERT ON events, chains TO ${role}`);
         await t.dataSource.query(`GRANT SELECT ON event_counts TO ${role}`);
         const [head] = await t.dataSource.query<{ position: number; hash: string }[]>(
-          `SELECT last_position::int AS position, last_hash AS hash FROM chains WHERE id = $1`,
+          `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = $1`,
           [chains.gamma],
         );
         const counted = () =>
@@ -325,7 +325,7 @@ describe('Statistics from the event_counts rollup', () => {
           await m.query(`SET LOCAL SESSION AUTHORIZATION ${role}`);
           await m.query(
             `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-             VALUES ('evt_ROLECHECK00000000000000000', $1, $2, $3, 'svc', 'role.check', now(), $4, $4)`,
+             VALUES ('evt_ROLECHECK00000000000000000', $1, $2, $3, 'svc', 'role.check', now(), decode($4, 'hex'), decode($4, 'hex'))`,
             [acmeId, chains.gamma, head!.position + 1, head!.hash],
           );
           seen.push(((await m.query(counted())) as { rows: { n: number }[] }).rows[0]!.n);

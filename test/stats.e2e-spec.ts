@@ -54,7 +54,7 @@ describe('GET /v1/stats/events', () => {
       for (let i = 0; i < 150; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, $9)`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, decode($9, 'hex'), decode($9, 'hex'))`,
           [
             `evt_SYNTH${String(i).padStart(21, '0')}`,
             acmeId,

@@ -114,7 +114,7 @@ describe('GET /v1/events/:id/verify', () => {
     const [, victim, next] = await chainOf('tamper-rehash', 3);
     const forgedContext = { amount: 1000000, tags: ['a', 'é'] };
     const forgedHash = hashOf(victim!, { context: forgedContext });
-    await tamper(`UPDATE events SET context = $1::jsonb, hash = $2 WHERE id = $3`, [
+    await tamper(`UPDATE events SET context = $1::jsonb, hash = decode($2, 'hex') WHERE id = $3`, [
       JSON.stringify(forgedContext),
       forgedHash,
       victim!.id,
@@ -150,7 +150,7 @@ describe('GET /v1/events/:id/verify', () => {
     const [first] = await chainOf('tamper-genesis', 1);
     const forgedPrevious = 'a'.repeat(64);
     const forgedHash = hashOf(first!, { previousHash: forgedPrevious });
-    await tamper(`UPDATE events SET previous_hash = $1, hash = $2 WHERE id = $3`, [
+    await tamper(`UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = $3`, [
       forgedPrevious,
       forgedHash,
       first!.id,

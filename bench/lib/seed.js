@@ -100,8 +100,9 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
             event.resource,
             context === null ? null : JSON.stringify(context),
             event.timestamp,
-            event.previousHash,
-            hash,
+            // bytea in COPY text: \x and the hex (copyText doubles the backslash).
+            `\\x${event.previousHash}`,
+            `\\x${hash}`,
           ]
             .map(copyText)
             .join('\t') + '\n';
@@ -174,7 +175,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     for (const index of indexes) await client.query(index.definition);
     rebuilt = indexes.map((i) => i.name);
     await client.query(
-      `UPDATE chains SET last_position = h.position, last_hash = h.hash, last_timestamp = h.ts
+      `UPDATE chains SET last_position = h.position, last_hash = decode(h.hash, 'hex'), last_timestamp = h.ts
          FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
       [

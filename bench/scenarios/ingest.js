@@ -18,7 +18,7 @@ function rawAppender(hashing) {
     await client.query('BEGIN');
     try {
       const { rows } = await client.query(
-        'SELECT last_position, last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE',
+        `SELECT last_position, encode(last_hash, 'hex') AS last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE`,
         [chainId],
       );
       const head = rows[0];
@@ -37,7 +37,7 @@ function rawAppender(hashing) {
       const hash = hashing.computeEventHash(event);
       await client.query(
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, decode($10, 'hex'), decode($11, 'hex'))`,
         [
           event.id,
           client.benchAccountId,
@@ -52,12 +52,10 @@ function rawAppender(hashing) {
           hash,
         ],
       );
-      await client.query('UPDATE chains SET last_position = $2, last_hash = $3, last_timestamp = $4 WHERE id = $1', [
-        chainId,
-        event.position,
-        hash,
-        event.timestamp,
-      ]);
+      await client.query(
+        `UPDATE chains SET last_position = $2, last_hash = decode($3, 'hex'), last_timestamp = $4 WHERE id = $1`,
+        [chainId, event.position, hash, event.timestamp],
+      );
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -14,7 +14,7 @@ type Queryable = Pick<DataSource, 'query'>;
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
   return await db.query<StoredChainEvent[]>(
     `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
-            previous_hash AS "previousHash", hash
+            encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash
        FROM events WHERE chain_id = $1 ORDER BY position`,
     [chainId],
   );
@@ -43,7 +43,7 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     lastTime = e.timestamp.getTime();
   });
   const [head] = await dataSource.query<{ position: number; last_hash: string }[]>(
-    `SELECT last_position::int AS position, last_hash FROM chains WHERE id = $1`,
+    `SELECT last_position::int AS position, encode(last_hash, 'hex') AS last_hash FROM chains WHERE id = $1`,
     [chainId],
   );
   expect(head).toEqual({ position: events.length, last_hash: previous });

@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { AccountEntity } from './account.entity';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { hexBytes } from './hex-bytes.transformer';
 
 /**
  * A chain row is also the chain's head: appends lock it (FOR UPDATE) and move it forward in
@@ -12,6 +13,8 @@ import { bigintAsNumber } from './bigint-number.transformer';
 @Entity({ name: 'chains' })
 @Unique('uq_chains_account_name', ['accountId', 'name'])
 @Check('ck_chains_last_position', 'last_position >= 0')
+@Check('ck_chains_last_hash', 'octet_length(last_hash) = 32')
+@Check('ck_chains_pruned_hash', 'octet_length(pruned_hash) = 32')
 @Check('ck_chains_retention_days', 'retention_days >= 1 AND retention_days <= 36500')
 @Check('ck_chains_legal_hold', 'NOT legal_hold OR legal_hold_reason IS NOT NULL')
 @Check(
@@ -41,7 +44,8 @@ export class ChainEntity {
   @Column({ name: 'last_position', type: 'bigint', default: 0, transformer: bigintAsNumber })
   lastPosition!: number;
 
-  @Column({ name: 'last_hash', type: 'char', length: 64, default: () => `repeat('0', 64)` })
+  /** 32 bytes (hexBytes); the genesis, 32 zero bytes, until the first append. */
+  @Column({ name: 'last_hash', type: 'bytea', transformer: hexBytes, default: () => `decode(repeat('00', 32), 'hex')` })
   lastHash!: string;
 
   @Column({ name: 'last_timestamp', type: 'timestamptz', precision: 3, nullable: true })
@@ -69,7 +73,7 @@ export class ChainEntity {
   firstPosition!: number;
 
   /** The hash of the event at firstPosition − 1 (the last pruned), null before any prune. */
-  @Column({ name: 'pruned_hash', type: 'char', length: 64, nullable: true })
+  @Column({ name: 'pruned_hash', type: 'bytea', transformer: hexBytes, nullable: true })
   prunedHash!: string | null;
 
   @Column({ name: 'pruned_timestamp', type: 'timestamptz', precision: 3, nullable: true })

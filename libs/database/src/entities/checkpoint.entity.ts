@@ -1,5 +1,6 @@
 import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { hexBytes } from './hex-bytes.transformer';
 import { ChainEntity } from './chain.entity';
 
 /**
@@ -11,7 +12,7 @@ import { ChainEntity } from './chain.entity';
  */
 @Entity({ name: 'checkpoints' })
 @Check('ck_checkpoints_size', 'size >= 0')
-@Check('ck_checkpoints_hash', `hash ~ '^[0-9a-f]{64}$'`)
+@Check('ck_checkpoints_hash', 'octet_length(hash) = 32')
 @Check('ck_checkpoints_key_id', `key_id ~ '^[0-9a-f]{8}$'`)
 export class CheckpointEntity {
   @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_checkpoints' })
@@ -24,8 +25,8 @@ export class CheckpointEntity {
   @PrimaryColumn({ type: 'bigint', transformer: bigintAsNumber, primaryKeyConstraintName: 'pk_checkpoints' })
   size!: number;
 
-  /** The Merkle root (docs/contract.md §10) of the first `size` events, 64 lowercase hex characters. */
-  @Column({ type: 'char', length: 64 })
+  /** The Merkle root (docs/contract.md §10) of the first `size` events: 32 bytes stored, 64 lowercase hex characters read (hexBytes). */
+  @Column({ type: 'bytea', transformer: hexBytes })
   hash!: string;
 
   /** Hex key id of the key that signed `note`. */

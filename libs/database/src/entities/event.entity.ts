@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { hexBytes } from './hex-bytes.transformer';
 import { ChainEntity } from './chain.entity';
 
 /**
@@ -12,6 +13,8 @@ import { ChainEntity } from './chain.entity';
 @Entity({ name: 'events' })
 @Unique('uq_events_chain_position', ['chainId', 'position'])
 @Check('ck_events_position', 'position >= 1')
+@Check('ck_events_hash', 'octet_length(hash) = 32')
+@Check('ck_events_previous_hash', 'octet_length(previous_hash) = 32')
 @Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
 @Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
 @Index('ix_events_account_action', ['accountId', 'action', 'timestamp'])
@@ -54,10 +57,10 @@ export class EventEntity {
   @Column({ type: 'timestamptz', precision: 3 })
   timestamp!: Date;
 
-  @Column({ name: 'previous_hash', type: 'char', length: 64 })
+  @Column({ name: 'previous_hash', type: 'bytea', transformer: hexBytes })
   previousHash!: string;
 
-  @Column({ type: 'char', length: 64 })
+  @Column({ type: 'bytea', transformer: hexBytes })
   hash!: string;
 
   /** The inserting transaction's id (migration 1764600000000): what the live tail reads by. Null before it. */

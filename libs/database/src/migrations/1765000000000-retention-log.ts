@@ -6,12 +6,34 @@ const LOG = `INSERT INTO retention_log (logged_at, kind, account_id, chain_id, r
                first_position, last_position, checkpoint_size, hold_release_delay_hours, database_role)`;
 
 /** `text` with each replacement made exactly once: a replacement that finds nothing is a mistake, not a no-op. */
-function edited(text: string, replacements: [string, string][]): string {
+export function edited(text: string, replacements: [string, string][]): string {
   return replacements.reduce((out, [from, to]) => {
     if (out.split(from).length !== 2) throw new Error(`expected exactly one ${from.slice(0, 60)}`);
     return out.replace(from, to);
   }, text);
 }
+
+/** audit_prune_chain as this migration replaces it (1765300000000 replaces it again; its down() restores this). */
+export const PRUNE_CHAIN_1765000000000 = edited(PRUNE_CHAIN_1764800000000, [
+  ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
+  [
+    `SELECT ch.id, ch.account_id, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
+    `SELECT ch.id, ch.account_id, ch.name, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
+  ],
+  [
+    `SELECT COALESCE(c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
+    `SELECT audit_effective_retention_days(c.name, c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
+  ],
+  [
+    `IF target < c.first_position THEN RETURN 0; END IF;`,
+    `IF target < c.first_position THEN RETURN 0; END IF;
+        -- Something would go: a hold lifted a moment ago (in this very transaction, say) refuses it.
+        IF audit_hold_lifted_recently(c.id, c.account_id, audit_retention_now()) THEN
+          RAISE EXCEPTION 'audit_prune_chain: chain %: its legal hold or its account''s was lifted less than % ago', c.id,
+            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
+        END IF;`,
+  ],
+]);
 
 /**
  * A prune always leaves a trace, even for the service's own database role (docs/contract.md §14, issue 26).
@@ -220,28 +242,7 @@ export class RetentionLog1765000000000 implements MigrationInterface {
         RETURN NEW;
       END $$`);
 
-    await q.query(
-      edited(PRUNE_CHAIN_1764800000000, [
-        ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
-        [
-          `SELECT ch.id, ch.account_id, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
-          `SELECT ch.id, ch.account_id, ch.name, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
-        ],
-        [
-          `SELECT COALESCE(c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
-          `SELECT audit_effective_retention_days(c.name, c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
-        ],
-        [
-          `IF target < c.first_position THEN RETURN 0; END IF;`,
-          `IF target < c.first_position THEN RETURN 0; END IF;
-        -- Something would go: a hold lifted a moment ago (in this very transaction, say) refuses it.
-        IF audit_hold_lifted_recently(c.id, c.account_id, audit_retention_now()) THEN
-          RAISE EXCEPTION 'audit_prune_chain: chain %: its legal hold or its account''s was lifted less than % ago', c.id,
-            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
-        END IF;`,
-        ],
-      ]),
-    );
+    await q.query(PRUNE_CHAIN_1765000000000);
   }
 
   async down(q: QueryRunner): Promise<void> {

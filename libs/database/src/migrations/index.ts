@@ -14,6 +14,7 @@ import { EventCounts1764900000000 } from './1764900000000-event-counts';
 import { RetentionLog1765000000000 } from './1765000000000-retention-log';
 import { Destinations1765100000000 } from './1765100000000-destinations';
 import { EventPageIndexes1765200000000 } from './1765200000000-event-page-indexes';
+import { BinaryHashes1765300000000 } from './1765300000000-binary-hashes';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   RetentionLog1765000000000,
   Destinations1765100000000,
   EventPageIndexes1765200000000,
+  BinaryHashes1765300000000,
 ];

@@ -93,7 +93,7 @@ export class ChainHeadsRepository {
    */
   async moveHeads(heads: readonly ChainHeadMove[], db: Db = this.pool, along: SqlQuery | null = null): Promise<void> {
     const move: SqlQuery = {
-      text: `UPDATE chains SET ${chains.bare('lastPosition')} = h.position, ${chains.bare('lastHash')} = h.hash, ${chains.bare('lastTimestamp')} = h.ts
+      text: `UPDATE chains SET ${chains.bare('lastPosition')} = h.position, ${chains.bare('lastHash')} = decode(h.hash, 'hex'), ${chains.bare('lastTimestamp')} = h.ts
          FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
       values: [

@@ -47,7 +47,7 @@ export type HeadFacts = { [K in keyof HeadFactsRow]: NonNullable<HeadFactsRow[K]
 
 /** The last pruned event's hash and time (ISO 8601, UTC, milliseconds). */
 const PRUNED_LINK = computed<{ hash: NonNullable<ChainEntity['prunedHash']>; timestamp: string }>({
-  hash: [chains.column('prunedHash'), asString],
+  hash: [`encode(${chains.column('prunedHash')}, 'hex')`, asString],
   timestamp: [
     `to_char(${chains.column('prunedTimestamp')} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
     asString,

@@ -56,7 +56,7 @@ export class CheckpointsRepository {
     const inserted = await selectRows(
       db,
       stored,
-      `INSERT INTO checkpoints AS k (${columns.join(', ')}) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO checkpoints AS k (${columns.join(', ')}) VALUES ($1, $2, decode($3, 'hex'), $4, $5)
        ON CONFLICT (${columns[0]}, ${columns[1]}) DO NOTHING RETURNING ${stored.sql}`,
       [chainId, size, hash, keyId, note],
     );

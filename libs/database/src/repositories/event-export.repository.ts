@@ -26,7 +26,7 @@ const PRUNED_CHAIN = joined(
   chains.selectAs({ chainId: 'id' }),
   computed({
     lastPosition: [`(${chains.column('firstPosition')} - 1)::float8`, asNumber],
-    lastHash: [chains.column('prunedHash'), asString],
+    lastHash: [`encode(${chains.column('prunedHash')}, 'hex')`, asString],
     lastTimestamp: [
       `to_char(${chains.column('prunedTimestamp')} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
       asString,

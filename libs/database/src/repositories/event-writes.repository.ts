@@ -18,9 +18,18 @@ const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) =>
   // As text, cast to jsonb in the SELECT.
   ['context', 'text', (e) => (e.context === null ? null : JSON.stringify(e.context))],
   ['timestamp', 'timestamptz', (e) => e.timestamp.toISOString()],
+  // As hex text, decoded to the stored 32 bytes in the SELECT.
   ['previousHash', 'text', (e) => e.previousHash],
   ['hash', 'text', (e) => e.hash],
 ];
+
+/** An unnested column as the table stores it: context as jsonb, the hashes as their bytes. */
+function selected(property: Property<EventEntity>): string {
+  const column = events.bare(property);
+  if (property === 'context') return `${column}::jsonb`;
+  if (property === 'hash' || property === 'previousHash') return `decode(${column}, 'hex')`;
+  return column;
+}
 
 const COLUMNS = INSERTED.map(([property]) => events.bare(property)).join(', ');
 
@@ -29,7 +38,7 @@ const COLUMNS = INSERTED.map(([property]) => events.bare(property)).join(', ');
  * one round trip per batch, whatever its size. The unnested columns take the table's column names.
  */
 const INSERT_EVENTS = `INSERT INTO events (${COLUMNS})
-  SELECT ${INSERTED.map(([property]) => (property === 'context' ? `${events.bare(property)}::jsonb` : events.bare(property))).join(', ')}
+  SELECT ${INSERTED.map(([property]) => selected(property)).join(', ')}
     FROM unnest(${INSERTED.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) AS e(${COLUMNS})`;
 
 /** What writes events: only appends (rows are never updated; a retention prune deletes in `audit_prune_chain`). */

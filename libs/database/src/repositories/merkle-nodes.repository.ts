@@ -44,7 +44,7 @@ const chains = new Table(ChainEntity, 'c');
  */
 export function merkleNodeAt(chain: string, level: string, idx: string): string {
   const [n, s, e] = [merkleNodes, storedLeaves, events];
-  const leaf = `sha256(decode('00', 'hex') || decode(${e.column('hash')}, 'hex'))`;
+  const leaf = `sha256(decode('00', 'hex') || ${e.column('hash')})`;
   const position = e.column('position');
   return `LATERAL (
       SELECT ${n.column('hash')} FROM merkle_nodes n

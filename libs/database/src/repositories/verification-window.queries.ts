@@ -127,7 +127,7 @@ export const ISO_TIMESTAMP = isoTimestamp(E.timestamp);
 
 /**
  * The events of a whole-chain verification window. Only what is hashed or checked, already named and typed as the hash
- * payload: the account as one boolean, the position as float8 (exact below 2^53, parsed to a
+ * payload (the stored 32-byte hashes as hex, encoded by the database): the account as one boolean, the position as float8 (exact below 2^53, parsed to a
  * number), the timestamp formatted by the database. An honest window holds at most upTo − after
  * events (positions are unique); one more is read so that duplicates, should the constraint be
  * gone, still show while the window stays bounded.
@@ -136,7 +136,7 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
   return {
     text: `SELECT ${E.id} AS "id", $1::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
         ${E.action} AS "action", ${E.resource} AS "resource", ${E.context} AS "context", ${ISO_TIMESTAMP} AS "timestamp",
-        ${E.previousHash} AS "previousHash", ${E.hash} AS "hash", ${E.accountId} = $5 AS "ownAccount"
+        encode(${E.previousHash}, 'hex') AS "previousHash", encode(${E.hash}, 'hex') AS "hash", ${E.accountId} = $5 AS "ownAccount"
    FROM events
   WHERE ${E.chainId} = $1 AND events.${E.position} > $2 AND events.${E.position} <= $3
   ORDER BY events.${E.position}
@@ -151,7 +151,7 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
  */
 export function verificationWindowCheckpointsQuery({ chainId, after, upTo, first }: VerificationWindow): SqlQuery {
   return {
-    text: `SELECT ${K.size}::text AS "size", ${K.hash} AS "hash", ${K.note} AS "note" FROM checkpoints
+    text: `SELECT ${K.size}::text AS "size", encode(${K.hash}, 'hex') AS "hash", ${K.note} AS "note" FROM checkpoints
   WHERE ${K.chainId} = $1 AND ${K.size} > $2 AND ${K.size} <= $3 ORDER BY checkpoints.${K.size}`,
     values: [chainId, first || after === 0 ? after - 1 : after, upTo],
   };

@@ -1,0 +1,88 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { HEAD_FORWARD_1763800000000 } from './1763800000000-append-only-and-checkpoints';
+import { edited, PRUNE_CHAIN_1765000000000 } from './1765000000000-retention-log';
+
+/** audit_chain_head_forward, `CREATE OR REPLACE`. */
+const HEAD_FORWARD = HEAD_FORWARD_1763800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+
+/** The genesis hash, 32 zero bytes: a new chain's `last_hash`. */
+const GENESIS = `decode(repeat('00', 32), 'hex')`;
+
+/** audit_chain_starts_empty as 1763800000000 creates it, `CREATE OR REPLACE`. */
+const STARTS_EMPTY_1763800000000 = `
+      CREATE OR REPLACE FUNCTION audit_chain_starts_empty() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.last_position <> 0 OR NEW.last_hash <> repeat('0', 64) OR NEW.last_timestamp IS NOT NULL THEN
+          RAISE EXCEPTION 'chain %: a new chain starts at position 0 with the genesis hash', NEW.id
+            USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+      END $$`;
+
+/** The hash columns, table by table, and the CHECK each gets (ck_checkpoints_hash replaces the hex pattern). */
+const COLUMNS: Record<string, [column: string, check: string][]> = {
+  events: [
+    ['previous_hash', 'ck_events_previous_hash'],
+    ['hash', 'ck_events_hash'],
+  ],
+  chains: [
+    ['last_hash', 'ck_chains_last_hash'],
+    ['pruned_hash', 'ck_chains_pruned_hash'],
+  ],
+  checkpoints: [['hash', 'ck_checkpoints_hash']],
+};
+
+/**
+ * Every SHA-256 hash stored as its 32 bytes (`bytea`) instead of 64 hex characters (issue 28): 33
+ * bytes a hash on disk instead of 65, and the events' two hashes 64 bytes less a row. On the wire,
+ * in exports and logs they stay lowercase hex: the entities' `hexBytes` transformer reads and writes
+ * them, and SQL that takes a hash as a parameter decodes it (`decode($n, 'hex')`).
+ *
+ * Each table is rewritten once (one ALTER TABLE with all its columns). The functions that read a hash
+ * as text are replaced: audit_chain_starts_empty (the genesis), audit_chain_head_forward (its
+ * `first_link` variable, char(64)) and audit_prune_chain (the Merkle leaf
+ * of an event, with its SECURITY DEFINER and search_path kept). The triggers that only compare hashes
+ * with hashes need no change. ALTER TABLE fires no row or statement trigger (it is not an UPDATE).
+ */
+export class BinaryHashes1765300000000 implements MigrationInterface {
+  name = 'BinaryHashes1765300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE checkpoints DROP CONSTRAINT ck_checkpoints_hash`);
+    await q.query(`ALTER TABLE chains ALTER COLUMN last_hash DROP DEFAULT`);
+    for (const [table, columns] of Object.entries(COLUMNS)) {
+      await q.query(
+        `ALTER TABLE ${table} ${columns
+          .map(([column]) => `ALTER COLUMN ${column} TYPE bytea USING decode(${column}, 'hex')`)
+          .join(
+            ', ',
+          )}, ${columns.map(([column, check]) => `ADD CONSTRAINT ${check} CHECK (octet_length(${column}) = 32)`).join(', ')}`,
+      );
+    }
+    await q.query(`ALTER TABLE chains ALTER COLUMN last_hash SET DEFAULT ${GENESIS}`);
+    await q.query(STARTS_EMPTY_1763800000000.replace(`repeat('0', 64)`, GENESIS));
+    await q.query(edited(HEAD_FORWARD, [['first_link char(64);', 'first_link bytea;']]));
+    await q.query(
+      edited(PRUNE_CHAIN_1765000000000, [
+        [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
+        [`decode(e.hash, 'hex')) AS hash`, `e.hash) AS hash`],
+      ]),
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(PRUNE_CHAIN_1765000000000);
+    await q.query(STARTS_EMPTY_1763800000000);
+    await q.query(HEAD_FORWARD);
+    await q.query(`ALTER TABLE chains ALTER COLUMN last_hash DROP DEFAULT`);
+    for (const [table, columns] of Object.entries(COLUMNS)) {
+      await q.query(
+        `ALTER TABLE ${table} ${columns.map(([, check]) => `DROP CONSTRAINT ${check}`).join(', ')}, ${columns
+          .map(([column]) => `ALTER COLUMN ${column} TYPE char(64) USING encode(${column}, 'hex')`)
+          .join(', ')}`,
+      );
+    }
+    await q.query(`ALTER TABLE chains ALTER COLUMN last_hash SET DEFAULT repeat('0', 64)`);
+    await q.query(`ALTER TABLE checkpoints ADD CONSTRAINT ck_checkpoints_hash CHECK (hash ~ '^[0-9a-f]{64}$')`);
+  }
+}
