@@ -7,14 +7,16 @@ import { ChainEntity } from './chain.entity';
  * One appended audit event. Rows are never updated or deleted (triggers, migration
  * 1763800000000). `createdAt` is `timestamp`. `uq_events_chain_position` is what stops a chain
  * forking. Every listing filter has an index that starts with the account (or chain) and goes on in
- * timestamp order (the keyset is (timestamp, id): the events of one millisecond are sorted by id after the
- * index, an incremental sort); the account's own is in the live tail's order (migration 1765200000000).
+ * timestamp order (the keyset is (timestamp, id); the filters' indexes end in timestamp and the events of one
+ * millisecond are sorted by id after them, an incremental sort); the live tail has one in its own order
+ * (migration 1765200000000).
  */
 @Entity({ name: 'events' })
 @Unique('uq_events_chain_position', ['chainId', 'position'])
 @Check('ck_events_position', 'position >= 1')
 @Check('ck_events_hash', 'octet_length(hash) = 32')
 @Check('ck_events_previous_hash', 'octet_length(previous_hash) = 32')
+@Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
 @Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
 @Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
 @Index('ix_events_account_action', ['accountId', 'action', 'timestamp'])

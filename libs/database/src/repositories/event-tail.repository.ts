@@ -71,9 +71,9 @@ export class EventTailRepository {
     // Without `until`, the statement sees exactly what its own snapshot, pg_current_snapshot(), says is committed.
     const until = window.until === null ? 'pg_current_snapshot()' : `${param(window.until)}::pg_snapshot`;
     // A window's first page finds its events by txid (ix_events_account_txid: what committed since is few, or
-    // all of it is read anyway); a page after a key reads ix_events_account_tail from that key and stops at
-    // `limit`, the txid bound only a filter (`+ 0`), which keeps the planner from a bitmap scan of the whole
-    // window sorted for every page (statistics a burst of appends has not reached yet estimate it small).
+    // all of it is read anyway); a page after a key reads ix_events_account_tail (the window's order) from
+    // that key and stops at `limit`, the txid bound only a filter
+    // (`+ 0`), which keeps the planner from a bitmap scan of the whole window sorted for every page (statistics a burst of appends has not reached yet estimate it small).
     const txid = window.after ? `(${events.column('txid')} + 0)` : events.column('txid');
     let text = `${where.text} AND ${txid} >= pg_snapshot_xmin(${since})::text::int8
                 AND NOT pg_visible_in_snapshot(${events.column('txid')}::text::xid8, ${since})`;
