@@ -36,6 +36,14 @@ const ACTIONS = [
  * With `chainCount` 1 every event goes to `seed-big`.
  */
 async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
+  // Hashes as the database stores them: 32 bytes since migration 1765300000000, hex text before (the
+  // `builds` scenario seeds a build from before it too).
+  const {
+    rows: [{ binary }],
+  } = await client.query(
+    `SELECT data_type = 'bytea' AS binary FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'hash'`,
+  );
+  const storedHash = binary ? (hex) => `\\x${hex}` : (hex) => hex;
   const random = prng(0x5eed);
   const nextId = monotonicFactory(random);
   const stepMs = Math.max(1, Math.floor((30 * DAY_MS) / total));
@@ -101,8 +109,8 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
             context === null ? null : JSON.stringify(context),
             event.timestamp,
             // bytea in COPY text: \x and the hex (copyText doubles the backslash).
-            `\\x${event.previousHash}`,
-            `\\x${hash}`,
+            storedHash(event.previousHash),
+            storedHash(hash),
           ]
             .map(copyText)
             .join('\t') + '\n';
@@ -175,7 +183,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     for (const index of indexes) await client.query(index.definition);
     rebuilt = indexes.map((i) => i.name);
     await client.query(
-      `UPDATE chains SET last_position = h.position, last_hash = decode(h.hash, 'hex'), last_timestamp = h.ts
+      `UPDATE chains SET last_position = h.position, last_hash = ${binary ? `decode(h.hash, 'hex')` : 'h.hash'}, last_timestamp = h.ts
          FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
       [
