@@ -19,4 +19,5 @@ fi
 # the Node image has no browser. embedded-database runs on the embedded database whichever pass runs it, so
 # the host's pass is enough (~170 s here). Everything else runs here against the PostgreSQL container (in CI the
 # only PostgreSQL pass: .ci/run runs `npm test` on the embedded default beside this).
-npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin|-streams)?|swagger-ui|embedded-database)\.e2e-spec\.ts'
+# A bound on the whole run (normally ~15 min): a hang ends as a failure that says where, not as CI's own timeout.
+timeout --kill-after=30s 2400s npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin|-streams)?|swagger-ui|embedded-database)\.e2e-spec\.ts'

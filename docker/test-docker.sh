@@ -63,7 +63,8 @@ export POSTGRES_PASSWORD AUDIT_SERVICE_PASSWORD
 project="audit-trail-docker-test"
 compose_file="$repo/docker/docker-compose.yml"
 if docker compose version >/dev/null 2>&1; then compose_cmd=(docker compose); else compose_cmd=(docker-compose); fi
-compose() { "${compose_cmd[@]}" --ansi never -p "$project" -f "$compose_file" "$@"; }
+compose_args=(--ansi never -p "$project" -f "$compose_file")
+compose() { "${compose_cmd[@]}" "${compose_args[@]}" "$@"; }
 command -v "${compose_cmd[0]}" >/dev/null || fail "neither docker compose nor docker-compose (apt-get install docker-compose)"
 
 cleanup() {
@@ -262,7 +263,8 @@ chmod -R a+rX "$E2E_SRC"
 copied="$run/copied"
 touch "$copied"
 sleep 1
-compose --profile test run --rm -T e2e || fail "the e2e suite failed inside Docker"
+# Bounded (the suite inside bounds itself at 40 min): a container that hangs fails the run, it does not stall CI.
+timeout 2700s "${compose_cmd[@]}" "${compose_args[@]}" --profile test run --rm -T e2e || fail "the e2e suite failed inside Docker"
 
 step "nothing written to the checkout (nor to the copy the container read)"
 changed=$(find "$repo" -path "$repo/.git" -prune -o -cnewer "$marker" -print | head -20)

@@ -358,7 +358,8 @@ function startDownload(server: Server, query: string): Promise<Download> {
 }
 
 describe('graceful shutdown: exports in flight (contract §11)', () => {
-  const TIMEOUT_SECONDS = 4;
+  // The export read after SIGTERM must come whole within it: 4 s was too short for 24 MB beside a loaded CI run.
+  const TIMEOUT_SECONDS = 10;
   const ROWS = 10_000;
   const PERIOD = 'after=2001-01-01T00:00:00.001Z&before=2001-01-01T00:00:10.000Z';
   let database: { url: string | null; dataDir: string };
@@ -421,5 +422,5 @@ describe('graceful shutdown: exports in flight (contract §11)', () => {
     console.log(
       `export after SIGTERM: read whole in ${read.at - killAt} ms; the unread one cut (${cut.text.length} of about 24 MB), exit 0 at ${exit.at - killAt} ms`,
     );
-  }, 40_000);
+  }, 60_000);
 });

@@ -12,4 +12,6 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
+  // Where a run is, and an end to one that hangs (test/support/watchdog-reporter.js).
+  reporters: ['default', '<rootDir>/test/support/watchdog-reporter.js'],
 };

@@ -70,9 +70,12 @@ export async function spawnChildInstance(env: Record<string, string>): Promise<{
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const url = `http://127.0.0.1:${port}`;
+  /** SIGTERM, and SIGKILL if it has not exited 30 s later: a stop never leaves a process behind (nor the run waiting on it). */
   const stop = async () => {
     child.kill('SIGTERM');
+    const late = setTimeout(() => child.kill('SIGKILL'), 30_000);
     await exited;
+    clearTimeout(late);
     rmSync(dataDir, { recursive: true, force: true });
   };
   /** SIGKILL: the process dies at once, mid-whatever (no shutdown hook runs). */
