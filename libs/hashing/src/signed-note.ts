@@ -8,6 +8,9 @@ import { createHash, createPrivateKey, createPublicKey, KeyObject, sign, verify 
  *   signature = "— " key-name " " base64(key-id[4] || ed25519-signature[64]) "\n"
  *   key id    = SHA-256(key-name || 0x0A || 0x01 || public-key[32])[:4]
  *   vkey      = key-name "+" hex(key-id) "+" base64(0x01 || public-key[32])
+ *
+ * The key id and vkey take the signature type as a parameter (default 0x01, a plain Ed25519 note
+ * signature) so that cosignature.ts can reuse them for c2sp.org/tlog-cosignature's type 0x04.
  */
 
 export const ED25519_SIGNATURE_TYPE = 0x01;
@@ -71,26 +74,29 @@ export function ed25519PrivateKeyFromSeed(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
-/** SHA-256(name || 0x0A || 0x01 || public key)[:4] */
-export function noteKeyId(name: string, publicKey: Uint8Array): Buffer {
+/** SHA-256(name || 0x0A || type || public key)[:4], type 0x01 for a plain Ed25519 note signature */
+export function noteKeyId(name: string, publicKey: Uint8Array, type: number = ED25519_SIGNATURE_TYPE): Buffer {
   const digest = createHash('sha256')
     .update(Buffer.from(name, 'utf8'))
-    .update(Buffer.from([0x0a, ED25519_SIGNATURE_TYPE]))
+    .update(Buffer.from([0x0a, type]))
     .update(publicKey)
     .digest();
   return digest.subarray(0, 4);
 }
 
-/** `<name>+<hex key id>+<base64(0x01 || public key)>` */
-export function formatVerifierKey(name: string, key: KeyObject): string {
+/** `<name>+<hex key id>+<base64(type || public key)>` */
+export function formatVerifierKey(name: string, key: KeyObject, type: number = ED25519_SIGNATURE_TYPE): string {
   if (!isValidKeyName(name)) throw new NoteFormatError(`invalid key name '${name}'`);
   const raw = ed25519PublicKeyBytes(key);
-  const typed = Buffer.concat([Buffer.from([ED25519_SIGNATURE_TYPE]), raw]);
-  return `${name}+${noteKeyId(name, raw).toString('hex')}+${typed.toString('base64')}`;
+  const typed = Buffer.concat([Buffer.from([type]), raw]);
+  return `${name}+${noteKeyId(name, raw, type).toString('hex')}+${typed.toString('base64')}`;
 }
 
-/** Parses a verifier key; throws NoteFormatError when it is malformed or its key id is wrong. */
-export function parseVerifierKey(vkey: string): NoteVerifier {
+/**
+ * Parses a verifier key of signature type `type` (an Ed25519 key either way); throws
+ * NoteFormatError when it is malformed, of another type, or its key id is wrong.
+ */
+export function parseVerifierKey(vkey: string, type: number = ED25519_SIGNATURE_TYPE): NoteVerifier {
   // The base64 key may itself contain '+': split at the first two only.
   const match = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(vkey.trim());
   if (!match) throw new NoteFormatError('a verifier key is <name>+<hex key id>+<base64 key>');
@@ -98,11 +104,12 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   if (!isValidKeyName(name)) throw new NoteFormatError('the verifier key has an invalid name');
   if (!/^[0-9a-f]{8}$/.test(idHex)) throw new NoteFormatError('the verifier key id must be 8 lowercase hex digits');
   const typed = decodeBase64(keyText);
-  if (!typed || typed.length !== 33 || typed[0] !== ED25519_SIGNATURE_TYPE) {
-    throw new NoteFormatError('the verifier key must be base64 of 0x01 followed by a 32-byte Ed25519 public key');
+  if (!typed || typed.length !== 33 || typed[0] !== type) {
+    const hexType = `0x${type.toString(16).padStart(2, '0')}`;
+    throw new NoteFormatError(`the verifier key must be base64 of ${hexType} followed by a 32-byte Ed25519 public key`);
   }
   const raw = typed.subarray(1);
-  const keyId = noteKeyId(name, raw);
+  const keyId = noteKeyId(name, raw, type);
   if (keyId.toString('hex') !== idHex)
     throw new NoteFormatError('the verifier key id does not match its name and public key');
   return { name, keyId, publicKey: ed25519PublicKeyFromBytes(raw) };
@@ -114,7 +121,12 @@ export function signNote(text: string, signer: NoteSigner): string {
   if (!isValidKeyName(signer.name)) throw new NoteFormatError(`invalid key name '${signer.name}'`);
   const keyId = noteKeyId(signer.name, ed25519PublicKeyBytes(signer.privateKey));
   const signature = sign(null, Buffer.from(text, 'utf8'), signer.privateKey);
-  return `${text}\n${EM_DASH_PREFIX}${signer.name} ${Buffer.concat([keyId, signature]).toString('base64')}\n`;
+  return `${text}\n${formatSignatureLine(signer.name, Buffer.concat([keyId, signature]))}`;
+}
+
+/** `— <key name> <base64(blob)>\n`, blob being the key id and the signature. */
+export function formatSignatureLine(name: string, blob: Uint8Array): string {
+  return `${EM_DASH_PREFIX}${name} ${Buffer.from(blob).toString('base64')}\n`;
 }
 
 export interface NoteSignature {
@@ -145,7 +157,8 @@ export function parseNote(note: string | Uint8Array): ParsedNote {
   return { text, signatures: lines.map(parseSignatureLine) };
 }
 
-function parseSignatureLine(line: string): NoteSignature {
+/** Parses one signature line (without its newline), checking the syntax only. */
+export function parseSignatureLine(line: string): NoteSignature {
   if (!line.startsWith(EM_DASH_PREFIX))
     throw new NoteFormatError('a signature line starts with an em dash and a space');
   const rest = line.slice(EM_DASH_PREFIX.length);
