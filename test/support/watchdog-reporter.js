@@ -38,7 +38,8 @@ class WatchdogReporter {
 
   onRunComplete(_contexts, results) {
     clearTimeout(this.suiteTimer);
-    const code = results.numFailedTests > 0 || results.numFailedTestSuites > 0 || results.numRuntimeErrorTestSuites > 0 ? 1 : 0;
+    const code =
+      results.numFailedTests > 0 || results.numFailedTestSuites > 0 || results.numRuntimeErrorTestSuites > 0 ? 1 : 0;
     setTimeout(() => {
       process.stderr.write(
         `[${this.elapsed()}] the run ended ${EXIT_GRACE_MS / 1000} s ago and something still holds the process: ${openHandles()}; killing the child processes and exiting ${code}\n`,
