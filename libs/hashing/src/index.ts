@@ -3,3 +3,4 @@ export * from './event-hash';
 export * from './signed-note';
 export * from './chain-checkpoint';
 export * from './merkle';
+export * from './event-hash-v2';
