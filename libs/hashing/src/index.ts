@@ -4,3 +4,4 @@ export * from './signed-note';
 export * from './chain-checkpoint';
 export * from './merkle';
 export * from './cosignature';
+export * from './event-hash-v2';
