@@ -2,7 +2,8 @@ import { request as httpRequest, IncomingMessage, ServerResponse } from 'node:ht
 import { AddressInfo } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import { Response } from 'supertest';
-import { canonicalJson, computeEventHash } from '@app/hashing';
+import { canonicalJson, HashingV2 } from '@app/hashing';
+import { answerHash } from './support/answer-hash';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 type EventView = {
@@ -15,6 +16,7 @@ type EventView = {
   hash: string;
   previousHash: string;
   chain: { id: string; name: string; position: number };
+  hashing?: HashingV2;
 };
 
 const WIDE = 'after=2020-01-01T00:00:00Z&before=2099-12-31T23:59:59.999Z';
@@ -260,23 +262,27 @@ describe('GET /v1/events/export', () => {
       const res = await exportOf(`format=json&chain_id=${events[0]!.chain.id}&${WIDE}`).expect(200);
       expect(res.headers['content-type']).toBe('application/json');
       const { export: header, data } = res.body as {
-        export: Record<string, unknown>;
+        export: Record<string, unknown> & { hashing: Record<string, HashingV2> };
         data: (EventView & { createdAt?: string })[];
       };
       expect(Object.keys(res.body)).toEqual(['export', 'data']);
+      // Every event of a new chain is version 2: its salts are in the header, by id (docs/contract.md §17).
+      expect(Object.keys(header.hashing).sort()).toEqual(events.map((e) => e.id).sort());
+      for (const e of events) expect(header.hashing[e.id]).toEqual(e.hashing);
       expect(header).toEqual({
         format: 'json',
         generatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         period: { after: '2020-01-01T00:00:00.000Z', before: '2099-12-31T23:59:59.999Z' },
         filters: { actor: null, action: null, resource: null, chain_id: events[0]!.chain.id, q: null },
         count: events.length,
+        hashing: expect.any(Object),
       });
       expect(data).toHaveLength(events.length);
       expect(data.map((e) => e.id)).toEqual(events.map((e) => e.id));
       for (const [i, item] of data.entries()) {
         expect(Object.keys(item)).toEqual(ITEM_KEYS);
         expect(item.chain).toEqual({ id: events[0]!.chain.id, name: 'exp-json', position: i + 1 });
-        expect(computeEventHash({ ...item, chainId: item.chain.id, position: item.chain.position })).toBe(item.hash);
+        expect(answerHash({ ...item, createdAt: item.timestamp, hashing: header.hashing[item.id] })).toBe(item.hash);
         if (i > 0) expect(item.previousHash).toBe(data[i - 1]!.hash);
       }
       expect(data.map((e) => e.timestamp)).toEqual([...data.map((e) => e.timestamp)].sort());

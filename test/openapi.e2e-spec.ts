@@ -305,12 +305,14 @@ describe('OpenAPI description', () => {
       $ref: '#/components/schemas/ExportedEventView',
     });
     expect(sorted(Object.keys(schema('ExportMetadataView').properties))).toEqual(
-      sorted(['format', 'generatedAt', 'period', 'filters', 'count', 'pruned']),
+      sorted(['format', 'generatedAt', 'period', 'filters', 'count', 'pruned', 'hashing']),
     );
-    // `pruned` is there only when the export covers a chain that retention pruned (docs/contract.md §14).
+    // `pruned` is there only when the export covers a chain that retention pruned (docs/contract.md §14),
+    // `hashing` only when it holds version-2 events (§17), whose items keep the nine members.
     expect(sorted(schema('ExportMetadataView').required ?? [])).toEqual(
       sorted(['format', 'generatedAt', 'period', 'filters', 'count']),
     );
+    expect(Object.keys(schema('ExportedEventView').properties)).toHaveLength(9);
     expect(Object.keys(schema('ExportedEventView').properties)).not.toContain('createdAt');
     expect(sorted(schema('ExportedEventView').required ?? [])).toEqual(
       sorted(Object.keys(schema('ExportedEventView').properties)),

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
 import {
-  computeEventHash,
   eventLeafHash,
   extendTree,
   LOWEST_STORED_LEVEL,
@@ -13,6 +12,7 @@ import {
   verifyInclusion,
 } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
+import { readChainEvents, rehash } from './support/chain-check';
 import { independentRoot } from './support/rfc9162';
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -316,34 +316,13 @@ describe('Merkle proofs', () => {
     /** Edits the event at `position`, recomputes every later hash, moves the head and rebuilds the chain's tree. */
     async function rewrite(chainId: string, position: number): Promise<void> {
       await tamper(async (m) => {
-        const rows = await m.query<
-          {
-            id: string;
-            chain_id: string;
-            position: number;
-            actor: string;
-            action: string;
-            resource: string | null;
-            context: Record<string, unknown> | null;
-            timestamp: Date;
-            hash: string;
-          }[]
-        >(
-          `SELECT id, chain_id, position::int AS position, actor, action, resource, context, "timestamp", encode(hash, 'hex') AS hash
-             FROM events WHERE chain_id = $1 ORDER BY position`,
-          [chainId],
-        );
+        const rows = await readChainEvents(m, chainId);
         let previous = GENESIS_HASH;
         const hashes: string[] = [];
         for (const r of rows) {
           if (r.position === position) r.action = 'doc.delete';
           if (r.position >= position) {
-            r.hash = computeEventHash({
-              ...r,
-              chainId: r.chain_id,
-              timestamp: r.timestamp.toISOString(),
-              previousHash: previous,
-            });
+            r.hash = rehash(r, previous);
             await m.query(
               `UPDATE events SET action = $1, previous_hash = decode($2, 'hex'), hash = decode($3, 'hex') WHERE id = $4`,
               [r.action, previous, r.hash, r.id],

@@ -1,14 +1,12 @@
-import { computeEventHash, GENESIS_HASH } from '@app/hashing';
+import { GENESIS_HASH } from '@app/hashing';
 import type { EventView as EventBody } from '../apps/api/src/events/dto/event.view';
+import { answerHash } from './support/answer-hash';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The hash of `e` as the contract defines it, with some fields replaced. */
-const hashOf = (e: EventBody, changes: Partial<EventBody> = {}): string => {
-  const x = { ...e, ...changes };
-  return computeEventHash({ ...x, chainId: x.chain.id, position: x.chain.position });
-};
+const hashOf = answerHash;
 
 describe('GET /v1/events/:id/verify', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
-import { computeEventHash, EventHashPayload, GENESIS_HASH } from '@app/hashing';
+import { EventHashPayload, GENESIS_HASH, recomputeStoredHash, StoredSecrets } from '@app/hashing';
 
 /** A stored event of a chain, as the table holds it, under the names of the hashed payload. */
-export interface StoredChainEvent extends Omit<EventHashPayload, 'timestamp'> {
+export interface StoredChainEvent extends Omit<EventHashPayload, 'timestamp'>, StoredSecrets {
   timestamp: Date;
   hash: string;
 }
@@ -14,15 +14,16 @@ type Queryable = Pick<DataSource, 'query'>;
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
   return await db.query<StoredChainEvent[]>(
     `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
-            encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash
+            encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash,
+            encode(salt_seed, 'hex') AS "saltSeed", erasure
        FROM events WHERE chain_id = $1 ORDER BY position`,
     [chainId],
   );
 }
 
-/** The hash a stored event should have, recomputed from its payload (with this previousHash, if given). */
+/** The hash a stored event should have, recomputed from its payload by its version's rule (with this previousHash, if given). */
 export function rehash(event: StoredChainEvent, previousHash = event.previousHash): string {
-  return computeEventHash({ ...event, timestamp: event.timestamp.toISOString(), previousHash });
+  return recomputeStoredHash({ ...event, timestamp: event.timestamp.toISOString(), previousHash });
 }
 
 /**

@@ -630,6 +630,22 @@ export interface components {
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
         };
+        EventFieldValues: {
+            actor?: string;
+            resource?: string;
+            /** @description By member of `context` */
+            context?: {
+                [key: string]: string;
+            };
+        };
+        EventHashing: {
+            /** @enum {integer} */
+            version: 2;
+            /** @description The salt (^[0-9a-f]{32}$) of each field that holds a value: `actor`, `resource` (when not null), `context` by member */
+            salts: components["schemas"]["EventFieldValues"];
+            /** @description The commitment (^[0-9a-f]{64}$) of each erased field, in place of its value and salt; {} before any erasure */
+            commitments: components["schemas"]["EventFieldValues"];
+        };
         ExportPeriodView: {
             /**
              * Format: date-time
@@ -680,6 +696,10 @@ export interface components {
             count: number;
             /** @description The account’s chains (or the chain_id’s) that retention pruned: unsigned helpers with which the offline verifier recomputes a signed checkpoint’s root from the retained events. Absent when none is pruned */
             pruned?: components["schemas"]["PrunedChainView"][];
+            /** @description Each version-2 event’s salts and commitments, by event id (docs/contract.md §17): what its hash is recomputed from. Absent when the export holds none */
+            hashing?: {
+                [key: string]: components["schemas"]["EventHashing"];
+            };
         };
         EventChainRef: {
             /** @example chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */
@@ -749,6 +769,10 @@ export interface components {
              * @example 2026-11-22T07:24:53.449Z
              */
             createdAt: string;
+            /** @description Version-2 events only (chains with hashVersion 2): the salts and commitments their hash covers */
+            hashing?: components["schemas"]["EventHashing"];
+            /** @description Version-2 events only: the erased field paths (`actor`, `resource`, `context.<m>`); [] before any erasure */
+            erased?: string[];
         };
         CreateEventDto: {
             /**
@@ -787,6 +811,8 @@ export interface components {
             chainIntact: boolean;
             /** Format: date-time */
             verifiedAt: string;
+            /** @description Version-2 events only (docs/contract.md §17): the erased field paths, whose kept commitments the hash was recomputed with; [] before any erasure */
+            erased?: string[];
         };
         ChainVerificationError: {
             /** @description The position the error is about (for a gap: the first missing position) */
@@ -819,6 +845,11 @@ export interface components {
             id: string;
             /** @example default */
             name: string;
+            /**
+             * @description How its events are hashed: 2 (salted commitments of the personal fields, erasable: docs/contract.md §17) for chains created since then, 1 (docs/contract.md §3) before
+             * @enum {integer}
+             */
+            hashVersion: 1 | 2;
             /** @description Hash of the newest event */
             lastHash: string;
             /**

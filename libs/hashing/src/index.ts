@@ -5,3 +5,4 @@ export * from './chain-checkpoint';
 export * from './merkle';
 export * from './cosignature';
 export * from './event-hash-v2';
+export * from './salt-seed';

@@ -1,4 +1,4 @@
-import { computeEventHash, EventHashPayload } from '@app/hashing';
+import { EventHashPayload, recomputeStoredHash, StoredSecrets } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
 import { follows } from './event-checks';
 import { StoredLevelRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
@@ -42,7 +42,8 @@ export interface StoredCheckpointRow {
   note: string;
 }
 
-export interface StoredEvent extends EventHashPayload {
+/** A stored event of a window: its hash payload, its version-2 secrets (null on version 1), its stored hash. */
+export interface StoredEvent extends EventHashPayload, StoredSecrets {
   /** False when the row's account is not the chain's. */
   ownAccount: boolean;
   hash: string;
@@ -113,7 +114,7 @@ class WindowHasher {
   private readonly events: HashedEvent[] = [];
 
   add(event: StoredEvent): void {
-    const computedHash = computeEventHash(event);
+    const computedHash = recomputeStoredHash(event);
     const last = this.run?.last;
     const fits =
       this.events.length === 0 &&

@@ -1,11 +1,18 @@
-import { computeEventHash, eventLeafHash, GENESIS_HASH, LOWEST_STORED_LEVEL, MerkleNode, nodeHash } from '@app/hashing';
+import {
+  eventLeafHash,
+  recomputeStoredHash,
+  GENESIS_HASH,
+  LOWEST_STORED_LEVEL,
+  MerkleNode,
+  nodeHash,
+} from '@app/hashing';
 import type { StoredCheckpointRow, StoredEvent, WindowRows } from './chain-window';
 
 /** Test fixtures of whole-chain verification (not part of any build: see the tsconfig.*.json excludes). */
 export const CHAIN = { id: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X', accountId: 'acc_01JDQ8Z5V0000000000000000A' };
 
-/** An honest chain of `n` stored events with real hashes. */
-export function honestChain(n: number): StoredEvent[] {
+/** An honest chain of `n` stored events with real hashes, by hash version 1 (§3) or 2 (§17: a seed per event). */
+export function honestChain(n: number, hashVersion: 1 | 2 = 1): StoredEvent[] {
   const events: StoredEvent[] = [];
   let previousHash = GENESIS_HASH;
   for (let position = 1; position <= n; position++) {
@@ -20,8 +27,12 @@ export function honestChain(n: number): StoredEvent[] {
       timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
       previousHash,
     };
-    const hash = computeEventHash(payload);
-    events.push({ ...payload, ownAccount: true, hash });
+    const secrets = {
+      saltSeed: hashVersion === 2 ? position.toString(16).padStart(32, 'a') : null,
+      erasure: null,
+    };
+    const hash = recomputeStoredHash({ ...payload, ...secrets });
+    events.push({ ...payload, ...secrets, ownAccount: true, hash });
     previousHash = hash;
   }
   return events;

@@ -1,7 +1,7 @@
-import { computeEventHash, EventHashPayload, GENESIS_HASH } from '@app/hashing';
+import { computeEventHash, EventHashPayload, GENESIS_HASH, StoredSecrets } from '@app/hashing';
 import { judgeEvent as sut } from './event-checks';
 
-type Stored = EventHashPayload & { hash: string };
+type Stored = EventHashPayload & StoredSecrets & { hash: string };
 
 function event(position: number, previousHash: string, overrides: Partial<Stored> = {}): Stored {
   const e: Stored = {
@@ -15,6 +15,8 @@ function event(position: number, previousHash: string, overrides: Partial<Stored
     timestamp: `2026-11-22T07:24:5${position}.449Z`,
     previousHash,
     hash: '',
+    saltSeed: null,
+    erasure: null,
   };
   e.hash = computeEventHash(e);
   return { ...e, ...overrides };

@@ -1,4 +1,4 @@
-import { computeEventHash, EventHashPayload, isLinked } from '@app/hashing';
+import { EventHashPayload, isLinked, recomputeStoredHash, StoredSecrets } from '@app/hashing';
 
 /**
  * How one event is judged against the event before it: the single place that says what is
@@ -96,10 +96,10 @@ export interface EventJudgement {
  * chain; null when it is missing, or for position 1).
  */
 export function judgeEvent(
-  event: EventHashPayload & { hash: string },
+  event: EventHashPayload & StoredSecrets & { hash: string },
   predecessor: PredecessorFacts | null,
 ): EventJudgement {
-  const computedHash = computeEventHash(event);
+  const computedHash = recomputeStoredHash(event);
   const hashError = hashFailure(event, computedHash);
   const chainErrors =
     event.position > 1 && predecessor === null

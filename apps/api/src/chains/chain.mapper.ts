@@ -11,6 +11,7 @@ export function toChainView(chain: ChainStatusRecord): ChainView {
   return {
     id: chain.id,
     name: chain.name,
+    hashVersion: chain.hashVersion,
     lastHash: chain.lastHash,
     lastPosition: chain.lastPosition,
     eventCount: chain.lastPosition - chain.firstPosition + 1,

@@ -1,9 +1,11 @@
 import { EventRecord } from '@app/database';
+import { erasedFields, hashingOf } from '@app/hashing';
 import { EventView } from './dto/event.view';
 
 /** The one place an event becomes its wire shape. */
 export function toEventView(event: EventRecord): EventView {
   const timestamp = event.timestamp.toISOString();
+  const hashing = hashingOf(event);
   return {
     id: event.id,
     actor: event.actor,
@@ -15,5 +17,7 @@ export function toEventView(event: EventRecord): EventView {
     previousHash: event.previousHash,
     timestamp,
     createdAt: timestamp,
+    // Version-2 events (docs/contract.md §17): what their hash covers, and what was erased.
+    ...(hashing && { hashing, erased: erasedFields(hashing) }),
   };
 }

@@ -2,7 +2,8 @@ import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common
 import { pipeline, Readable } from 'node:stream';
 import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
-import { DatabaseLocator, EventSnapshot, EventExportRepository } from '@app/database';
+import { DatabaseLocator, EventExportRepository, EventSecretsRecord, EventSnapshot } from '@app/database';
+import { HashingV2, hashingOf } from '@app/hashing';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { toEventView } from '../events/event.mapper';
@@ -68,6 +69,7 @@ export class ExportService implements OnModuleInit {
     const snapshot = await this.events.openSnapshot(accountId, toEventFilters(query, period), this.reads.timeoutMs);
     let count: number;
     let pruned: ExportedPrunedChain[];
+    let hashing: Record<string, HashingV2> = {};
     try {
       count = await snapshot.countUpTo(EXPORT_LIMIT + 1);
       if (count > EXPORT_LIMIT) {
@@ -78,12 +80,18 @@ export class ExportService implements OnModuleInit {
         );
       }
       pruned = await snapshot.pruned(accountId, query.chain_id ?? null);
+      // A JSON export names each version-2 event's salts and commitments in its header (docs/contract.md §17).
+      if (query.format === 'json') hashing = hashingById(await snapshot.secrets());
       await snapshot.openCursor();
     } catch (error) {
       await snapshot.close();
       throw error;
     }
-    const text = this.text(snapshot, FORMATS[query.format], this.header(query, period, count, pruned), requestId);
+    const header = {
+      ...this.header(query, period, count, pruned),
+      ...(Object.keys(hashing).length > 0 && { hashing }),
+    };
+    const text = this.text(snapshot, FORMATS[query.format], header, requestId);
     const body = this.oneConnection ? await this.spool.spool(text) : text;
     await this.recordExport(accountId, keyId, query, period, body);
     return body;
@@ -170,4 +178,14 @@ export class ExportService implements OnModuleInit {
     if (!error || error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error instanceof ExportStalledError) return;
     this.logger.error({ msg: 'Export stream failed', reqId: requestId, err: error });
   }
+}
+
+/** `export.hashing`: each version-2 event's `hashing` by its id. */
+function hashingById(events: readonly EventSecretsRecord[]): Record<string, HashingV2> {
+  const byId: Record<string, HashingV2> = {};
+  for (const event of events) {
+    const hashing = hashingOf(event);
+    if (hashing !== null) byId[event.id] = hashing;
+  }
+  return byId;
 }

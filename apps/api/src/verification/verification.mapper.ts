@@ -1,12 +1,14 @@
+import { erasedFields, hashingOf, PersonalFields, StoredSecrets } from '@app/hashing';
 import { EventJudgement } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
 
 /** The one place a judgement of one event becomes its wire shape. */
 export function toVerificationResult(
-  event: { hash: string },
+  event: { hash: string } & PersonalFields & StoredSecrets,
   judgement: EventJudgement,
   verifiedAt: Date,
 ): VerificationResultView {
+  const hashing = hashingOf(event);
   return {
     valid: judgement.hashMatches && judgement.chainIntact,
     errors: judgement.errors,
@@ -14,5 +16,7 @@ export function toVerificationResult(
     computedHash: judgement.computedHash,
     chainIntact: judgement.chainIntact,
     verifiedAt: verifiedAt.toISOString(),
+    // Version-2 events (docs/contract.md §17): the fields whose kept commitment stood in for the value.
+    ...(hashing && { erased: erasedFields(hashing) }),
   };
 }

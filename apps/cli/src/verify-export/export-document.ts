@@ -1,4 +1,4 @@
-import { frontierIds, HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
+import { frontierIds, HashingV2, HEX_HASH, HEX_HASH_TEXT } from '@app/hashing';
 import type { ExportedEvent, ExportedPrunedChain } from '@app/verification';
 
 /** The wire types of an exported event and of a pruned chain, shared with the service that writes them. */
@@ -11,6 +11,8 @@ export interface ExportDocument {
   events: ExportedEvent[];
   /** The header's `pruned` (docs/contract.md §14), by chain id: unsigned helpers, confirmed only through a signed checkpoint. */
   pruned: Map<string, ExportedPrunedChain>;
+  /** The header's `hashing` (docs/contract.md §17), by event id: the salts and commitments of version-2 events. */
+  hashing: Map<string, HashingV2>;
 }
 
 /** The input cannot be verified at all (exit code 2). */
@@ -37,7 +39,31 @@ export function readExportDocument(parsed: unknown): ExportDocument {
       pruned.set(chain.chainId, chain);
     });
   }
-  return { filters, count, events: parsed.data.map((item, index) => readEvent(item, index)), pruned };
+  const hashing = new Map<string, HashingV2>();
+  if (header && header.hashing !== undefined) {
+    if (!isObject(header.hashing)) throw new InputError('export.hashing must be an object (event id: hashing)');
+    for (const [id, item] of Object.entries(header.hashing)) hashing.set(id, readHashing(item, `export.hashing.${id}`));
+  }
+  return { filters, count, events: parsed.data.map((item, index) => readEvent(item, index)), pruned, hashing };
+}
+
+/**
+ * A version-2 event's hashing: its shape only (salts and commitments by field, strings). Whether
+ * they give the event's hash is the verification's finding, not an input error.
+ */
+function readHashing(item: unknown, where: string): HashingV2 {
+  const fields = (value: unknown): boolean =>
+    isObject(value) &&
+    Object.entries(value).every(([field, v]) =>
+      field === 'context'
+        ? isObject(v) && Object.values(v).every((m) => typeof m === 'string')
+        : (field === 'actor' || field === 'resource') && typeof v === 'string',
+    );
+  if (!isObject(item) || item.version !== 2 || !fields(item.salts) || !fields(item.commitments))
+    throw new InputError(
+      `${where} must be { version: 2, salts, commitments }, each { actor?, resource?, context?: { member: string } }`,
+    );
+  return item as unknown as HashingV2;
 }
 
 /** A pruned chain of the header: its kept nodes must be exactly `frontierIds(lastPosition − 1)`, in that order. */

@@ -2,7 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   CHECKPOINT_KEY_NAME,
   computeEventHash,
+  computeEventHashV2,
   eventLeafHash,
+  HashingV2,
   formatVerifierKey,
   GENESIS_HASH,
   frontierIds,
@@ -10,6 +12,7 @@ import {
   MerkleNode,
   parseVerifierKey,
   pushNode,
+  saltsFor,
   signChainCheckpoint,
 } from '@app/hashing';
 import { like } from '@app/common/testing/like.fixture';
@@ -21,6 +24,32 @@ const CHAIN_A = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
 const CHAIN_B = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y';
 const { privateKey } = generateKeyPairSync('ed25519');
 const keys = [parseVerifierKey(formatVerifierKey(CHECKPOINT_KEY_NAME, privateKey))];
+
+/** A version-2 chain (docs/contract.md §17): its events, and their hashing as export.hashing names it. */
+function chainV2(chainId: string, n: number): { events: ExportedEvent[]; hashing: Map<string, HashingV2> } {
+  const events: ExportedEvent[] = [];
+  const hashing = new Map<string, HashingV2>();
+  let previousHash = GENESIS_HASH;
+  for (let position = 1; position <= n; position++) {
+    const e = {
+      id: `evt_01JDQ8Z5X3N4K7M2P9R6T${chainId.slice(-1)}${String(position).padStart(4, '0')}`,
+      timestamp: new Date(Date.UTC(2026, 10, 22, 7, 0, position)).toISOString(),
+      actor: `user${position}@example.com`,
+      action: 'doc.update',
+      resource: position % 2 ? null : `doc:${position}`,
+      chain: { id: chainId, name: 'v2', position },
+      previousHash,
+      context: { ip: `10.0.0.${position}`, note: 'café 😀' },
+      hash: '',
+    };
+    const h: HashingV2 = { version: 2, salts: saltsFor(e), commitments: {} };
+    e.hash = computeEventHashV2({ ...e, chainId, position }, h);
+    events.push(e);
+    hashing.set(e.id, h);
+    previousHash = e.hash;
+  }
+  return { events, hashing };
+}
 
 function chain(chainId: string, n: number, name = 'default'): ExportedEvent[] {
   const events: ExportedEvent[] = [];
@@ -54,6 +83,7 @@ const doc = (events: ExportedEvent[], filters: ExportDocument['filters'] = unfil
   count: events.length,
   events,
   pruned: new Map(),
+  hashing: new Map(),
 });
 const internal = { internalOnly: true };
 const note = (chainId: string, size: number, hash: string, key = privateKey) => ({
@@ -391,8 +421,25 @@ describe('readExportDocument', () => {
       count: 1,
       events: [good],
       pruned: new Map(),
+      hashing: new Map(),
     });
-    expect(sut({ data: [] })).toEqual({ filters: null, count: null, events: [], pruned: new Map() });
+    expect(sut({ data: [] })).toEqual({
+      filters: null,
+      count: null,
+      events: [],
+      pruned: new Map(),
+      hashing: new Map(),
+    });
+  });
+
+  it.each([
+    ['not an object', []],
+    ['another version', { version: 1, salts: {}, commitments: {} }],
+    ['a salt that is not text', { version: 2, salts: { actor: 1 }, commitments: {} }],
+    ['an unknown field', { version: 2, salts: { email: 'x' }, commitments: {} }],
+    ['a context that is not an object', { version: 2, salts: { context: 'x' }, commitments: {} }],
+  ])('calls an export.hashing entry that is %s bad input', (_label, hashing) => {
+    expect(() => sut({ export: { hashing: { [good.id]: hashing } }, data: [good] })).toThrow(InputError);
   });
 
   it.each([
@@ -469,5 +516,33 @@ describe('readExportDocument', () => {
       // A header whose nodes are not the ones over 1…lastPosition − 1 is bad input.
       expect(() => prunedDoc(7, { ...header, nodes: header.nodes.slice(1) })).toThrow(InputError);
     });
+  });
+});
+
+describe('verify-export of version-2 events (contract §17)', () => {
+  const { events, hashing } = chainV2(CHAIN_A, 4);
+  const v2doc = (h: Map<string, HashingV2>, evs = events): ExportDocument => ({ ...doc(evs), hashing: h });
+
+  it('re-hashes each event with the salts export.hashing names, and confirms them with a checkpoint', () => {
+    const report = verifyExport(v2doc(hashing), [note(CHAIN_A, 4, rootOf(events, 4))], keys);
+    expect(report.findings).toEqual([]);
+    expect(report.outcome).toBe('verified');
+  });
+
+  it('finds a changed value, a changed salt, or a missing hashing as tampering', () => {
+    const changed = events.map((e, i) => (i === 1 ? { ...e, actor: 'mallory' } : e));
+    expect(verifyExport(v2doc(hashing, changed), [], keys, { internalOnly: true }).outcome).toBe('tampered');
+    const salted = new Map(hashing);
+    const h = salted.get(events[2]!.id)!;
+    salted.set(events[2]!.id, { ...h, salts: { ...h.salts, actor: 'f'.repeat(32) } });
+    expect(verifyExport(v2doc(salted), [], keys, { internalOnly: true }).outcome).toBe('tampered');
+    const stripped = new Map(hashing);
+    stripped.delete(events[0]!.id);
+    expect(verifyExport(v2doc(stripped), [], keys, { internalOnly: true }).outcome).toBe('tampered');
+    const unsalted = new Map(hashing);
+    unsalted.set(events[3]!.id, { version: 2, salts: {}, commitments: {} });
+    const report = verifyExport(v2doc(unsalted), [], keys, { internalOnly: true });
+    expect(report.outcome).toBe('tampered');
+    expect(report.findings[0]!.message).toMatch(/does not determine a hash/);
   });
 });

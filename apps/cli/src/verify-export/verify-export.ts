@@ -1,4 +1,4 @@
-import { computeEventHash, NoteVerifier } from '@app/hashing';
+import { computeEventHash, computeEventHashV2, HashingV2, HashingV2Error, NoteVerifier } from '@app/hashing';
 import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
 import { checkCheckpoint, CheckpointInput, findForks } from './checkpoint-checks';
 import { ExportDocument, ExportedEvent, ExportedPrunedChain } from './export-document';
@@ -44,7 +44,7 @@ export function verifyExport(
   const chains = groupByChain(doc.events);
   const claimsUnfiltered = headerClaimsUnfiltered(doc);
   const summaries = [...chains.entries()].map(([id, events]) =>
-    verifyChain(id, events, claimsUnfiltered, doc.pruned.get(id) ?? null, findings),
+    verifyChain(id, events, claimsUnfiltered, doc.pruned.get(id) ?? null, doc.hashing, findings),
   );
   const checked = internalOnly
     ? []
@@ -96,6 +96,7 @@ function verifyChain(
   events: ExportedEvent[],
   claimsUnfiltered: boolean,
   pruned: ExportedPrunedChain | null,
+  hashing: ReadonlyMap<string, HashingV2>,
   findings: Finding[],
 ): ChainSummary {
   const summary: ChainSummary = {
@@ -116,7 +117,7 @@ function verifyChain(
     const checked: CheckedEvent = { ...e, position };
     const report = (message: string | null): void => void (message && fail(e, message));
     summary.hashesRecomputed++;
-    report(hashFailure(e, computeEventHash({ ...e, chainId, position })));
+    report(recomputedHashFailure(e, { ...e, chainId, position }, hashing.get(e.id)));
     if (e.chain.name !== summary.name)
       fail(e, `chain ${chainId} is named both '${summary.name}' and '${e.chain.name}'`);
     if (previous && previous.chain.position === position) {
@@ -189,4 +190,23 @@ function findUnconfirmed(
 /** The parts of `runs` above `size`. */
 function above(runs: Ranges, size: number): Ranges {
   return runs.filter(([, b]) => b > size).map(([a, b]) => [Math.max(a, size + 1), b]);
+}
+
+/**
+ * The event's hash recomputed by its version's rule: version 2 (docs/contract.md §17) when the header
+ * names its salts and commitments, else version 1; a hashing that cannot give a hash is a failure too.
+ */
+function recomputedHashFailure(
+  e: ExportedEvent,
+  payload: Parameters<typeof computeEventHash>[0],
+  hashing: HashingV2 | undefined,
+): string | null {
+  if (hashing === undefined) return hashFailure(e, computeEventHash(payload));
+  try {
+    return hashFailure(e, computeEventHashV2(payload, hashing));
+  } catch (error) {
+    if (error instanceof HashingV2Error)
+      return `its hashing (export.hashing) does not determine a hash: ${error.message}`;
+    throw error;
+  }
 }

@@ -11,6 +11,59 @@ import { NoteError, parseCheckpointText, parseVerifierKey, verifySignedNote } fr
  */
 const hex = (text: string): Uint8Array => fromHex(text)!;
 
+describe('recomputeEventHash of version-2 events (contract §17: docs/hashing.md, "Version 2")', () => {
+  const address = { lines: ['Bahnhofstrasse 1', 'B\u00fcro 3'], city: 'Z\u00fcrich', zip: 8001 };
+  const vector2 = {
+    id: 'evt_01JQ3V2D2K3M4N5P6Q7R8S9T0V',
+    chain: { id: 'chn_01JQ3V2C8N4K7M2P9R6T0V1XCH', position: 2 },
+    actor: 'zoe.muller@example.com' as string | null,
+    action: 'profile.update',
+    resource: 'user:zoe',
+    context: { name: 'Zo\u00eb M\u00fcller \ud83d\ude00', address, changes: 3 } as Record<string, unknown>,
+    timestamp: '2027-03-01T09:15:01.250Z',
+    previousHash: '884a6a8f2ce8b9b1a52d690316cd545707785be14290cc83f3686e144427b1c1',
+    hashing: {
+      version: 2 as const,
+      salts: {
+        actor: 'a0a1a2a3a4a5a6a7a8a9aaabacadaeaf',
+        resource: 'b0b1b2b3b4b5b6b7b8b9babbbcbdbebf',
+        context: {
+          address: 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecf',
+          changes: 'd0d1d2d3d4d5d6d7d8d9dadbdcdddedf',
+          name: 'e0e1e2e3e4e5e6e7e8e9eaebecedeeef',
+        },
+      },
+      commitments: {} as Record<string, never>,
+    },
+  };
+  const HASH = 'defdce3881df9882025d846c12f90d3f8d2644617ff95bdd59c39f6d1d2639e1';
+
+  it('hashes vector 2 from values and salts', async () => {
+    expect(await recomputeEventHash(vector2)).toBe(HASH);
+    expect(await recomputeEventHash({ ...vector2, actor: 'mallory' })).not.toBe(HASH);
+  });
+
+  it('hashes vector 3 (vector 2 with actor and context.name erased) from the kept commitments to the same hash', async () => {
+    const vector3 = {
+      ...vector2,
+      actor: null,
+      context: { address, changes: 3 },
+      hashing: {
+        version: 2 as const,
+        salts: {
+          resource: vector2.hashing.salts.resource,
+          context: { address: 'c0c1c2c3c4c5c6c7c8c9cacbcccdcecf', changes: 'd0d1d2d3d4d5d6d7d8d9dadbdcdddedf' },
+        },
+        commitments: {
+          actor: 'cbf6a0a2b0e817a7fa682891135507c7ab08cfa23b1d44956af8811a27cce902',
+          context: { name: '21c06700a45ffb1ef481764ea762f337ab2b37103e8a946d850bc74dddaa9ec3' },
+        },
+      },
+    };
+    expect(await recomputeEventHash(vector3)).toBe(HASH);
+  });
+});
+
 describe('recomputeEventHash (RFC 8785 + SHA-256, contract §3)', () => {
   const ZEROS = '0'.repeat(64);
   it('hashes the genesis vector', async () => {

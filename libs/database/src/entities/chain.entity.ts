@@ -26,6 +26,7 @@ import { hexBytes } from './hex-bytes.transformer';
   'ck_chains_pruned',
   '(first_position = 1) = (pruned_hash IS NULL) AND (pruned_hash IS NULL) = (pruned_timestamp IS NULL)',
 )
+@Check('ck_chains_hash_version', 'hash_version IN (1, 2)')
 @Index('ix_chains_account_created', ['accountId', 'createdAt', 'id'])
 export class ChainEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_chains' })
@@ -40,6 +41,10 @@ export class ChainEntity {
 
   @Column({ type: 'varchar', length: 128 })
   name!: string;
+
+  /** How its events are hashed (docs/contract.md §3, §17): 1 for chains made before migration 1765400000000, else 2. */
+  @Column({ name: 'hash_version', type: 'smallint', default: 2 })
+  hashVersion!: 1 | 2;
 
   @Column({ name: 'last_position', type: 'bigint', default: 0, transformer: bigintAsNumber })
   lastPosition!: number;

@@ -3,6 +3,19 @@ import { bigintAsNumber } from './bigint-number.transformer';
 import { hexBytes } from './hex-bytes.transformer';
 import { ChainEntity } from './chain.entity';
 
+/** A value per personal field of a version-2 event, by field: salts or commitments (64 hex characters). */
+export interface FieldValues {
+  actor?: string;
+  resource?: string;
+  context?: Record<string, string>;
+}
+
+/** What an erasure leaves of a version-2 event's hashing secrets (migration 1765400000000). */
+export interface StoredErasure {
+  salts: FieldValues;
+  commitments: FieldValues;
+}
+
 /**
  * One appended audit event. Rows are never updated or deleted (triggers, migration
  * 1763800000000). `createdAt` is `timestamp`. `uq_events_chain_position` is what stops a chain
@@ -16,6 +29,7 @@ import { ChainEntity } from './chain.entity';
 @Check('ck_events_position', 'position >= 1')
 @Check('ck_events_hash', 'octet_length(hash) = 32')
 @Check('ck_events_previous_hash', 'octet_length(previous_hash) = 32')
+@Check('ck_events_salt_seed', 'octet_length(salt_seed) = 16')
 @Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
 @Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
 @Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
@@ -66,6 +80,17 @@ export class EventEntity {
   hash!: string;
 
   /** The inserting transaction's id (migration 1764600000000): what the live tail reads by. Null before it. */
+  /**
+   * Version-2 events (docs/contract.md §17): 16 random bytes from which each field's salt is derived
+   * (docs/hashing.md, "Version 2"); null on version-1 events, and once an erasure has deleted it.
+   */
+  @Column({ name: 'salt_seed', type: 'bytea', transformer: hexBytes, nullable: true })
+  saltSeed!: string | null;
+
+  /** After an erasure: the salts of the fields still held, the commitments of the erased ones. Null before. */
+  @Column({ type: 'jsonb', nullable: true })
+  erasure!: StoredErasure | null;
+
   @Column({ type: 'bigint', nullable: true, default: () => 'audit_current_txid()' })
   txid!: string | null;
 }

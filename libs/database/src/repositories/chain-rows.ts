@@ -20,6 +20,7 @@ export const CHAIN = chains.select(
   'id',
   'accountId',
   'name',
+  'hashVersion',
   'lastPosition',
   'lastHash',
   'lastTimestamp',

@@ -39,6 +39,10 @@ const PRUNED_CHAIN = joined(
 
 const COUNT = computed({ n: ['count(*)::int', asNumber] });
 
+/** What a version-2 event's `hashing` is made of: its personal fields (which hold a value) and its secrets. */
+const SECRETS = events.select('id', 'actor', 'resource', 'context', 'saltSeed', 'erasure');
+export type EventSecretsRecord = ReturnType<typeof SECRETS.decode>;
+
 /**
  * One connection holding one REPEATABLE READ, READ ONLY transaction: what is counted is exactly
  * what the cursor then returns. Holds no other connection (the embedded pool has only one).
@@ -111,6 +115,19 @@ export class EventSnapshot {
   }
 
   /** Opens the cursor over the matching events, oldest first by (timestamp, id); then `fetch` reads them in order. */
+  /**
+   * The version-2 events of the snapshot with what their `hashing` is made of (a JSON export's
+   * `export.hashing`, written before its rows): at most EXPORT_LIMIT rows, as the count allowed.
+   */
+  async secrets(): Promise<EventSecretsRecord[]> {
+    return selectRows(
+      this.runner.manager,
+      SECRETS,
+      `SELECT ${SECRETS.sql} ${this.from.text} AND (${events.column('saltSeed')} IS NOT NULL OR ${events.column('erasure')} IS NOT NULL)`,
+      this.from.params,
+    );
+  }
+
   async openCursor(): Promise<void> {
     await this.runner.query(
       `DECLARE ${CURSOR} NO SCROLL CURSOR FOR

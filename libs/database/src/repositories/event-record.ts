@@ -23,6 +23,8 @@ export const EVENT_RECORD = joined(
     'timestamp',
     'previousHash',
     'hash',
+    'saltSeed',
+    'erasure',
   ),
   chains.selectAs({ chainName: 'name' }),
 );

@@ -11,7 +11,19 @@ const HASHED_TIME = computed({ timestamp: [isoTimestamp(events.column('timestamp
 
 /** An event as verification reads it: its hash payload and stored hash (VerifiedEventRow). */
 const VERIFIED_EVENT = joined(
-  events.select('id', 'chainId', 'position', 'actor', 'action', 'resource', 'context', 'previousHash', 'hash'),
+  events.select(
+    'id',
+    'chainId',
+    'position',
+    'actor',
+    'action',
+    'resource',
+    'context',
+    'previousHash',
+    'hash',
+    'saltSeed',
+    'erasure',
+  ),
   HASHED_TIME,
 );
 

@@ -21,13 +21,15 @@ const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) =>
   // As hex text, decoded to the stored 32 bytes in the SELECT.
   ['previousHash', 'text', (e) => e.previousHash],
   ['hash', 'text', (e) => e.hash],
+  // Version-2 events (null on version 1): as hex text, decoded in the SELECT. `erasure` starts null.
+  ['saltSeed', 'text', (e) => e.saltSeed],
 ];
 
 /** An unnested column as the table stores it: context as jsonb, the hashes as their bytes. */
 function selected(property: Property<EventEntity>): string {
   const column = events.bare(property);
   if (property === 'context') return `${column}::jsonb`;
-  if (property === 'hash' || property === 'previousHash') return `decode(${column}, 'hex')`;
+  if (property === 'hash' || property === 'previousHash' || property === 'saltSeed') return `decode(${column}, 'hex')`;
   return column;
 }
 

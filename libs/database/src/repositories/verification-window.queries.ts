@@ -33,6 +33,8 @@ export const WINDOW_COLUMNS = {
     timestamp: '"timestamp"',
     previousHash: 'previous_hash',
     hash: 'hash',
+    saltSeed: 'salt_seed',
+    erasure: 'erasure',
   } satisfies Partial<Record<keyof EventEntity, string>>,
   checkpoints: {
     chainId: 'chain_id',
@@ -57,7 +59,17 @@ const M = WINDOW_COLUMNS.merkleNodes;
  */
 export type VerifiedEventRow = Pick<
   EventEntity,
-  'id' | 'chainId' | 'position' | 'actor' | 'action' | 'resource' | 'context' | 'previousHash' | 'hash'
+  | 'id'
+  | 'chainId'
+  | 'position'
+  | 'actor'
+  | 'action'
+  | 'resource'
+  | 'context'
+  | 'previousHash'
+  | 'hash'
+  | 'saltSeed'
+  | 'erasure'
 > & { timestamp: string };
 
 /** A row of a whole-chain verification window: also whether its account is its chain's. */
@@ -136,7 +148,8 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
   return {
     text: `SELECT ${E.id} AS "id", $1::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
         ${E.action} AS "action", ${E.resource} AS "resource", ${E.context} AS "context", ${ISO_TIMESTAMP} AS "timestamp",
-        encode(${E.previousHash}, 'hex') AS "previousHash", encode(${E.hash}, 'hex') AS "hash", ${E.accountId} = $5 AS "ownAccount"
+        encode(${E.previousHash}, 'hex') AS "previousHash", encode(${E.hash}, 'hex') AS "hash",
+        encode(${E.saltSeed}, 'hex') AS "saltSeed", ${E.erasure} AS "erasure", ${E.accountId} = $5 AS "ownAccount"
    FROM events
   WHERE ${E.chainId} = $1 AND events.${E.position} > $2 AND events.${E.position} <= $3
   ORDER BY events.${E.position}

@@ -9,6 +9,14 @@ export class ChainView {
   @ApiProperty({ example: 'default' })
   name!: string;
 
+  @ApiProperty({
+    type: 'integer',
+    enum: [1, 2],
+    description:
+      'How its events are hashed: 2 (salted commitments of the personal fields, erasable: docs/contract.md §17) for chains created since then, 1 (docs/contract.md §3) before',
+  })
+  hashVersion!: 1 | 2;
+
   @ApiProperty({ description: 'Hash of the newest event', pattern: HEX_HASH.source })
   lastHash!: string;
 

@@ -35,6 +35,7 @@ function setup() {
           id: `chn_${name}`,
           accountId,
           name,
+          hashVersion: 2,
           lastPosition: 0,
           lastHash: GENESIS_HASH,
           lastTimestamp: null,

@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 import { AppError } from '@app/common';
-import { computeEventHash } from '@app/hashing';
+import { computeEventHash, computeEventHashV2, deriveSalts, newSaltSeed } from '@app/hashing';
 import {
   ChainHeadsRepository,
   ChainRecord,
@@ -20,6 +20,7 @@ import { ChainTrees } from './chain-trees';
 interface ChainHead {
   id: string;
   name: string;
+  hashVersion: 1 | 2;
   lastPosition: number;
   lastHash: string;
   lastTimestamp: number;
@@ -169,8 +170,14 @@ export class ChainLedger {
       timestamp: new Date(time),
       previousHash: head.lastHash,
       hash: '',
+      saltSeed: head.hashVersion === 2 ? newSaltSeed() : null,
+      erasure: null,
     };
-    event.hash = computeEventHash({ ...event, timestamp: event.timestamp.toISOString() });
+    const payload = { ...event, timestamp: event.timestamp.toISOString() };
+    event.hash =
+      event.saltSeed === null
+        ? computeEventHash(payload)
+        : computeEventHashV2(payload, { version: 2, salts: deriveSalts(event.saltSeed, event), commitments: {} });
     Object.assign(head, { lastPosition: event.position, lastHash: event.hash, lastTimestamp: time });
     return event;
   }
@@ -199,6 +206,7 @@ function headOf(chain: ChainRecord): ChainHead {
   return {
     id: chain.id,
     name: chain.name,
+    hashVersion: chain.hashVersion,
     lastPosition: chain.lastPosition,
     lastHash: chain.lastHash,
     lastTimestamp: chain.lastTimestamp?.getTime() ?? 0,

@@ -13,6 +13,43 @@ export class EventChainRef {
   position!: number;
 }
 
+const SALT = '^[0-9a-f]{32}$';
+
+/** A value per personal field of a version-2 event (docs/contract.md §17): salts, or commitments. */
+export class EventFieldValues {
+  @ApiProperty({ required: false })
+  actor?: string;
+
+  @ApiProperty({ required: false })
+  resource?: string;
+
+  @ApiProperty({
+    required: false,
+    type: Object,
+    additionalProperties: { type: 'string' },
+    description: 'By member of `context`',
+  })
+  context?: Record<string, string>;
+}
+
+/** How a version-2 event's hash is recomputed (docs/hashing.md, "Version 2"). */
+export class EventHashing {
+  @ApiProperty({ type: 'integer', enum: [2] })
+  version!: 2;
+
+  @ApiProperty({
+    type: EventFieldValues,
+    description: `The salt (${SALT}) of each field that holds a value: \`actor\`, \`resource\` (when not null), \`context\` by member`,
+  })
+  salts!: EventFieldValues;
+
+  @ApiProperty({
+    type: EventFieldValues,
+    description: `The commitment (${HEX_HASH.source}) of each erased field, in place of its value and salt; {} before any erasure`,
+  })
+  commitments!: EventFieldValues;
+}
+
 /** The Event resource on the wire (docs/contract.md §2). */
 export class EventView {
   @ApiProperty({ example: 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
@@ -52,4 +89,19 @@ export class EventView {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-22T07:24:53.449Z' })
   createdAt!: string;
+
+  @ApiProperty({
+    type: EventHashing,
+    required: false,
+    description: 'Version-2 events only (chains with hashVersion 2): the salts and commitments their hash covers',
+  })
+  hashing?: EventHashing;
+
+  @ApiProperty({
+    type: [String],
+    required: false,
+    description:
+      'Version-2 events only: the erased field paths (`actor`, `resource`, `context.<m>`); [] before any erasure',
+  })
+  erased?: string[];
 }

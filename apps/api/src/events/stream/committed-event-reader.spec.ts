@@ -71,6 +71,8 @@ function events(count: number, contextBytes = 0): EventRecord[] {
       timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, position)),
       previousHash: '0'.repeat(64),
       hash: '0'.repeat(64),
+      saltSeed: null,
+      erasure: null,
     };
   });
 }

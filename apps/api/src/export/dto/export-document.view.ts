@@ -1,14 +1,19 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath, OmitType } from '@nestjs/swagger';
 import { CHAIN_ID, EXPORT_LIMIT } from '@app/common';
 import { HEX_HASH } from '@app/hashing';
 import type { ExportedPrunedChain } from '@app/verification';
-import { EventView } from '../../events/dto/event.view';
+import { EventHashing, EventView } from '../../events/dto/event.view';
 import { ExportHeader } from '../formats/export-format';
 import { ExportItem } from '../formats/json-export.format';
 import { EXPORT_FORMATS, ExportFormatName } from './export-query.dto';
 
-/** An exported event: the Event resource without createdAt (the spec's export fields). `implements` keeps it in step with the encoder. */
-export class ExportedEventView extends OmitType(EventView, ['createdAt'] as const) implements ExportItem {}
+/**
+ * An exported event: the Event resource without createdAt (the spec's export fields; a version-2 event's
+ * hashing is in the header, docs/contract.md §17). `implements` keeps it in step with the encoder.
+ */
+export class ExportedEventView
+  extends OmitType(EventView, ['createdAt', 'hashing', 'erased'] as const)
+  implements ExportItem {}
 
 export class ExportPeriodView {
   @ApiProperty({ format: 'date-time', description: 'Inclusive, as UTC' })
@@ -68,6 +73,7 @@ export class PrunedChainView implements ExportedPrunedChain {
   nodes!: KeptNodeView[];
 }
 
+@ApiExtraModels(EventHashing)
 export class ExportMetadataView implements ExportHeader {
   @ApiProperty({ enum: EXPORT_FORMATS })
   format!: ExportFormatName;
@@ -90,6 +96,14 @@ export class ExportMetadataView implements ExportHeader {
       'The account’s chains (or the chain_id’s) that retention pruned: unsigned helpers with which the offline verifier recomputes a signed checkpoint’s root from the retained events. Absent when none is pruned',
   })
   pruned?: PrunedChainView[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(EventHashing) },
+    description:
+      'Each version-2 event’s salts and commitments, by event id (docs/contract.md §17): what its hash is recomputed from. Absent when the export holds none',
+  })
+  hashing?: Record<string, EventHashing>;
 }
 
 /** A JSON export file: `{ export, data }`. */

@@ -1,4 +1,5 @@
 import { Transform } from 'node:stream';
+import type { HashingV2 } from '@app/hashing';
 import type { ExportedPrunedChain } from '@app/verification';
 import { EventView } from '../../events/dto/event.view';
 import { ExportFormatName } from '../dto/export-query.dto';
@@ -18,6 +19,8 @@ export interface ExportHeader {
   count: number;
   /** The chains of the export that retention pruned (docs/contract.md §14); absent when there are none. */
   pruned?: ExportedPrunedChain[];
+  /** Each version-2 event's salts and commitments, by event id (docs/contract.md §17); absent when there are none. */
+  hashing?: Record<string, HashingV2>;
 }
 
 /** How one export format turns events into bytes: a record per event, then an encoding stream. */

@@ -22,6 +22,8 @@ function event(n: number, chain = 'chn_a'): EventRecord {
     timestamp: new Date(1_700_000_000_000 + n),
     previousHash: '0'.repeat(64),
     hash: '1'.repeat(64),
+    saltSeed: null,
+    erasure: null,
   };
 }
 

@@ -26,4 +26,12 @@ export class VerificationResultView {
 
   @ApiProperty({ format: 'date-time' })
   verifiedAt!: string;
+
+  @ApiProperty({
+    type: [String],
+    required: false,
+    description:
+      'Version-2 events only (docs/contract.md §17): the erased field paths, whose kept commitments the hash was recomputed with; [] before any erasure',
+  })
+  erased?: string[];
 }
