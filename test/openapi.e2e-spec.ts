@@ -104,6 +104,8 @@ describe('OpenAPI description', () => {
         'POST /v1/accounts/{accountId}/destinations/{destinationId}/resume',
         'POST /v1/accounts/{accountId}/destinations/{destinationId}/replay',
         'POST /v1/accounts/{accountId}/destinations/{destinationId}/rotate-secret',
+        'POST /v1/erasures',
+        'GET /v1/erasures',
         'PUT /v1/chain/{chainId}/retention',
         'PUT /v1/chain/{chainId}/legal-hold',
         'PUT /v1/accounts/{accountId}/retention',
@@ -329,7 +331,9 @@ describe('OpenAPI description', () => {
         const headers = response.headers ?? {};
         expect({ route, id: headers['X-Request-Id']?.required }).toEqual({ route, id: true });
         // A 409 CONFLICT of the account and key routes (docs/contract.md §12) has no Retry-After: waiting does not help.
-        if (['409', '429', '503'].includes(status) && !(status === '409' && path.startsWith('/v1/accounts')))
+        // Nor an erasure's (matching events under legal hold, §17).
+        const waitingHelps = !(status === '409' && (path.startsWith('/v1/accounts') || path === '/v1/erasures'));
+        if (['409', '429', '503'].includes(status) && waitingHelps)
           expect({ route, ...headers['Retry-After'] }).toMatchObject({ route, required: true });
         if (status === '401')
           expect({ route, ...headers['WWW-Authenticate'] }).toMatchObject({ route, required: true });

@@ -428,7 +428,7 @@ describe('GET /v1/events/stream from a backlog', () => {
         expect(keys).toEqual(
           [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2])),
         );
-        expect(page.events.every((e) => e.actor.startsWith('burst-') && e.actor !== 'burst-1-0')).toBe(true);
+        expect(page.events.every((e) => e.actor?.startsWith('burst-') && e.actor !== 'burst-1-0')).toBe(true);
       } finally {
         await t.dataSource.query('ALTER TABLE events RESET (autovacuum_enabled)');
         await t.close();

@@ -16,6 +16,7 @@ import { ObservabilityModule } from './observability/observability.module';
 import { KeysModule } from './keys/keys.module';
 import { ProofsModule } from './proofs/proofs.module';
 import { ReadsModule } from './reads/reads.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
 import { DestinationsModule } from './streams/destinations/destinations.module';
@@ -39,6 +40,7 @@ import { VerificationModule } from './verification/verification.module';
     KeysModule,
     ConsoleModule,
     RetentionModule,
+    ErasureModule,
     ReadsModule,
     DestinationsModule,
   ],

@@ -21,6 +21,8 @@ export const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/;
 export const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A stream destination's id (docs/contract.md §16): anything else is answered as unknown (404). */
 export const DESTINATION_ID = /^dst_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** An erasure's id (docs/contract.md §17). */
+export const ERASURE_ID = /^era_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Chain names starting with this are the service's own (`_audit`): clients cannot append to them (docs/contract.md §12). */
 export const RESERVED_CHAIN_PREFIX = '_';
 /** A chain name clients may append to: not starting with RESERVED_CHAIN_PREFIX (with CHAIN_NAME). */

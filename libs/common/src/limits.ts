@@ -97,3 +97,7 @@ export const VACUUM_FULL_MAX_RETAINED_RATIO = 0.25;
 export const VACUUM_FULL_MAX_RETAINED_EVENTS = 100_000;
 export const VACUUM_FULL_MAX_TABLE_BYTES = 2 * 1024 ** 3;
 export const VACUUM_FULL_LOCK_WAIT_MILLISECONDS = 1000;
+
+/** Erasures (docs/contract.md §17): the reason's length, and the most field paths one names. */
+export const MAX_ERASURE_REASON_LENGTH = 512;
+export const MAX_ERASURE_FIELDS = 64;

@@ -48,3 +48,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO :"service_role";
 -- Stream destinations (docs/contract.md §16): created, changed, deleted through the API; their positions,
 -- counts, errors and leases written by the delivery engine.
 GRANT SELECT, INSERT, UPDATE, DELETE ON destinations TO :"service_role";
+
+-- Erasure (docs/contract.md §17): events change only through audit_erase_events (SECURITY DEFINER, the
+-- owner's; no UPDATE of events is granted), whose record is written here.
+GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb) TO :"service_role";
+GRANT SELECT, INSERT ON erasures TO :"service_role";

@@ -14,7 +14,8 @@ export interface EventHashPayload {
   id: string;
   chainId: string;
   position: number;
-  actor: string;
+  /** Null only on a version-2 event whose actor was erased (docs/contract.md §17); hashed as JSON null otherwise. */
+  actor: string | null;
   action: string;
   resource: string | null;
   context: Record<string, unknown> | null;

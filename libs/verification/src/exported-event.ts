@@ -5,7 +5,8 @@
 export interface ExportedEvent {
   id: string;
   timestamp: string;
-  actor: string;
+  /** Null once erased (docs/contract.md §17). */
+  actor: string | null;
   action: string;
   resource: string | null;
   chain: { id: string; name: string; position: number };

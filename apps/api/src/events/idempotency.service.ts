@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT } from '@app/common';
-import { IdempotencyKeysRepository } from '@app/database';
+import { ERASED_REQUEST_DIGEST, IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
 
 /** A claim's token tells the append's transaction whether the claim is still this request's. */
@@ -40,7 +40,8 @@ export class IdempotencyService {
       if (token !== null) return { kind: 'claimed', token };
       const row = await this.keys.find(accountId, key, staleAfter);
       if (!row) continue;
-      if (row.requestDigest !== digest) {
+      // An erasure rewrote this answer and forgot the request's digest (docs/contract.md §17): any body replays it.
+      if (row.requestDigest !== digest && row.requestDigest !== ERASED_REQUEST_DIGEST) {
         throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
       }
       if (row.response !== null) return { kind: 'replay', json: row.response };

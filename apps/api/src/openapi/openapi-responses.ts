@@ -30,6 +30,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   EXPORT_LIMIT_EXCEEDED: true,
   IDEMPOTENCY_KEY_REUSED: true,
   QUERY_TOO_EXPENSIVE: true,
+  NOT_ERASABLE: true,
   RATE_LIMITED: true,
   SERVICE_UNAVAILABLE: true,
   INTERNAL_ERROR: true,

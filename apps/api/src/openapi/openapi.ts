@@ -21,6 +21,8 @@ const TAGS: Record<string, string> = {
   stats: 'Counts of the account’s events by action, actor, resource, chain, hour or day, for charts',
   retention:
     'Retention and legal hold of accounts and chains, and the sweep that prunes the prefix of each chain older than its retention',
+  erasure:
+    'Erase personal fields (actor, resource, context members) of version-2 events on request: values and salts deleted, commitments kept, every hash and proof unchanged',
   destinations:
     'Where an account’s events are streamed (webhooks, Splunk HEC, Datadog, OTLP, syslog, NATS): settings, credentials shown once, pause, resume, replay',
 };

@@ -103,7 +103,7 @@ function readEvent(item: unknown, index: number): ExportedEvent {
   const problems: string[] = [];
   if (typeof id !== 'string') problems.push('id must be a string');
   if (typeof timestamp !== 'string') problems.push('timestamp must be a string');
-  if (typeof actor !== 'string') problems.push('actor must be a string');
+  if (actor !== null && typeof actor !== 'string') problems.push('actor must be a string or null (erased)');
   if (typeof action !== 'string') problems.push('action must be a string');
   if (resource !== null && typeof resource !== 'string') problems.push('resource must be a string or null');
   if (context !== null && !isObject(context)) problems.push('context must be an object or null');

@@ -23,17 +23,21 @@ export function EventPage({ id }: { id: string }) {
 }
 
 function EventDetails({ event }: { event: Event }) {
+  // Version-2 events (docs/contract.md §17) say which fields an erasure removed: shown as erased, not as absent.
+  const erased = new Set(event.erased ?? []);
+  const erasedMembers = [...erased].filter((path) => path.startsWith('context.')).map((path) => path.slice(8));
   const rows: [string, string][] = [
     ['Id', event.id],
     ['Time (UTC)', event.timestamp],
     ['Created at', event.createdAt],
-    ['Actor', event.actor],
+    ['Actor', erased.has('actor') ? '(erased)' : (event.actor ?? '(none)')],
     ['Action', event.action],
-    ['Resource', event.resource ?? '(none)'],
+    ['Resource', erased.has('resource') ? '(erased)' : (event.resource ?? '(none)')],
     ['Chain', `${event.chain.name} (${event.chain.id})`],
     ['Position', String(event.chain.position)],
     ['Hash', event.hash],
     ['Previous hash', event.previousHash],
+    ['Hashing', event.hashing ? 'version 2 (salted commitments: erasable)' : 'version 1'],
   ];
   return (
     <>
@@ -50,6 +54,12 @@ function EventDetails({ event }: { event: Event }) {
             <pre class="mono">{event.context === null ? '(none)' : JSON.stringify(event.context, null, 2)}</pre>
           </dd>
         </div>
+        {erasedMembers.length > 0 && (
+          <div>
+            <dt>Erased context members</dt>
+            <dd class="mono">{erasedMembers.join(', ')}</dd>
+          </div>
+        )}
       </dl>
       <ServerVerification id={event.id} />
       <BrowserVerification event={event} />

@@ -17,7 +17,8 @@ export type AuditAction =
   | 'destination.resumed'
   | 'destination.replayed'
   | 'destination.disabled'
-  | 'destination.gap';
+  | 'destination.gap'
+  | 'erasure.done';
 
 /** The reserved chain each account's own changes are appended to. */
 export const AUDIT_CHAIN = '_audit';

@@ -41,6 +41,8 @@ export class AppConfig {
   idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
+  /** More events than this matching an erasure's query is 422 NOT_ERASABLE (docs/contract.md §17). */
+  erasureMaxEvents = 100_000;
   /** Live tail (docs/contract.md §13): open streams per account per instance (more: 429). */
   streamsPerAccount = 10;
   /** How often an open stream asks the database for newly committed events, in milliseconds. */
@@ -201,6 +203,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     24 * 3600,
   );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
+  config.erasureMaxEvents = int('ERASURE_MAX_EVENTS', config.erasureMaxEvents, 1, 1_000_000);
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
   config.streamPollMilliseconds = int('STREAM_POLL_MILLISECONDS', config.streamPollMilliseconds, 20, 5000);
   config.streamHeartbeatSeconds = int('STREAM_HEARTBEAT_SECONDS', config.streamHeartbeatSeconds, 1, 15);

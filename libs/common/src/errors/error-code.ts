@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'EXPORT_LIMIT_EXCEEDED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'QUERY_TOO_EXPENSIVE'
+  | 'NOT_ERASABLE'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
@@ -41,6 +42,7 @@ export function statusOf(code: ErrorCode): number {
     case 'EXPORT_LIMIT_EXCEEDED':
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'QUERY_TOO_EXPENSIVE':
+    case 'NOT_ERASABLE':
       return 422;
     case 'RATE_LIMITED':
       return 429;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
-import { ACCOUNT_ID, CHAIN_ID, DESTINATION_ID, EVENT_ID, KEY_ID } from '../ids';
+import { ACCOUNT_ID, CHAIN_ID, DESTINATION_ID, ERASURE_ID, EVENT_ID, KEY_ID } from '../ids';
 import { MAX_CURSOR_LENGTH } from '../limits';
 
 /** Position of the last row of a page in a (time, id) keyset order. */
@@ -86,6 +86,7 @@ export const EVENTS_CURSOR = new CursorCodec('events', EVENT_ID);
 export const CHAINS_CURSOR = new CursorCodec('chains', CHAIN_ID);
 /** GET /v1/accounts (the caller's account is the cursor's: an operator's listing). */
 export const ACCOUNTS_CURSOR = new CursorCodec('accounts', ACCOUNT_ID);
+export const ERASURES_CURSOR = new CursorCodec('erasures', ERASURE_ID);
 /** GET /v1/accounts/:accountId/keys (the listed account is the cursor's). */
 export const KEYS_CURSOR = new CursorCodec('keys', KEY_ID);
 /** GET /v1/accounts/:accountId/destinations (the listed account is the cursor's). */

@@ -30,6 +30,7 @@ export interface StoredErasure {
 @Check('ck_events_hash', 'octet_length(hash) = 32')
 @Check('ck_events_previous_hash', 'octet_length(previous_hash) = 32')
 @Check('ck_events_salt_seed', 'octet_length(salt_seed) = 16')
+@Check('ck_events_actor', 'actor IS NOT NULL OR erasure IS NOT NULL')
 @Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
 @Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
 @Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
@@ -58,8 +59,9 @@ export class EventEntity {
   @Column({ type: 'bigint', transformer: bigintAsNumber })
   position!: number;
 
-  @Column({ type: 'text' })
-  actor!: string;
+  /** Null once erased (docs/contract.md §17: only then, ck_events_actor). */
+  @Column({ type: 'text', nullable: true })
+  actor!: string | null;
 
   @Column({ type: 'text' })
   action!: string;

@@ -3,6 +3,7 @@ import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
 import { DestinationEntity } from './destination.entity';
+import { ErasureEntity } from './erasure.entity';
 import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
@@ -15,6 +16,7 @@ export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
 export * from './destination.entity';
+export * from './erasure.entity';
 export * from './event-count.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
@@ -28,6 +30,7 @@ export const ENTITIES = [
   ApiKeyEntity,
   ChainEntity,
   EventEntity,
+  ErasureEntity,
   EventCountEntity,
   CheckpointEntity,
   IdempotencyKeyEntity,

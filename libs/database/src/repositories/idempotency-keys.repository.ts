@@ -27,6 +27,17 @@ export type IdempotencyKeyRecord = ReturnType<typeof RECORD.decode>;
 /** A claim's token: its `claimed_at` as text (microseconds), of the row aliased `k`. */
 const TOKEN = computed({ token: [`${CLAIMED_AT}::text`, asString] });
 
+/**
+ * The request digest of a record whose answer an erasure rewrote (docs/contract.md §17): the digest of
+ * the original body (an unsalted hash of erased values) is not kept, so a later request with the key
+ * replays the answer whatever its body. No SHA-256 hex digest is ever this.
+ */
+export const ERASED_REQUEST_DIGEST = '-'.repeat(64);
+
+/** A stored answer, by key. */
+const ANSWER = keys.select('key', 'response');
+export type StoredAnswer = ReturnType<typeof ANSWER.decode>;
+
 /** One claim of one key: the same key claimed again (taken over) is another claim. */
 export const claimId = (accountId: string, key: string, token: string): string =>
   `${accountId}\u0000${key}\u0000${token}`;
@@ -143,6 +154,31 @@ export class IdempotencyKeysRepository {
          FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS r(account_id, key, response)
         WHERE ${ACCOUNT_ID} = r.account_id AND ${KEY} = r.key`,
       [responses.map((r) => r.accountId), responses.map((r) => r.key), responses.map((r) => r.response)],
+    );
+  }
+
+  /** The account's stored answers that hold any of `eventIds` (anywhere in their JSON, as an `id`). */
+  async answersHolding(accountId: string, eventIds: readonly string[], db: Db = this.pool): Promise<StoredAnswer[]> {
+    if (eventIds.length === 0) return [];
+    return selectRows(
+      db,
+      ANSWER,
+      `SELECT ${ANSWER.sql} FROM idempotency_keys k
+        WHERE ${ACCOUNT_ID} = $1 AND ${RESPONSE} IS NOT NULL
+          AND EXISTS (SELECT 1 FROM jsonb_path_query(${RESPONSE}::jsonb, 'lax $.**.id') AS x(v)
+                       WHERE x.v #>> '{}' = ANY($2::varchar[]))`,
+      [accountId, eventIds],
+    );
+  }
+
+  /** Replaces answers an erasure rewrote, forgetting the digest of the request each answered (ERASED_REQUEST_DIGEST). */
+  async replaceErasedAnswers(accountId: string, answers: readonly StoredAnswer[], db: Db): Promise<void> {
+    if (answers.length === 0) return;
+    await db.query(
+      `UPDATE idempotency_keys k SET ${keys.bare('response')} = r.response, ${keys.bare('requestDigest')} = $4
+         FROM unnest($2::varchar[], $3::text[]) AS r(key, response)
+        WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = r.key`,
+      [accountId, answers.map((a) => a.key), answers.map((a) => a.response), ERASED_REQUEST_DIGEST],
     );
   }
 

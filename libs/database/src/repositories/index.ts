@@ -7,6 +7,7 @@ import { ChainRetentionRepository } from './chain-retention.repository';
 import { ChainsRepository } from './chains.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { DestinationsRepository } from './destinations.repository';
+import { ErasuresRepository } from './erasures.repository';
 import { EventExportRepository } from './event-export.repository';
 import { EventSearchRepository } from './event-search.repository';
 import { EventStatisticsRepository } from './event-statistics.repository';
@@ -28,6 +29,7 @@ export type { ChainRecord, ChainRetention, ChainStatusRecord, LegalHoldBy } from
 export * from './chains.repository';
 export * from './checkpoints.repository';
 export * from './destinations.repository';
+export * from './erasures.repository';
 export * from './event-export.repository';
 export type { EventFilters } from './event-filters.sql';
 export type { EventRecord } from './event-record';
@@ -79,4 +81,5 @@ export const REPOSITORIES: Provider[] = [
   RetentionLogRepository,
   RetentionPolicyRepository,
   VerificationWindowReader,
+  ErasuresRepository,
 ];

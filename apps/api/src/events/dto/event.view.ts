@@ -55,8 +55,13 @@ export class EventView {
   @ApiProperty({ example: 'evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2' })
   id!: string;
 
-  @ApiProperty({ example: 'alice@example.com' })
-  actor!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'alice@example.com',
+    description: 'null once erased (version-2 events: docs/contract.md §17)',
+  })
+  actor!: string | null;
 
   @ApiProperty({ example: 'invoice.approve' })
   action!: string;

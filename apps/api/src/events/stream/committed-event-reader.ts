@@ -130,6 +130,7 @@ export function grownPageSize(size: number, events: readonly EventRecord[], limi
 
 /** About what an event weighs as JSON: its context (up to 32 KiB) dominates the rest (~300 bytes). */
 export function approximateBytes(event: EventRecord): number {
-  const texts = event.actor.length + event.action.length + (event.resource?.length ?? 0) + event.chainName.length;
+  const texts =
+    (event.actor?.length ?? 0) + event.action.length + (event.resource?.length ?? 0) + event.chainName.length;
   return 300 + texts + (event.context === null ? 0 : JSON.stringify(event.context).length);
 }

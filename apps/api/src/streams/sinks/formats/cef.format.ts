@@ -21,7 +21,8 @@ export function toCef(event: EventView): string {
   const extension: [string, string][] = [
     ['rt', String(Date.parse(event.timestamp))],
     ['externalId', event.id],
-    ['suser', event.actor],
+    // An erased actor (docs/contract.md §17) is left out, like a null resource.
+    ...(event.actor === null ? [] : ([['suser', event.actor]] as [string, string][])),
     ['act', event.action],
     ...(event.resource === null ? [] : labelled('cs1', 'resource', event.resource)),
     ...labelled('cs2', 'chainName', event.chain.name),

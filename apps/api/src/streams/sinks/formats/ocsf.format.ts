@@ -31,7 +31,8 @@ export interface OcsfApiActivity {
   type_uid: number;
   severity_id: number;
   time: number;
-  actor: { user: { name: string } };
+  /** Required by the class; an erased actor (docs/contract.md §17) is a user without a name. */
+  actor: { user: { name?: string } };
   api: { operation: string };
   resources?: { uid: string }[];
   metadata: { uid: string; version: string; product: { name: string } };
@@ -52,7 +53,7 @@ export function toOcsf(event: EventView): OcsfApiActivity {
     type_uid: OCSF_CLASS_UID * 100 + activityId,
     severity_id: 1, // Informational
     time: Date.parse(event.timestamp),
-    actor: { user: { name: event.actor } },
+    actor: { user: event.actor === null ? {} : { name: event.actor } },
     api: { operation: event.action },
     ...(event.resource === null ? {} : { resources: [{ uid: event.resource }] }),
     metadata: { uid: event.id, version: OCSF_VERSION, product: { name: 'audit-trail' } },

@@ -41,7 +41,7 @@ export function logRecord(target: SinkTarget, event: EventView): Record<string, 
       text('audit.chain.id', event.chain.id),
       { key: 'audit.chain.position', value: { intValue: String(event.chain.position) } },
       text('audit.action', event.action),
-      text('audit.actor', event.actor),
+      ...(event.actor === null ? [] : [text('audit.actor', event.actor)]),
     ] satisfies OtlpAttribute[],
   };
 }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { ErasureController } from './erasure.controller';
+import { ErasureService } from './erasure.service';
+
+/** Erasure of personal fields of version-2 events (docs/contract.md §17). */
+@Module({
+  imports: [AuditModule],
+  controllers: [ErasureController],
+  providers: [ErasureService],
+})
+export class ErasureModule {}

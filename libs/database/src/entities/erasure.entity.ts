@@ -1,0 +1,42 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { AccountEntity } from './account.entity';
+
+/**
+ * An erasure (docs/contract.md §17, migration 1765600000000): who erased which fields of how many
+ * events, and why. Never the query, nor a value.
+ */
+@Entity({ name: 'erasures' })
+@Check('ck_erasures_counts', 'events >= 0 AND skipped >= 0')
+@Index('ix_erasures_account_at', ['accountId', 'at', 'id'])
+export class ErasureEntity {
+  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_erasures' })
+  id!: string;
+
+  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { nullable: false })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_erasures_account' })
+  account?: AccountEntity;
+
+  @Column({ type: 'timestamptz', precision: 3, default: () => 'now()' })
+  at!: Date;
+
+  @Column({ name: 'key_id', type: 'varchar', length: 30 })
+  keyId!: string;
+
+  /** The events erased. */
+  @Column({ type: 'integer' })
+  events!: number;
+
+  /** Matching events on version-1 chains left as they were (`allowPartial`). */
+  @Column({ type: 'integer' })
+  skipped!: number;
+
+  /** The field paths asked for, as given (`actor`, `resource`, `context.<m>`, `context.*`). */
+  @Column({ type: 'text', array: true })
+  fields!: string[];
+
+  @Column({ type: 'text' })
+  reason!: string;
+}

@@ -1,0 +1,135 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** The refusal of every UPDATE of events as 1763800000000 made it (a statement trigger). */
+const REJECT_UPDATE_1763800000000 = `CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`;
+
+/**
+ * Erasure (docs/contract.md §17): the personal fields of version-2 events are nulled on request, their
+ * commitments kept, so that every hash, link, tree node, proof and checkpoint stays as it was.
+ *
+ * - `audit_erase_events(account, rows)` is the one way to change an event: a SECURITY DEFINER function
+ *   (the owner's; the service's role has EXECUTE on it and still no UPDATE on events). Each row names
+ *   an event of the account, whether its actor and its resource are erased, the context left (the
+ *   members kept, unchanged) and the erasure record (the salts of the fields kept, the commitments of
+ *   the erased ones). It opens the gate for its own statement (`audit.erasure`, transaction-local) and
+ *   closes it again.
+ * - `trg_events_reject_update` refuses any other UPDATE statement (the gate shut); whoever sets the gate
+ *   by hand still needs the UPDATE privilege, and still meets:
+ * - `trg_events_erasure_check`, after the statement, over what it changed (transition tables): every
+ *   changed row was a version-2 event and is a valid erasure of it. Nothing that is hashed or placed
+ *   changes (id, account, chain, position, action, timestamp, both hashes, txid); the actor and the
+ *   resource either stay or become null with a kept commitment; the context keeps a subset of its
+ *   members unchanged, each removed one with a kept commitment; a commitment kept before is kept
+ *   as it was; the seed is gone; and neither the chain nor its account is under legal hold.
+ * - `events.actor` may be null (erased), only on an event with an erasure record.
+ * - `erasures`: the record of each erasure for GET /v1/erasures (never the query nor a value).
+ */
+export class Erasure1765600000000 implements MigrationInterface {
+  name = 'Erasure1765600000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE events ALTER COLUMN actor DROP NOT NULL,
+                   ADD CONSTRAINT ck_events_actor CHECK (actor IS NOT NULL OR erasure IS NOT NULL) NOT VALID`);
+    // Every row holds an actor today: validated without blocking appends for long (SHARE UPDATE EXCLUSIVE).
+    await q.query(`ALTER TABLE events VALIDATE CONSTRAINT ck_events_actor`);
+
+    await q.query(`
+      CREATE TABLE erasures (
+        id varchar(30) NOT NULL,
+        account_id varchar(30) NOT NULL,
+        "at" timestamptz(3) NOT NULL DEFAULT now(),
+        key_id varchar(30) NOT NULL,
+        events integer NOT NULL,
+        skipped integer NOT NULL,
+        fields text[] NOT NULL,
+        reason text NOT NULL,
+        CONSTRAINT pk_erasures PRIMARY KEY (id),
+        CONSTRAINT fk_erasures_account FOREIGN KEY (account_id) REFERENCES accounts (id),
+        CONSTRAINT ck_erasures_counts CHECK (events >= 0 AND skipped >= 0)
+      )`);
+    await q.query(`CREATE INDEX ix_erasures_account_at ON erasures (account_id, "at", id)`);
+
+    await q.query(`DROP TRIGGER trg_events_reject_update ON events`);
+    await q.query(`
+      CREATE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF current_setting('audit.erasure', true) IS DISTINCT FROM 'on' THEN
+          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
+            USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await q.query(
+      `CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()`,
+    );
+    await q.query(`
+      CREATE FUNCTION audit_events_erasure_check() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        bad record;
+      BEGIN
+        SELECT o.id INTO bad
+          FROM before o JOIN after n ON n.id = o.id
+          JOIN chains c ON c.id = o.chain_id JOIN accounts a ON a.id = o.account_id
+         WHERE NOT (
+                o.salt_seed IS NOT NULL OR o.erasure IS NOT NULL)
+            OR n.salt_seed IS NOT NULL OR n.erasure IS NULL
+            OR (n.account_id, n.chain_id, n.position, n.action, n."timestamp", n.previous_hash, n.hash, n.txid)
+               IS DISTINCT FROM (o.account_id, o.chain_id, o.position, o.action, o."timestamp", o.previous_hash, o.hash, o.txid)
+            OR NOT (n.actor IS NOT DISTINCT FROM o.actor OR (n.actor IS NULL AND n.erasure -> 'commitments' ? 'actor'))
+            OR NOT (n.resource IS NOT DISTINCT FROM o.resource OR (n.resource IS NULL AND n.erasure -> 'commitments' ? 'resource'))
+            OR (o.context IS NULL) <> (n.context IS NULL)
+            OR (o.context IS NOT NULL AND (
+                  jsonb_typeof(n.context) <> 'object'
+                  OR EXISTS (SELECT 1 FROM jsonb_each(n.context) m WHERE o.context -> m.key IS DISTINCT FROM m.value)
+                  OR EXISTS (SELECT 1 FROM jsonb_object_keys(o.context) k
+                              WHERE NOT n.context ? k AND NOT coalesce(n.erasure -> 'commitments' -> 'context' ? k, false))))
+            OR (o.erasure IS NOT NULL AND NOT (n.erasure -> 'commitments') @> (o.erasure -> 'commitments'))
+            OR c.legal_hold OR a.legal_hold
+         LIMIT 1;
+        IF FOUND THEN
+          RAISE EXCEPTION 'UPDATE of event %: only an erasure of a version-2 event not under legal hold may change an event, and only its personal fields', bad.id
+            USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF (SELECT count(*) FROM before) <> (SELECT count(*) FROM after) THEN
+          RAISE EXCEPTION 'UPDATE on events changed the set of events' USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await q.query(`CREATE TRIGGER trg_events_erasure_check AFTER UPDATE ON events
+                   REFERENCING OLD TABLE AS before NEW TABLE AS after FOR EACH STATEMENT EXECUTE FUNCTION audit_events_erasure_check()`);
+    // Enabled as the refusal they replace was (origin): a superuser who sets session_replication_role =
+    // replica passes them, as it passes every other refusal; signed checkpoints are for that (§10).
+
+    await q.query(`
+      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb) RETURNS integer
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+      DECLARE
+        n integer;
+      BEGIN
+        PERFORM set_config('audit.erasure', 'on', true);
+        UPDATE events e
+           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
+               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
+               context = r.context,
+               salt_seed = NULL,
+               erasure = r.erasure
+          FROM jsonb_to_recordset(p_rows) AS r(id varchar, actor boolean, resource boolean, context jsonb, erasure jsonb)
+         WHERE e.id = r.id AND e.account_id = p_account;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        PERFORM set_config('audit.erasure', '', true);
+        RETURN n;
+      END $$`);
+    await q.query(`REVOKE ALL ON FUNCTION audit_erase_events(varchar, jsonb) FROM PUBLIC`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION audit_erase_events(varchar, jsonb)`);
+    await q.query(`DROP TRIGGER trg_events_erasure_check ON events`);
+    await q.query(`DROP TRIGGER trg_events_reject_update ON events`);
+    await q.query(`DROP FUNCTION audit_events_erasure_check()`);
+    await q.query(`DROP FUNCTION audit_events_update_gate()`);
+    await q.query(REJECT_UPDATE_1763800000000);
+    await q.query(`DROP TABLE erasures`);
+    await q.query(`ALTER TABLE events DROP CONSTRAINT ck_events_actor, ALTER COLUMN actor SET NOT NULL`);
+  }
+}
