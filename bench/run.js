@@ -42,6 +42,8 @@ const { buildsScenario } = require('./scenarios/builds');
 const { retentionScenario } = require('./scenarios/retention');
 const { soakScenario } = require('./scenarios/soak');
 const { fairnessScenario } = require('./scenarios/fairness');
+const { hashVersionsScenario } = require('./scenarios/hash-versions');
+const { erasureScenario } = require('./scenarios/erasure');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -62,8 +64,10 @@ const SCENARIOS = {
   retention: retentionScenario,
   soak: soakScenario,
   fairness: fairnessScenario,
+  'hash-versions': hashVersionsScenario,
+  erasure: erasureScenario,
 };
-const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness'];
+const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness', 'erasure'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
 const INGEST = ['ingest-spread', 'ingest-hot', 'batch-spread', 'batch-hot'];
 
@@ -347,6 +351,8 @@ async function main() {
     proofs: crypto.randomBytes(16).toString('hex'),
     /** An admin key of the ingest account: the streams scenario manages its destinations with it. */
     ingestAdmin: crypto.randomBytes(16).toString('hex'),
+    /** An admin key of the seeded account: the erasure scenario erases with it. */
+    benchAdmin: crypto.randomBytes(16).toString('hex'),
   };
   const serviceLog = path.join(state.tmpDir, 'service.log');
   const serviceUrl = `http://127.0.0.1:${port}`;
@@ -360,7 +366,7 @@ async function main() {
     // Observability on, as in production: a JSON line per request (to the log file), metrics served.
     LOG_LEVEL: 'info',
     METRICS_PORT: String(await freePort()),
-    API_KEYS: `bench:${keys.bench},bench-ingest:${keys.ingest},bench-ingest:${keys.ingestAdmin}:admin,bench-proofs:${keys.proofs}`,
+    API_KEYS: `bench:${keys.bench},bench:${keys.benchAdmin}:admin,bench-ingest:${keys.ingest},bench-ingest:${keys.ingestAdmin}:admin,bench-proofs:${keys.proofs}`,
     DATA_DIR: path.join(state.tmpDir, 'data'),
     // The streams scenario's webhook receiver listens on 127.0.0.1 (docs/contract.md §16: refused without this).
     STREAM_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -507,7 +513,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'tail', 'streams', 'indexes', 'builds', 'retention', 'soak']) {
+  for (const name of [...INGEST, 'hash-versions', 'tail', 'streams', 'indexes', 'builds', 'retention', 'soak']) {
     if (!cfg.scenarios.includes(name)) continue;
     // The quiet service shares the database, so its delivery engine could take a destination's lease:
     // streams measures the measured service's delivery only. It is started again for `list`.
@@ -520,7 +526,7 @@ async function main() {
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
   if (cfg.scenarios.includes('list') && !state.quietService) ctx.quiet = await startQuietService(cfg, serviceEnv, cpu);
-  for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify']) {
+  for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify', 'erasure']) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list') await stopQuietService(cpu);
   }

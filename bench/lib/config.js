@@ -19,6 +19,7 @@ const ALL_SCENARIOS = [
   'ingest-hot',
   'batch-spread',
   'batch-hot',
+  'hash-versions',
   'tail',
   'streams',
   'indexes',
@@ -33,6 +34,7 @@ const ALL_SCENARIOS = [
   'verify',
   'chain-verify',
   'proof',
+  'erasure',
 ];
 
 /** Everything the run can be tuned with, read once from the environment. */
