@@ -59,6 +59,7 @@ describe('GET /v1/chains', () => {
         'effectiveRetentionDays',
         'eventCount',
         'firstPosition',
+        'hashVersion',
         'id',
         'lastHash',
         'lastPosition',
@@ -181,6 +182,7 @@ describe('GET /v1/chain/:chainId/status', () => {
       data: {
         id: first.chain.id,
         name: 'orders',
+        hashVersion: 2,
         lastHash: second.hash,
         lastPosition: 2,
         eventCount: 2,
@@ -225,6 +227,7 @@ describe('GET /v1/chain/:chainId/status', () => {
     expect(res.body.data).toEqual({
       id,
       name: 'empty',
+      hashVersion: 2,
       lastHash: GENESIS_HASH,
       lastPosition: 0,
       eventCount: 0,

@@ -69,6 +69,7 @@ describe('GET /v1/events/:id/verify', () => {
         'computedHash',
         'chainIntact',
         'verifiedAt',
+        'erased',
       ]);
       expect(res.body.data).toEqual({
         valid: true,
@@ -77,6 +78,8 @@ describe('GET /v1/events/:id/verify', () => {
         computedHash: e.hash,
         chainIntact: true,
         verifiedAt: expect.stringMatching(ISO_MS),
+        // A version-2 event (docs/contract.md §17): the fields erased from it, none.
+        erased: [],
       });
     }
   });
@@ -103,6 +106,7 @@ describe('GET /v1/events/:id/verify', () => {
       computedHash: recomputed,
       chainIntact: true,
       verifiedAt: expect.stringMatching(ISO_MS),
+      erased: [],
     });
     // The next event links to the stored hash, which did not change.
     expect((await verify(next!.id).expect(200)).body.data).toMatchObject({ valid: true, chainIntact: true });
