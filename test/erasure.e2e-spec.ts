@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lockLegalHolds } from '@app/database';
 import { canonicalJson } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
 import { AppModule } from '../apps/api/src/app.module';
@@ -11,7 +12,7 @@ import { answerHash } from './support/answer-hash';
 import { CapturedLogs, capturingLogs } from './support/captured-logs';
 import { assertChainIntact } from './support/chain-check';
 import { PGLITE_FOLDER } from './support/postgres';
-import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /** Every file under `dir` but the embedded database's own (its pages keep dead row versions until reused: docs/erasure.md). */
 function filesUnder(dir: string): string[] {
@@ -226,6 +227,49 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
       await erase({ ...mixed, allowPartial: true, accountId: acme!.id }, ADMIN_KEYS.operator).expect(200)
     ).body.data;
     expect(partial).toMatchObject({ events: 1, skipped: 1 });
+  });
+
+  (usingPostgres() ? it : it.skip)('waits for a legal hold being placed, then refuses what it now holds', async () => {
+    await append({ actor: 'race@example.com', action: 'a.b', chain: 'race-chain' });
+    const chain = (await get('/v1/chains?name=race-chain').expect(200)).body.data[0];
+    const [acme] = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM accounts WHERE name = 'acme'`);
+    // A hold change in flight, as RetentionService makes it: the account's hold lock, then the row.
+    const hold = t.dataSource.createQueryRunner();
+    await hold.connect();
+    await hold.startTransaction();
+    try {
+      await lockLegalHolds(acme!.id, hold.manager);
+      await hold.query(
+        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'race', legal_hold_by = 'admin' WHERE id = $1`,
+        [chain.id],
+      );
+      let answered = false;
+      const erasure = erase({ q: 'actor:"race@example.com"', fields: ['actor'], reason: 'r' }).then((res) => {
+        answered = true;
+        return res;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(answered).toBe(false);
+      await hold.commitTransaction();
+      expect((await erasure).status).toBe(409);
+    } finally {
+      if (hold.isTransactionActive) await hold.rollbackTransaction();
+      await hold.release();
+    }
+  });
+
+  it('finds a value put back beside its kept commitment (a superuser’s edit) as an altered event, not an error', async () => {
+    const e = await append({ actor: 'back@example.com', action: 'a.b', chain: 'put-back' });
+    await erase({ q: 'actor:"back@example.com"', fields: ['actor'], reason: 'r' }).expect(200);
+    await t.dataSource.transaction(async (m) => {
+      await m.query('SET LOCAL session_replication_role = replica');
+      await m.query(`UPDATE events SET actor = 'back@example.com' WHERE id = $1`, [e.id]);
+    });
+    const verdict = (await get(`/v1/events/${e.id}/verify`).expect(200)).body.data;
+    expect(verdict).toMatchObject({ valid: false, computedHash: null });
+    expect(verdict.errors[0]).toMatch(/determine no hash/);
+    const whole = (await get(`/v1/chain/${e.chain.id}/verify`).expect(200)).body.data;
+    expect(whole).toMatchObject({ valid: false, firstInvalidPosition: 1 });
   });
 
   it('is the only way to change an event: the database refuses any other UPDATE, and an erasure that changes a hash', async () => {

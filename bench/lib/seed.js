@@ -35,6 +35,16 @@ const ACTIONS = [
  * same transaction, computed with the built hashing lib as the service's append path would have.
  * With `chainCount` 1 every event goes to `seed-big`.
  */
+/** `bytes` from the seeded generator as lowercase hex (a seeded event's salt seed: repeatable, as the rest of the seed). */
+function randomHex(random, bytes) {
+  let hex = '';
+  for (let i = 0; i < bytes; i++)
+    hex += Math.floor(random() * 256)
+      .toString(16)
+      .padStart(2, '0');
+  return hex;
+}
+
 async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
   // Hashes as the database stores them: 32 bytes since migration 1765300000000, hex text before (the
   // `builds` scenario seeds a build from before it too).
@@ -44,6 +54,13 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     `SELECT data_type = 'bytea' AS binary FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'hash'`,
   );
   const storedHash = binary ? (hex) => `\\x${hex}` : (hex) => hex;
+  // Version-2 events (salt seed, salted commitments) where the schema has them (migration 1765400000000),
+  // as the service writes into its new chains; version 1 on a database of a build from before.
+  const {
+    rows: [{ versioned }],
+  } = await client.query(
+    `SELECT count(*) > 0 AS versioned FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'salt_seed'`,
+  );
   const random = prng(0x5eed);
   const nextId = monotonicFactory(random);
   const stepMs = Math.max(1, Math.floor((30 * DAY_MS) / total));
@@ -91,7 +108,14 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
           timestamp: new Date(time).toISOString(),
           previousHash: chain.hash,
         };
-        const hash = hashing.computeEventHash(event);
+        const saltSeed = versioned ? randomHex(random, 16) : null;
+        const hash = versioned
+          ? hashing.computeEventHashV2(event, {
+              version: 2,
+              salts: hashing.deriveSalts(saltSeed, event),
+              commitments: {},
+            })
+          : hashing.computeEventHash(event);
         hashes.write(hash, k * 32, 'hex');
         chain.position = event.position;
         chain.hash = hash;
@@ -111,6 +135,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
             // bytea in COPY text: \x and the hex (copyText doubles the backslash).
             storedHash(event.previousHash),
             storedHash(hash),
+            ...(versioned ? [storedHash(saltSeed)] : []),
           ]
             .map(copyText)
             .join('\t') + '\n';
@@ -157,6 +182,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     const { rows } = await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
     if (rows[0] && rows[0].rolsuper) await client.query('SET LOCAL session_replication_role = replica');
     await client.query(
+      // (hash_version: the column's default, 2 where it exists.)
       `INSERT INTO chains (id, account_id, name, created_at)
        SELECT id, $2, name, $3 FROM unnest($1::varchar[], $4::varchar[]) AS c(id, name)`,
       [chains.map((c) => c.id), accountId, new Date(t0 - 60_000), chains.map((c) => c.name)],
@@ -172,7 +198,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     for (const index of indexes) await client.query(`DROP INDEX "${index.name}"`);
     const copied = await copyFrom(
       client,
-      'COPY events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash) FROM STDIN',
+      `COPY events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash${versioned ? ', salt_seed' : ''}) FROM STDIN`,
       chunks(),
     );
     if (copied !== total) throw new Error(`COPY wrote ${copied} rows, expected ${total}`);

@@ -49,7 +49,7 @@ async function erasureScenario(ctx) {
   const seconds = Math.max(cfg.seconds, 8);
   const load = (s) => serviceLoad({ ...ctx, headers: writer }, cfg.ingestConnections, s, next);
   const without = await load(seconds);
-  log(`  erasure · appends without: ${without.throughput.toFixed(0)}/s, p99 ${(without.p99 * 1000).toFixed(1)} ms`);
+  log(`  erasure · appends without: ${without.throughput.toFixed(0)}/s, p99 ${without.p99.toFixed(1)} ms`);
   const during = load(seconds);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const started = performance.now();
@@ -61,7 +61,7 @@ async function erasureScenario(ctx) {
   const erasureSeconds = (performance.now() - started) / 1000;
   const withErasure = await during;
   log(
-    `  erasure · ${erased.data.events} events erased in ${erasureSeconds.toFixed(2)} s; appends during: ${withErasure.throughput.toFixed(0)}/s, p99 ${(withErasure.p99 * 1000).toFixed(1)} ms`,
+    `  erasure · ${erased.data.events} events erased in ${erasureSeconds.toFixed(2)} s; appends during: ${withErasure.throughput.toFixed(0)}/s, p99 ${withErasure.p99.toFixed(1)} ms`,
   );
   const { rows } = await ctx.db.query(`SELECT count(*)::int AS n FROM events WHERE actor = $1`, [ACTOR]);
   const { rows: total } = await ctx.db.query(`SELECT count(*)::int AS n FROM events`);

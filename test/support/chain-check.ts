@@ -23,7 +23,9 @@ export async function readChainEvents(db: Queryable, chainId: string): Promise<S
 
 /** The hash a stored event should have, recomputed from its payload by its version's rule (with this previousHash, if given). */
 export function rehash(event: StoredChainEvent, previousHash = event.previousHash): string {
-  return recomputeStoredHash({ ...event, timestamp: event.timestamp.toISOString(), previousHash });
+  const hash = recomputeStoredHash({ ...event, timestamp: event.timestamp.toISOString(), previousHash });
+  if (hash === null) throw new Error(`event ${event.id}: its stored values, salts and commitments determine no hash`);
+  return hash;
 }
 
 /**

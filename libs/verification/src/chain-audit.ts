@@ -190,7 +190,7 @@ export class ChainAudit {
   }
 
   /** `computedHash` is the hash recomputed from the event's stored payload. */
-  addEvent(event: AuditedEvent, computedHash: string): void {
+  addEvent(event: AuditedEvent, computedHash: string | null): void {
     this.checkedEvents++;
     const { position, id } = event;
     const gap = position > this.expectedPosition;

@@ -49,7 +49,7 @@ export interface StoredEvent extends EventHashPayload, StoredSecrets {
   hash: string;
 }
 
-export type HashedEvent = AuditedEvent & { computedHash: string };
+export type HashedEvent = AuditedEvent & { computedHash: string | null };
 
 /** Consecutive events that all hash to their stored hashes, belong to the chain's account, link up and keep time order. */
 export interface IntactRun {

@@ -32,6 +32,7 @@ export function honestChain(n: number, hashVersion: 1 | 2 = 1): StoredEvent[] {
       erasure: null,
     };
     const hash = recomputeStoredHash({ ...payload, ...secrets });
+    if (hash === null) throw new Error(`the fixture's event ${position} determines no hash`);
     events.push({ ...payload, ...secrets, ownAccount: true, hash });
     previousHash = hash;
   }

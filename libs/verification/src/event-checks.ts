@@ -21,7 +21,9 @@ export interface PredecessorFacts {
 }
 
 /** The stored hash differs from the one recomputed from the stored payload. */
-export function hashFailure(event: Pick<CheckedEvent, 'hash'>, computedHash: string): string | null {
+export function hashFailure(event: Pick<CheckedEvent, 'hash'>, computedHash: string | null): string | null {
+  if (computedHash === null)
+    return `its stored values, salts and commitments determine no hash (a value beside its kept commitment, or without its salt): the event was altered`;
   return computedHash === event.hash
     ? null
     : `stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`;
@@ -83,7 +85,8 @@ function isEarlier(timestamp: string, than: string): boolean {
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export interface EventJudgement {
-  computedHash: string;
+  /** Null when the stored fields determine no hash (recomputeStoredHash). */
+  computedHash: string | null;
   hashMatches: boolean;
   /** The link to the predecessor (or the genesis hash) holds, and time does not go backwards. */
   chainIntact: boolean;

@@ -47,6 +47,8 @@ export class ErasureService {
     const accountId = await this.accountOf(caller, dto.accountId);
     const id = `era_${this.nextId()}`;
     const record = await this.transactions.run(async (tx) => {
+      // A hold placed while this runs is either committed before the matches are read (and refuses them) or waits.
+      await this.erasures.lockLegalHolds(accountId, tx);
       const matches = await this.erasures.matches(accountId, { search }, this.config.erasureMaxEvents + 1, tx);
       if (matches.length > this.config.erasureMaxEvents)
         throw new AppError(

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AccountEntity } from '../entities/account.entity';
 import { selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
+import { lockLegalHolds } from './legal-hold-lock';
 
 const accounts = new Table(AccountEntity, 'a');
 
@@ -95,6 +96,7 @@ export class AccountsRepository {
     hold: { hold: boolean; reason: string | null; by: AccountEntity['legalHoldBy'] },
     db: Db = this.pool,
   ): Promise<boolean> {
+    await lockLegalHolds(id, db);
     const set = (['legalHold', 'legalHoldReason', 'legalHoldBy'] as const).map(
       (p, i) => `${accounts.bare(p)} = $${i + 2}`,
     );

@@ -5,6 +5,7 @@ import { ChainEntity } from '../entities/chain.entity';
 import { EventEntity } from '../entities/event.entity';
 import { asNumber, computed, joined, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
+import { lockLegalHolds } from './legal-hold-lock';
 import { CHAIN_STATUS_RECORD, chainAccounts, ChainStatusRecord, chains, LegalHoldBy, STATUS_FROM } from './chain-rows';
 
 const events = new Table(EventEntity, 'e');
@@ -63,6 +64,7 @@ export class ChainRetentionRepository {
     hold: { hold: boolean; reason: string | null; by: LegalHoldBy | null },
     db: Db = this.pool,
   ): Promise<boolean> {
+    await lockLegalHolds(accountId, db);
     const set = (['legalHold', 'legalHoldReason', 'legalHoldBy'] as const).map(
       (p, i) => `${chains.bare(p)} = $${i + 3}`,
     );

@@ -5,6 +5,7 @@ import { ErasureEntity } from '../entities/erasure.entity';
 import { StoredErasure } from '../entities/event.entity';
 import { joined, Property, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
+import { lockLegalHolds } from './legal-hold-lock';
 import { EventFilters, matching } from './event-filters.sql';
 import { chains, events } from './event-record';
 
@@ -62,6 +63,11 @@ export class ErasuresRepository {
 
   private get pool(): Db {
     return this.dataSource.manager;
+  }
+
+  /** Waits for the account's legal hold changes in flight, and holds new ones until this transaction ends. */
+  lockLegalHolds(accountId: string, db: Db): Promise<void> {
+    return lockLegalHolds(accountId, db);
   }
 
   /** The account's events that `filters` match, at most `limit`, with what an erasure needs of each. */

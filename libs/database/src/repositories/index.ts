@@ -30,6 +30,7 @@ export * from './chains.repository';
 export * from './checkpoints.repository';
 export * from './destinations.repository';
 export * from './erasures.repository';
+export * from './legal-hold-lock';
 export * from './event-export.repository';
 export type { EventFilters } from './event-filters.sql';
 export type { EventRecord } from './event-record';

@@ -15,8 +15,14 @@ export class VerificationResultView {
   @ApiProperty({ pattern: HEX_HASH.source })
   eventHash!: string;
 
-  @ApiProperty({ pattern: HEX_HASH.source })
-  computedHash!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    pattern: HEX_HASH.source,
+    description:
+      'The hash recomputed from the stored event; null when its stored values, salts and commitments determine none (an altered version-2 event)',
+  })
+  computedHash!: string | null;
 
   @ApiProperty({
     description:
