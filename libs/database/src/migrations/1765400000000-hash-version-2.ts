@@ -8,7 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   ones. The service's role is granted no UPDATE of it (least-privilege.sql), so a chain's version
  *   never changes.
  * - `events.salt_seed`: 16 random bytes per version-2 event, from which the salt of each of its fields
- *   is derived (HMAC-SHA-256 over the field's path, 128 bits: docs/hashing.md, "Version 2"): 17 bytes
+ *   is derived (the first 128 bits of SHA-256(seed ‖ 0x00 ‖ path): libs/hashing/src/salt-seed.ts): 17 bytes
  *   on disk instead of 17 per field. Null on version-1 events.
  * - `events.erasure`: null until an erasure; then the salts of the fields still held (the seed is
  *   deleted with the erased values) and the commitments of the erased ones.
