@@ -48,3 +48,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO :"service_role";
 -- Stream destinations (docs/contract.md §16): created, changed, deleted through the API; their positions,
 -- counts, errors and leases written by the delivery engine.
 GRANT SELECT, INSERT, UPDATE, DELETE ON destinations TO :"service_role";
+
+-- The checkpoint log (docs/contract.md §18): leaves stored with each chain checkpoint, the tree's nodes,
+-- the log checkpoints and the witnesses' cosignatures; appended, never changed.
+GRANT SELECT, INSERT ON checkpoint_log_leaves, checkpoint_log_nodes, checkpoint_log_checkpoints, checkpoint_log_cosignatures
+  TO :"service_role";

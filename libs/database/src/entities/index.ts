@@ -2,6 +2,12 @@ import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
+import {
+  CheckpointLogCheckpointEntity,
+  CheckpointLogCosignatureEntity,
+  CheckpointLogLeafEntity,
+  CheckpointLogNodeEntity,
+} from './checkpoint-log.entity';
 import { DestinationEntity } from './destination.entity';
 import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
@@ -14,6 +20,7 @@ export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
+export * from './checkpoint-log.entity';
 export * from './destination.entity';
 export * from './event-count.entity';
 export * from './event.entity';
@@ -35,4 +42,8 @@ export const ENTITIES = [
   RetentionLogEntity,
   RetentionPolicyEntity,
   DestinationEntity,
+  CheckpointLogLeafEntity,
+  CheckpointLogNodeEntity,
+  CheckpointLogCheckpointEntity,
+  CheckpointLogCosignatureEntity,
 ];

@@ -15,6 +15,7 @@ import { RetentionLog1765000000000 } from './1765000000000-retention-log';
 import { Destinations1765100000000 } from './1765100000000-destinations';
 import { EventPageIndexes1765200000000 } from './1765200000000-event-page-indexes';
 import { BinaryHashes1765300000000 } from './1765300000000-binary-hashes';
+import { CheckpointLog1765500000000 } from './1765500000000-checkpoint-log';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   Destinations1765100000000,
   EventPageIndexes1765200000000,
   BinaryHashes1765300000000,
+  CheckpointLog1765500000000,
 ];
