@@ -20,6 +20,7 @@ import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
 import { DestinationsModule } from './streams/destinations/destinations.module';
 import { VerificationModule } from './verification/verification.module';
+import { WitnessingModule } from './witnessing/witnessing.module';
 
 @Module({
   imports: [
@@ -41,6 +42,7 @@ import { VerificationModule } from './verification/verification.module';
     RetentionModule,
     ReadsModule,
     DestinationsModule,
+    WitnessingModule,
   ],
   providers: [
     JsonBodyGuard,
