@@ -16,7 +16,7 @@ const nodes = new Table(CheckpointLogNodeEntity, 'n');
 const checkpoints = new Table(CheckpointLogCheckpointEntity, 'c');
 const cosignatures = new Table(CheckpointLogCosignatureEntity, 's');
 
-/** Transaction-level advisory locks (any fixed numbers, distinct from migrate.ts's). */
+/** Transaction-level advisory locks (any fixed numbers, distinct from migrate.ts's). Hashes go into SQL as hex, decoded there, as in the other repositories. */
 const LEAF_LOCK = 7_301_865_500_001;
 const SIGNER_LOCK = 7_301_865_500_002;
 
@@ -58,9 +58,9 @@ export class CheckpointLogRepository {
       db,
       leaves.select('leafIndex'),
       `INSERT INTO checkpoint_log_leaves AS l (${columns.join(', ')})
-       SELECT coalesce(max(${leaves.bare('leafIndex')}) + 1, 0), $1, $2, $3, $4 FROM checkpoint_log_leaves
+       SELECT coalesce(max(${leaves.bare('leafIndex')}) + 1, 0), $1, $2, $3, decode($4, 'hex') FROM checkpoint_log_leaves
        RETURNING ${leaves.select('leafIndex').sql}`,
-      [leaf.chainId, leaf.chainSize, leaf.note, leaf.leafHash],
+      [leaf.chainId, leaf.chainSize, leaf.note, leaf.leafHash.toString('hex')],
     );
     return row!.leafIndex;
   }
@@ -110,8 +110,8 @@ export class CheckpointLogRepository {
     if (made.length === 0) return;
     await db.query(
       `INSERT INTO checkpoint_log_nodes (${nodes.bare('level')}, ${nodes.bare('index')}, ${nodes.bare('hash')})
-       SELECT * FROM unnest($1::int2[], $2::int8[], $3::bytea[])`,
-      [made.map((n) => n.level), made.map((n) => n.index), made.map((n) => n.hash)],
+       SELECT w.level, w.idx, decode(w.hash, 'hex') FROM unnest($1::int2[], $2::int8[], $3::text[]) AS w(level, idx, hash)`,
+      [made.map((n) => n.level), made.map((n) => n.index), made.map((n) => n.hash.toString('hex'))],
     );
   }
 
@@ -133,11 +133,10 @@ export class CheckpointLogRepository {
 
   async insertCheckpoint(checkpoint: LogCheckpointRow, db: Db): Promise<void> {
     const columns = (['size', 'root', 'note'] as const).map((p) => checkpoints.bare(p));
-    await db.query(`INSERT INTO checkpoint_log_checkpoints (${columns.join(', ')}) VALUES ($1, $2, $3)`, [
-      checkpoint.size,
-      checkpoint.root,
-      checkpoint.note,
-    ]);
+    await db.query(
+      `INSERT INTO checkpoint_log_checkpoints (${columns.join(', ')}) VALUES ($1, decode($2, 'hex'), $3)`,
+      [checkpoint.size, checkpoint.root.toString('hex'), checkpoint.note],
+    );
   }
 
   /** The log checkpoint of the largest size up to `atMost`, or null. */
