@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
@@ -18,6 +18,7 @@ import {
   verifyInclusion,
   verifyNote,
 } from '@app/hashing';
+import { run } from '../apps/cli/src/cli';
 import { StateStore } from '../apps/witness/src/state-store';
 import { Witness } from '../apps/witness/src/witness';
 import { createWitnessServer } from '../apps/witness/src/witness-server';
@@ -182,7 +183,13 @@ describe('witnesses (docs/contract.md §18)', () => {
 
   it('a chain checkpoint gets a witnessed bundle that verifies independently', async () => {
     chainA = await append(t, 'witnessed-a', 1);
-    await append(t, 'witnessed-a', 2);
+    const second = await t
+      .http()
+      .post('/v1/events')
+      .set(...bearer(KEYS.acme))
+      .send({ actor: 'user_2', action: 'doc.update', resource: 'doc:2', chain: 'witnessed-a' })
+      .expect(201);
+    const eventId = (second.body as { data: { id: string } }).data.id;
     await witnessed(t, chainA).expect(404);
     first = await checkpoint(t, chainA);
     await until(t, async () => (await witnessed(t, chainA)).status === 200);
@@ -190,6 +197,35 @@ describe('witnesses (docs/contract.md §18)', () => {
     expect(bundle.checkpoint).toBe(first);
     expect(bundle.witnesses).toBe(3);
     checkBundle(bundle, 3);
+    // The offline verifier (docs/contract.md §18): the event's proof, its checkpoint, and the bundle saved as is.
+    const saved = (await witnessed(t, chainA).expect(200)).text;
+    const proof = (
+      await t
+        .http()
+        .get(`/v1/events/${eventId}/proof`)
+        .set(...bearer(KEYS.acme))
+        .expect(200)
+    ).text;
+    for (const [name, text] of [
+      ['bundle.json', saved],
+      ['proof.json', proof],
+      ['cp.txt', first],
+    ] as const)
+      writeFileSync(join(dir, name), text);
+    let out = '';
+    const offline = (quorum: string) =>
+      run(
+        [
+          'verify-proof',
+          join(dir, 'proof.json'),
+          ...['--checkpoint', join(dir, 'cp.txt'), '--key', logVkey, '--witnessed', join(dir, 'bundle.json')],
+          ...witnesses.flatMap((w) => ['--witness', w.vkey]),
+          ...['--quorum', quorum],
+        ],
+        { out: (s) => (out += s), err: (s) => (out += s), env: {} },
+      );
+    expect(await offline('3')).toBe(0);
+    expect(out).toMatch(/Witnessed by 3 of 3 given witness[\s\S]*RESULT: VERIFIED/);
 
     const log = await t
       .http()

@@ -20,6 +20,9 @@ export const USAGE = `Usage:
   npm run cli -- verify-proof <proof.json> --checkpoint <file> --key <verifier key or file> | --internal-only
       Checks an inclusion proof (GET /v1/events/:id/proof, saved as is) against a signed checkpoint
       of the same chain and size: the event is in the tree whose root the service signed.
+      With --witness <cosignature/v1 key>... [--quorum k] --witnessed <bundle.json> (GET
+      /v1/chain/:chainId/checkpoint/witnessed, saved as is), that checkpoint must also be in a log
+      checkpoint cosigned by at least k (default: all) of those witnesses; otherwise NOT CONFIRMED.
   npm run cli -- verify-consistency <proof.json> --old <file> --new <file> --key <verifier key or file> | --internal-only
       Checks a consistency proof (GET /v1/chain/:chainId/consistency?from=M&to=N, saved as is)
       between two signed checkpoints of sizes M and N: the chain only grew between them.
@@ -68,7 +71,14 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'verify-proof': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { checkpoint: { type: 'string' }, key: { type: 'string' }, 'internal-only': { type: 'boolean' } },
+          options: {
+            checkpoint: { type: 'string' },
+            key: { type: 'string' },
+            'internal-only': { type: 'boolean' },
+            witness: { type: 'string', multiple: true },
+            quorum: { type: 'string' },
+            witnessed: { type: 'string' },
+          },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-proof takes exactly one proof file');
@@ -78,6 +88,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpointPath: values.checkpoint,
             key: values.key,
             internalOnly: values['internal-only'] === true,
+            witnesses: values.witness,
+            quorum: values.quorum,
+            witnessedPath: values.witnessed,
           },
           io,
         );
