@@ -2,13 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/common';
 import { CheckpointLogRepository, LogCheckpointRow, TransactionRunner } from '@app/database';
 import {
+  CHECKPOINT_ORIGIN_PREFIX,
+  emptyRoot,
   extendTree,
   formatCheckpoint,
   frontierIds,
   MerkleNode,
+  NoteFormatError,
+  parseCheckpoint,
   resolvePlan,
   rootFromFrontier,
   rootPlan,
+  toChainCheckpoint,
 } from '@app/hashing';
 import { CheckpointSigner } from '../checkpoints/checkpoint-signer';
 
@@ -26,7 +31,13 @@ export class CheckpointLogService {
     private readonly transactions: TransactionRunner,
     private readonly log: CheckpointLogRepository,
     private readonly signer: CheckpointSigner,
-  ) {}
+  ) {
+    // Signed with the same key as chain checkpoints: a log checkpoint must never read as one of those.
+    if (isChainCheckpointOrigin(config.checkpointLogOrigin))
+      throw new Error(
+        `Invalid configuration:\n- CHECKPOINT_LOG_ORIGIN must not be a chain checkpoint's origin (${CHECKPOINT_ORIGIN_PREFIX}<chain id>)`,
+      );
+  }
 
   /** The new log checkpoint when the log grew (null: it did not, or another instance holds the lock). */
   async signIfGrown(): Promise<LogCheckpointRow | null> {
@@ -56,5 +67,15 @@ export class CheckpointLogService {
   async rootAt(size: number): Promise<Buffer> {
     const [root] = await resolvePlan(rootPlan(size), this.log.reader());
     return root!;
+  }
+}
+
+function isChainCheckpointOrigin(origin: string): boolean {
+  try {
+    toChainCheckpoint(parseCheckpoint(formatCheckpoint({ origin, size: 0, hash: emptyRoot() })));
+    return true;
+  } catch (error) {
+    if (error instanceof NoteFormatError) return false;
+    throw error;
   }
 }

@@ -54,15 +54,21 @@ export function readAddCheckpointAnswer(
   return { kind: 'failed', message: `HTTP ${status}${message ? `: ${message}` : ''}` };
 }
 
-/** POST <url>/add-checkpoint, abandoned after `timeoutMs` (the body read included). */
-export async function postAddCheckpoint(url: string, body: string, timeoutMs: number): Promise<AddCheckpointOutcome> {
+/** POST <url>/add-checkpoint, abandoned after `timeoutMs` (the body read included) or when `stop` aborts. */
+export async function postAddCheckpoint(
+  url: string,
+  body: string,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<AddCheckpointOutcome> {
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const response = await fetch(`${url}/add-checkpoint`, {
       method: 'POST',
       body,
       headers: { 'Content-Type': 'text/plain; charset=utf-8' },
       redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
     });
     const text = await response.text();
     return readAddCheckpointAnswer(response.status, response.headers.get('content-type'), text);

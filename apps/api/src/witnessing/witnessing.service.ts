@@ -29,6 +29,8 @@ export class WitnessingService implements OnApplicationBootstrap, OnApplicationS
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private readonly backoff = new Map<string, Backoff>();
+  /** Aborts requests in flight at shutdown. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly config: AppConfig,
@@ -45,12 +47,14 @@ export class WitnessingService implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.stopping.abort();
     await this.running;
   }
 
   /** One round (also what tests call to run it now); a round already running is joined. */
   async round(): Promise<void> {
     if (this.running) return this.running;
+    if (this.stopping.signal.aborted) return;
     this.running = this.run()
       .catch((error: unknown) =>
         this.logger.warn(`Witnessing round failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -93,7 +97,8 @@ export class WitnessingService implements OnApplicationBootstrap, OnApplicationS
     for (let attempt = 0; attempt < 2; attempt++) {
       const proof = await proveConsistency(old, latest.size, this.log.reader());
       const body = addCheckpointBody(old, proof, latest.note);
-      const answer = await postAddCheckpoint(witness.url, body, this.config.witnessTimeoutSeconds * 1000);
+      const timeout = this.config.witnessTimeoutSeconds * 1000;
+      const answer = await postAddCheckpoint(witness.url, body, timeout, this.stopping.signal);
       switch (answer.kind) {
         case 'cosigned':
           return this.store(witness, latest, answer.lines);
