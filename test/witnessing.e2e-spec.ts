@@ -24,7 +24,7 @@ import { Witness } from '../apps/witness/src/witness';
 import { createWitnessServer } from '../apps/witness/src/witness-server';
 import { WitnessingReadsService } from '../apps/api/src/witnessing/witnessing-reads.service';
 import { WitnessingService } from '../apps/api/src/witnessing/witnessing.service';
-import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
  * docs/contract.md §18 end to end: the service's checkpoint log submitted to three real witnesses
@@ -226,6 +226,21 @@ describe('witnesses (docs/contract.md §18)', () => {
       );
     expect(await offline('3')).toBe(0);
     expect(out).toMatch(/Witnessed by 3 of 3 given witness[\s\S]*RESULT: VERIFIED/);
+    writeFileSync(join(dir, 'export.json'), await exportJsonText(t, KEYS.acme, chainA));
+    out = '';
+    const exported = await run(
+      [
+        'verify-export',
+        join(dir, 'export.json'),
+        ...['--checkpoint', join(dir, 'cp.txt'), '--key', logVkey, '--witnessed', join(dir, 'bundle.json')],
+        ...witnesses.flatMap((w) => ['--witness', w.vkey]),
+      ],
+      { out: (s) => (out += s), err: (s) => (out += s), env: {} },
+    );
+    expect({ exported, out }).toMatchObject({
+      exported: 0,
+      out: expect.stringMatching(/witnessed by 3 of 3/) as unknown,
+    });
 
     const log = await t
       .http()

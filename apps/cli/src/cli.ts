@@ -14,6 +14,8 @@ export const USAGE = `Usage:
       Only a signature confirms: positions no checkpoint confirms (all without --checkpoint) are
       NOT CONFIRMED. Exit 0: every event confirmed and nothing contradicts; 1: tampering found or
       something not confirmed; 2: bad input.
+      With --witness <cosignature/v1 key>... [--quorum k] --witnessed <bundle.json>..., a checkpoint
+      confirms only when one of the bundles shows it cosigned by at least k (default: all) of them.
   npm run cli -- verify-export <export.json> --internal-only
       The file's own consistency alone (hashes, links, positions, order): exit 0 when it agrees
       with itself. No signature is checked: it does not show that the service wrote the events.
@@ -54,6 +56,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpoint: { type: 'string', multiple: true },
             key: { type: 'string', multiple: true },
             'internal-only': { type: 'boolean' },
+            witness: { type: 'string', multiple: true },
+            quorum: { type: 'string' },
+            witnessed: { type: 'string', multiple: true },
           },
           allowPositionals: true,
         });
@@ -64,6 +69,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpointPaths: values.checkpoint ?? [],
             keys: values.key ?? [],
             internalOnly: values['internal-only'] === true,
+            witnesses: values.witness,
+            quorum: values.quorum,
+            witnessedPaths: values.witnessed,
           },
           io,
         );

@@ -1,4 +1,4 @@
-import { NoteFormatError, NoteVerifier, parseCosignatureVerifierKey } from '@app/hashing';
+import { NoteVerifier } from '@app/hashing';
 import { ExitCode } from '../exit-code';
 import { Io, printable, printableLines } from '../io';
 import { InputError } from '../verify-export/export-document';
@@ -6,7 +6,7 @@ import { MAX_CHECKPOINT_BYTES, parseJson, readBounded, readVerifierKey } from '.
 import { CheckpointInput } from '../verify-export/verify-export';
 import { readConsistencyProof, readInclusionProof } from './proof-files';
 import { checkConsistencyProof, checkInclusionProof, ProofReport, WitnessedDemand } from './verify-proof';
-import { readWitnessedBundle } from './witnessed-bundle';
+import { readWitnessedBundle, readWitnessKeys } from './witnessed-bundle';
 
 /** A proof is log2(size) hashes: a few KiB at most. */
 const MAX_PROOF_BYTES = 1024 * 1024;
@@ -59,17 +59,7 @@ function readWitnessedDemand(options: VerifyProofOptions): WitnessedDemand | und
     throw new InputError('--witness, --quorum and --witnessed go together: the witness keys and the witnessed bundle');
   if (options.checkpointPath === undefined)
     throw new InputError('--witnessed needs --checkpoint and --key: the checkpoint it shows witnessed');
-  const witnesses = keys.map((key) => {
-    try {
-      return parseCosignatureVerifierKey(key);
-    } catch (error) {
-      if (error instanceof NoteFormatError) throw new InputError(`--witness: ${error.message}`);
-      throw error;
-    }
-  });
-  const quorum = options.quorum === undefined ? witnesses.length : Number(options.quorum);
-  if (!/^[1-9][0-9]*$/.test(options.quorum ?? '1') || quorum > witnesses.length)
-    throw new InputError(`--quorum must be an integer from 1 to the number of --witness keys (${witnesses.length})`);
+  const { witnesses, quorum } = readWitnessKeys(keys, options.quorum);
   const bundle = readWitnessedBundle(
     parseJson(readBounded(options.witnessedPath, MAX_PROOF_BYTES), options.witnessedPath),
     options.witnessedPath,

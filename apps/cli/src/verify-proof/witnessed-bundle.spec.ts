@@ -22,7 +22,7 @@ import {
 import { run } from '../cli';
 import { InputError } from '../verify-export/export-document';
 import { checkInclusionProof } from './verify-proof';
-import { checkWitnessedBundle, readWitnessedBundle, WitnessedBundle } from './witnessed-bundle';
+import { checkWitnessedBundle, readWitnessedBundle, WitnessedBundle, witnessedBy } from './witnessed-bundle';
 
 const CHAIN = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
 const EVENT_HASH = 'ab'.repeat(32);
@@ -188,5 +188,49 @@ describe('cli verify-proof --witness --quorum --witnessed', () => {
     expect(bad).toMatchObject({ code: 2, err: expect.stringMatching(/--witness:/) as unknown });
     const quorum = await cli([...base(), '--witness', vkeys[0]!, '--quorum', '2', '--witnessed', at('bundle.json')]);
     expect(quorum).toMatchObject({ code: 2, err: expect.stringMatching(/--quorum/) as unknown });
+  });
+});
+
+describe('witnessedBy (verify-export --witnessed)', () => {
+  const cp = { chainId: CHAIN, size: 1, hash: eventLeafHash(EVENT_HASH).toString('hex') };
+
+  it('finds the bundle of the checkpoint among several', async () => {
+    const other = await bundleOf(witnessKeys, { chainId: 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1Y' });
+    const mine = await bundleOf(witnessKeys);
+    const bundles = [
+      { label: 'other.json', bundle: other },
+      { label: 'mine.json', bundle: mine },
+    ];
+    expect(witnessedBy(cp, { witnesses, quorum: 3, bundles }, logVerifiers)).toMatchObject({
+      ok: true,
+      label: 'mine.json',
+      logSize: 3,
+    });
+  });
+
+  it('reports a failing bundle of the checkpoint before the absence of one', async () => {
+    const mine = await bundleOf(witnessKeys.slice(0, 1));
+    const none = witnessedBy(cp, { witnesses, quorum: 1, bundles: [] }, logVerifiers);
+    expect(none).toMatchObject({
+      ok: false,
+      kind: 'unconfirmed',
+      message: expect.stringMatching(/no witnessed bundle/) as unknown,
+    });
+    const short = witnessedBy(
+      cp,
+      { witnesses, quorum: 2, bundles: [{ label: 'mine.json', bundle: mine }] },
+      logVerifiers,
+    );
+    expect(short).toMatchObject({
+      ok: false,
+      kind: 'unconfirmed',
+      message: expect.stringMatching(/^witnessed bundle mine.json: .*fewer than 2/) as unknown,
+    });
+    const moved = witnessedBy(
+      cp,
+      { witnesses, quorum: 1, bundles: [{ label: 'mine.json', bundle: { ...mine, leafIndex: 0 } }] },
+      logVerifiers,
+    );
+    expect(moved).toMatchObject({ ok: false, kind: 'tampered' });
   });
 });

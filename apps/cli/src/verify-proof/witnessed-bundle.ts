@@ -1,6 +1,9 @@
 import {
   ChainCheckpoint,
+  chainCheckpointOrigin,
   HEX_HASH,
+  NoteFormatError,
+  parseCosignatureVerifierKey,
   leafHash,
   NoteVerifier,
   parseCheckpoint,
@@ -95,4 +98,71 @@ function refused(reason: 'malformed' | 'bad-signature' | 'no-known-signature', m
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** --witness keys and --quorum (default: every key), read as the commands take them. */
+export function readWitnessKeys(
+  keys: readonly string[],
+  quorum: string | undefined,
+): {
+  witnesses: NoteVerifier[];
+  quorum: number;
+} {
+  const witnesses = keys.map((key) => {
+    try {
+      return parseCosignatureVerifierKey(key);
+    } catch (error) {
+      if (error instanceof NoteFormatError) throw new InputError(`--witness: ${error.message}`);
+      throw error;
+    }
+  });
+  const k = quorum === undefined ? witnesses.length : Number(quorum);
+  if (!/^[1-9][0-9]*$/.test(quorum ?? '1') || k > witnesses.length)
+    throw new InputError(`--quorum must be an integer from 1 to the number of --witness keys (${witnesses.length})`);
+  return { witnesses, quorum: k };
+}
+
+/** What a confirming checkpoint must also show: a bundle among `bundles` cosigned by `quorum` of `witnesses`. */
+export interface WitnessingDemand {
+  witnesses: readonly NoteVerifier[];
+  quorum: number;
+  bundles: readonly { label: string; bundle: WitnessedBundle }[];
+}
+
+/**
+ * The bundle among the given ones that shows `cp` witnessed: `ok` with its label, else the most
+ * telling failure (a bundle of this checkpoint that fails, before "no bundle of this checkpoint").
+ */
+export function witnessedBy(
+  cp: ChainCheckpoint,
+  demand: WitnessingDemand,
+  logVerifiers: readonly NoteVerifier[],
+):
+  | { ok: true; label: string; cosigners: string[]; logSize: number }
+  | { ok: false; kind: 'tampered' | 'unconfirmed'; message: string } {
+  let failure: { ok: false; kind: 'tampered' | 'unconfirmed'; message: string } | null = null;
+  for (const { label, bundle } of demand.bundles) {
+    const checked = checkWitnessedBundle(bundle, logVerifiers, demand.witnesses, demand.quorum);
+    const same =
+      checked.ok &&
+      checked.checkpoint.chainId === cp.chainId &&
+      checked.checkpoint.size === cp.size &&
+      checked.checkpoint.hash === cp.hash;
+    if (checked.ok && same) return { ok: true, label, cosigners: checked.cosigners, logSize: checked.logSize };
+    if (!checked.ok && bundleNames(bundle, cp))
+      failure ??= { ...checked, message: `witnessed bundle ${label}: ${checked.message}` };
+  }
+  return (
+    failure ?? {
+      ok: false,
+      kind: 'unconfirmed',
+      message: `no witnessed bundle given (--witnessed) shows it in a log checkpoint cosigned by at least ${demand.quorum} of the given witnesses`,
+    }
+  );
+}
+
+/** Whether a bundle's chain checkpoint names this checkpoint's chain and size (whatever its signature). */
+function bundleNames(bundle: WitnessedBundle, cp: ChainCheckpoint): boolean {
+  const lines = bundle.checkpoint.split('\n');
+  return lines[0] === chainCheckpointOrigin(cp.chainId) && lines[1] === String(cp.size);
 }
