@@ -19,6 +19,9 @@ import {
   verifyNote,
 } from '@app/hashing';
 import { run } from '../apps/cli/src/cli';
+import type { InclusionProof } from '../apps/console/src/verify/browser-check';
+import { parseVerifierKey as consoleVerifierKey } from '../apps/console/src/verify/signed-note';
+import { checkWitnessed, parseCosignatureKey } from '../apps/console/src/verify/witnessed';
 import { StateStore } from '../apps/witness/src/state-store';
 import { Witness } from '../apps/witness/src/witness';
 import { createWitnessServer } from '../apps/witness/src/witness-server';
@@ -189,7 +192,8 @@ describe('witnesses (docs/contract.md §18)', () => {
       .set(...bearer(KEYS.acme))
       .send({ actor: 'user_2', action: 'doc.update', resource: 'doc:2', chain: 'witnessed-a' })
       .expect(201);
-    const eventId = (second.body as { data: { id: string } }).data.id;
+    const event = (second.body as { data: { id: string; hash: string; chain: { id: string; position: number } } }).data;
+    const eventId = event.id;
     await witnessed(t, chainA).expect(404);
     first = await checkpoint(t, chainA);
     await until(t, async () => (await witnessed(t, chainA)).status === 200);
@@ -226,6 +230,24 @@ describe('witnesses (docs/contract.md §18)', () => {
       );
     expect(await offline('3')).toBe(0);
     expect(out).toMatch(/Witnessed by 3 of 3 given witness[\s\S]*RESULT: VERIFIED/);
+    // The console's own check (apps/console/src/verify, Web Crypto, no code shared with the service).
+    const browser = await checkWitnessed({
+      bundle,
+      serviceKey: await consoleVerifierKey(logVkey),
+      witnesses: await Promise.all(witnesses.map((w) => parseCosignatureKey(w.vkey))),
+      quorum: 3,
+      event,
+      proofAt: async (size) =>
+        (
+          await t
+            .http()
+            .get(`/v1/events/${eventId}/proof`)
+            .query({ size })
+            .set(...bearer(KEYS.acme))
+            .expect(200)
+        ).body.data as InclusionProof,
+    });
+    expect(browser).toMatchObject({ ok: true, cosigned: 3, listed: 3 });
     writeFileSync(join(dir, 'export.json'), await exportJsonText(t, KEYS.acme, chainA));
     out = '';
     const exported = await run(
