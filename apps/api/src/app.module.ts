@@ -21,6 +21,7 @@ import { RetentionModule } from './retention/retention.module';
 import { StatsModule } from './stats/stats.module';
 import { DestinationsModule } from './streams/destinations/destinations.module';
 import { VerificationModule } from './verification/verification.module';
+import { WitnessingModule } from './witnessing/witnessing.module';
 
 @Module({
   imports: [
@@ -43,6 +44,7 @@ import { VerificationModule } from './verification/verification.module';
     ErasureModule,
     ReadsModule,
     DestinationsModule,
+    WitnessingModule,
   ],
   providers: [
     JsonBodyGuard,

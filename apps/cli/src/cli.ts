@@ -14,12 +14,17 @@ export const USAGE = `Usage:
       Only a signature confirms: positions no checkpoint confirms (all without --checkpoint) are
       NOT CONFIRMED. Exit 0: every event confirmed and nothing contradicts; 1: tampering found or
       something not confirmed; 2: bad input.
+      With --witness <cosignature/v1 key>... [--quorum k] --witnessed <bundle.json>..., a checkpoint
+      confirms only when one of the bundles shows it cosigned by at least k (default: all) of them.
   npm run cli -- verify-export <export.json> --internal-only
       The file's own consistency alone (hashes, links, positions, order): exit 0 when it agrees
       with itself. No signature is checked: it does not show that the service wrote the events.
   npm run cli -- verify-proof <proof.json> --checkpoint <file> --key <verifier key or file> | --internal-only
       Checks an inclusion proof (GET /v1/events/:id/proof, saved as is) against a signed checkpoint
       of the same chain and size: the event is in the tree whose root the service signed.
+      With --witness <cosignature/v1 key>... [--quorum k] --witnessed <bundle.json> (GET
+      /v1/chain/:chainId/checkpoint/witnessed, saved as is), that checkpoint must also be in a log
+      checkpoint cosigned by at least k (default: all) of those witnesses; otherwise NOT CONFIRMED.
   npm run cli -- verify-consistency <proof.json> --old <file> --new <file> --key <verifier key or file> | --internal-only
       Checks a consistency proof (GET /v1/chain/:chainId/consistency?from=M&to=N, saved as is)
       between two signed checkpoints of sizes M and N: the chain only grew between them.
@@ -51,6 +56,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpoint: { type: 'string', multiple: true },
             key: { type: 'string', multiple: true },
             'internal-only': { type: 'boolean' },
+            witness: { type: 'string', multiple: true },
+            quorum: { type: 'string' },
+            witnessed: { type: 'string', multiple: true },
           },
           allowPositionals: true,
         });
@@ -61,6 +69,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpointPaths: values.checkpoint ?? [],
             keys: values.key ?? [],
             internalOnly: values['internal-only'] === true,
+            witnesses: values.witness,
+            quorum: values.quorum,
+            witnessedPaths: values.witnessed,
           },
           io,
         );
@@ -68,7 +79,14 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
       case 'verify-proof': {
         const { values, positionals } = parseArgs({
           args: rest,
-          options: { checkpoint: { type: 'string' }, key: { type: 'string' }, 'internal-only': { type: 'boolean' } },
+          options: {
+            checkpoint: { type: 'string' },
+            key: { type: 'string' },
+            'internal-only': { type: 'boolean' },
+            witness: { type: 'string', multiple: true },
+            quorum: { type: 'string' },
+            witnessed: { type: 'string' },
+          },
           allowPositionals: true,
         });
         if (positionals.length !== 1) throw new UsageError('verify-proof takes exactly one proof file');
@@ -78,6 +96,9 @@ export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
             checkpointPath: values.checkpoint,
             key: values.key,
             internalOnly: values['internal-only'] === true,
+            witnesses: values.witness,
+            quorum: values.quorum,
+            witnessedPath: values.witnessed,
           },
           io,
         );

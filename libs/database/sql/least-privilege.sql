@@ -53,3 +53,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON destinations TO :"service_role";
 -- owner's; no UPDATE of events is granted), whose record is written here.
 GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb) TO :"service_role";
 GRANT SELECT, INSERT ON erasures TO :"service_role";
+
+-- The checkpoint log (docs/contract.md §18): leaves stored with each chain checkpoint, the tree's nodes,
+-- the log checkpoints and the witnesses' cosignatures; appended, never changed.
+GRANT SELECT, INSERT ON checkpoint_log_leaves, checkpoint_log_nodes, checkpoint_log_checkpoints, checkpoint_log_cosignatures
+  TO :"service_role";

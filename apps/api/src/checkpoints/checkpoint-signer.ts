@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, Metrics } from '@app/common';
-import { ChainCheckpoint, NoteVerifier, signChainCheckpoint } from '@app/hashing';
+import { ChainCheckpoint, CHECKPOINT_KEY_NAME, NoteVerifier, signChainCheckpoint, signNote } from '@app/hashing';
 import { loadSigningKey, parseRetiredVerifierKeys, SigningKey } from './signing-key';
 
 /**
@@ -49,5 +49,10 @@ export class CheckpointSigner {
     const note = signChainCheckpoint(checkpoint, this.key.privateKey);
     this.metrics.checkpointSigned();
     return note;
+  }
+
+  /** Another note signed with the same key and name: the checkpoint log's checkpoints (docs/contract.md §18). */
+  signNote(text: string): string {
+    return signNote(text, { name: CHECKPOINT_KEY_NAME, privateKey: this.key.privateKey });
   }
 }

@@ -4,6 +4,7 @@ import {
   consistencyPlan,
   emptyRoot,
   eventLeafHash,
+  leafHash,
   LOWEST_STORED_LEVEL,
   nodeHash,
   nodePlan,
@@ -14,6 +15,7 @@ import {
 } from '@app/hashing';
 import {
   ChainHeadsRepository,
+  CheckpointLogRepository,
   CheckpointRow,
   CheckpointsRepository,
   Db,
@@ -50,6 +52,7 @@ export class CheckpointsService {
     private readonly checkpoints: CheckpointsRepository,
     private readonly nodes: MerkleNodesRepository,
     private readonly signer: CheckpointSigner,
+    private readonly log: CheckpointLogRepository,
   ) {}
 
   verifierKey(): string {
@@ -69,7 +72,12 @@ export class CheckpointsService {
       if (latest) this.assertExtends(chainId, head, latest, tree.proof);
       const note = this.signer.sign({ chainId, size: head.size, hash: head.hash });
       const stored = { chainId, size: head.size, hash: head.hash, keyId: this.signer.keyId, note };
-      if (await this.checkpoints.insertIfAbsent(stored, tx)) return note;
+      if (await this.checkpoints.insertIfAbsent(stored, tx)) {
+        // The checkpoint log's leaf (docs/contract.md §18), committed with the checkpoint or not at all.
+        const leaf = { chainId, chainSize: head.size, note, leafHash: leafHash(Buffer.from(note, 'utf8')) };
+        await this.log.appendLeaf(leaf, tx);
+        return note;
+      }
       // A concurrent request stored this size first (it saw the same head: we both hold the lock),
       // or a row not signed by us holds it, which is passed over: this note is not stored, the next is.
       const first = await this.checkpoints.findLatest(chainId, head.size, tx);

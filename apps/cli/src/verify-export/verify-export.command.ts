@@ -5,6 +5,10 @@ import { ExitCode } from '../exit-code';
 import { InputError, readExportDocument } from './export-document';
 import { formatReport } from './report';
 import { CheckpointInput, verifyExport } from './verify-export';
+import { readWitnessedBundle, readWitnessKeys, WitnessingDemand } from '../verify-proof/witnessed-bundle';
+
+/** A witnessed bundle is two notes and a proof: a few KiB. */
+const MAX_PROOF_BYTES = 1024 * 1024;
 
 const MAX_EXPORT_BYTES = 1024 * 1024 * 1024;
 export const MAX_CHECKPOINT_BYTES = 64 * 1024;
@@ -15,6 +19,10 @@ export interface VerifyExportOptions {
   keys: string[];
   /** The file's own consistency alone: exit 0 when it agrees with itself, no signature checked. */
   internalOnly?: boolean;
+  /** --witness keys, --quorum, --witnessed bundles (docs/contract.md §18). */
+  witnesses?: string[];
+  quorum?: string;
+  witnessedPaths?: string[];
 }
 
 /**
@@ -35,7 +43,8 @@ export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitC
       label: path,
       note: readBounded(path, MAX_CHECKPOINT_BYTES),
     }));
-    const report = verifyExport(doc, checkpoints, verifiers, { internalOnly: options.internalOnly });
+    const witnessing = readWitnessing(options);
+    const report = verifyExport(doc, checkpoints, verifiers, { internalOnly: options.internalOnly, witnessing });
     io.out(formatReport(options.exportPath, report));
     return report.outcome === 'verified' || report.outcome === 'consistent' ? ExitCode.Ok : ExitCode.Failed;
   } catch (error) {
@@ -45,6 +54,23 @@ export function verifyExportCommand(options: VerifyExportOptions, io: Io): ExitC
     }
     throw error;
   }
+}
+
+/** --witness and --witnessed together (with --checkpoint), --quorum only with them; or none. */
+function readWitnessing(options: VerifyExportOptions): WitnessingDemand | undefined {
+  const keys = options.witnesses ?? [];
+  const paths = options.witnessedPaths ?? [];
+  if (keys.length === 0 && paths.length === 0 && options.quorum === undefined) return undefined;
+  if (keys.length === 0 || paths.length === 0)
+    throw new InputError('--witness, --quorum and --witnessed go together: the witness keys and the witnessed bundles');
+  if (options.checkpointPaths.length === 0)
+    throw new InputError('--witnessed needs --checkpoint and --key: the checkpoints it shows witnessed');
+  const { witnesses, quorum } = readWitnessKeys(keys, options.quorum);
+  const bundles = paths.map((path) => ({
+    label: path,
+    bundle: readWitnessedBundle(parseJson(readBounded(path, MAX_PROOF_BYTES), path), path),
+  }));
+  return { witnesses, quorum, bundles };
 }
 
 /** A verifier key given inline, or the path of a file holding one. */

@@ -1,5 +1,6 @@
 import { computeEventHash, computeEventHashV2, HashingV2, HashingV2Error, NoteVerifier } from '@app/hashing';
 import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
+import { witnessedBy, WitnessingDemand } from '../verify-proof/witnessed-bundle';
 import { checkCheckpoint, CheckpointInput, findForks } from './checkpoint-checks';
 import { ExportDocument, ExportedEvent, ExportedPrunedChain } from './export-document';
 import {
@@ -19,6 +20,8 @@ export * from './findings';
 export interface VerifyExportSettings {
   /** The file's own consistency alone: no checkpoint is held against it and nothing is confirmed. */
   internalOnly?: boolean;
+  /** --witness/--quorum/--witnessed (docs/contract.md §18): a checkpoint confirms only when also witnessed. */
+  witnessing?: WitnessingDemand;
 }
 
 /**
@@ -48,7 +51,11 @@ export function verifyExport(
   );
   const checked = internalOnly
     ? []
-    : checkpoints.map((input) => checkCheckpoint(input, verifiers, chains, doc.pruned, findings));
+    : checkpoints
+        .map((input) => checkCheckpoint(input, verifiers, chains, doc.pruned, findings))
+        .map((summary) =>
+          settings.witnessing ? holdWitnessed(summary, settings.witnessing, verifiers, findings) : summary,
+        );
   findForks(checked, findings);
   if (!internalOnly) {
     for (const summary of summaries) findUnconfirmed(summary, checked, checkpoints.length > 0, findings);
@@ -209,4 +216,23 @@ function recomputedHashFailure(
       return `its hashing (export.hashing) does not determine a hash: ${error.message}`;
     throw error;
   }
+}
+
+/** A confirmed checkpoint stays confirmed only with a witnessed bundle of it; otherwise it is reported and confirms nothing. */
+function holdWitnessed(
+  summary: CheckpointSummary,
+  demand: WitnessingDemand,
+  verifiers: readonly NoteVerifier[],
+  findings: Finding[],
+): CheckpointSummary {
+  if (summary.status !== 'confirmed' || !summary.checkpoint) return summary;
+  const witnessed = witnessedBy(summary.checkpoint, demand, verifiers);
+  const { chainId, size } = summary.checkpoint;
+  if (witnessed.ok)
+    return {
+      ...summary,
+      message: `${summary.message}; witnessed by ${witnessed.cosigners.length} of ${demand.witnesses.length} given witness(es) (${witnessed.label}: ${witnessed.cosigners.join(', ')})`,
+    };
+  findings.push(finding(witnessed.kind, chainId, size, null, `checkpoint ${summary.label}: ${witnessed.message}`));
+  return { ...summary, status: witnessed.kind, message: witnessed.message };
 }

@@ -5,7 +5,8 @@ import { InputError } from '../verify-export/export-document';
 import { MAX_CHECKPOINT_BYTES, parseJson, readBounded, readVerifierKey } from '../verify-export/verify-export.command';
 import { CheckpointInput } from '../verify-export/verify-export';
 import { readConsistencyProof, readInclusionProof } from './proof-files';
-import { checkConsistencyProof, checkInclusionProof, ProofReport } from './verify-proof';
+import { checkConsistencyProof, checkInclusionProof, ProofReport, WitnessedDemand } from './verify-proof';
+import { readWitnessedBundle, readWitnessKeys } from './witnessed-bundle';
 
 /** A proof is log2(size) hashes: a few KiB at most. */
 const MAX_PROOF_BYTES = 1024 * 1024;
@@ -16,6 +17,10 @@ export interface VerifyProofOptions {
   checkpointPath?: string;
   key?: string;
   internalOnly?: boolean;
+  /** cosignature/v1 verifier keys (--witness, repeated), the quorum (default: all) and the bundle (docs/contract.md §18). */
+  witnesses?: string[];
+  quorum?: string;
+  witnessedPath?: string;
 }
 
 export interface VerifyConsistencyOptions {
@@ -31,7 +36,7 @@ export function verifyProofCommand(options: VerifyProofOptions, io: Io): ExitCod
   return reporting('verify-proof', io, () => {
     const verifiers = readVerifiers(options, [options.checkpointPath], '--checkpoint');
     const proof = readInclusionProof(readProofFile(options.proofPath));
-    const settings = { internalOnly: options.internalOnly };
+    const settings = { internalOnly: options.internalOnly, witnessed: readWitnessedDemand(options) };
     return checkInclusionProof(proof, readCheckpoint(options.checkpointPath), verifiers, settings);
   });
 }
@@ -44,6 +49,22 @@ export function verifyConsistencyCommand(options: VerifyConsistencyOptions, io: 
     const [older, newer] = [readCheckpoint(options.oldPath), readCheckpoint(options.newPath)];
     return checkConsistencyProof(proof, older, newer, verifiers, { internalOnly: options.internalOnly });
   });
+}
+
+/** --witness, --quorum and --witnessed together (with --checkpoint), or none of them. */
+function readWitnessedDemand(options: VerifyProofOptions): WitnessedDemand | undefined {
+  const keys = options.witnesses ?? [];
+  if (keys.length === 0 && options.witnessedPath === undefined && options.quorum === undefined) return undefined;
+  if (keys.length === 0 || options.witnessedPath === undefined)
+    throw new InputError('--witness, --quorum and --witnessed go together: the witness keys and the witnessed bundle');
+  if (options.checkpointPath === undefined)
+    throw new InputError('--witnessed needs --checkpoint and --key: the checkpoint it shows witnessed');
+  const { witnesses, quorum } = readWitnessKeys(keys, options.quorum);
+  const bundle = readWitnessedBundle(
+    parseJson(readBounded(options.witnessedPath, MAX_PROOF_BYTES), options.witnessedPath),
+    options.witnessedPath,
+  );
+  return { label: options.witnessedPath, bundle, witnesses, quorum };
 }
 
 /** The key, checked against the other options: a checkpoint needs it, --internal-only takes neither. */

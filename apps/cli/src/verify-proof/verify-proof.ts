@@ -9,6 +9,7 @@ import {
 import { InputError } from '../verify-export/export-document';
 import { CheckpointInput } from '../verify-export/verify-export';
 import { ConsistencyProofFile, InclusionProofFile } from './proof-files';
+import { checkWitnessedBundle, WitnessedBundle } from './witnessed-bundle';
 
 /*
  * Offline checks of the service's Merkle proofs (docs/contract.md §10) against checkpoints it signed: the
@@ -30,6 +31,15 @@ export interface ProofReport {
 export interface ProofSettings {
   /** No checkpoint: the proof against the roots its file names, and no finding for the missing signature. */
   internalOnly?: boolean;
+  /** --witness/--quorum/--witnessed (docs/contract.md §18): the confirming checkpoint must also be witnessed. */
+  witnessed?: WitnessedDemand;
+}
+
+export interface WitnessedDemand {
+  label: string;
+  bundle: WitnessedBundle;
+  witnesses: readonly NoteVerifier[];
+  quorum: number;
 }
 
 class Report {
@@ -124,6 +134,26 @@ function holdRoot(claim: RootClaim, given: boolean, cp: ChainCheckpoint | null, 
   return { hash: cp.hash, signed: true };
 }
 
+/** The confirming checkpoint must be the one a witnessed bundle shows cosigned by a quorum of the given witnesses. */
+function holdWitnessed(
+  cp: ChainCheckpoint,
+  demand: WitnessedDemand,
+  verifiers: readonly NoteVerifier[],
+  report: Report,
+): void {
+  const checked = checkWitnessedBundle(demand.bundle, verifiers, demand.witnesses, demand.quorum);
+  if (!checked.ok) return report.finding(checked.kind, `witnessed bundle ${demand.label}: ${checked.message}`);
+  const { chainId, size, hash } = checked.checkpoint;
+  if (chainId !== cp.chainId || size !== cp.size || hash !== cp.hash)
+    return report.finding(
+      'unconfirmed',
+      `witnessed bundle ${demand.label} is of chain ${chainId} at size ${size} (root ${hash}), not of the checkpoint given: the checkpoint is not shown witnessed`,
+    );
+  report.note(
+    `Witnessed by ${checked.cosigners.length} of ${demand.witnesses.length} given witness(es) (${checked.cosigners.join(', ')}; at least ${demand.quorum} asked): leaf ${demand.bundle.leafIndex} of the checkpoint log at size ${checked.logSize}`,
+  );
+}
+
 const bytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
 
 /** `verify-proof`: does the inclusion proof lead from the event's hash to the signed root? */
@@ -140,6 +170,7 @@ export function checkInclusionProof(
   const cp = checkpoint && openCheckpoint(checkpoint, verifiers, report);
   const claim = { chainId: proof.chainId, size: proof.size, named: proof.rootHash, member: 'rootHash' };
   const target = holdRoot({ ...claim, option: '--checkpoint' }, checkpoint !== null, cp, report);
+  if (settings.witnessed && cp && target.signed) holdWitnessed(cp, settings.witnessed, verifiers, report);
   const root = rootFromInclusionProof(
     proof.leafIndex,
     proof.size,

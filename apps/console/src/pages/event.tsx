@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, ApiError } from '../api';
 import { BASE, Link } from '../router';
-import type { Event, InclusionProof, ProofQuery, VerificationResult } from '../types';
+import type { Event, InclusionProof, ProofQuery, VerificationResult, Witness, WitnessedCheckpoint } from '../types';
 import { Busy, ErrorText, Page, useLoad } from '../ui';
 import { BrowserCheck, checkInBrowser } from '../verify/browser-check';
+import { parseVerifierKey } from '../verify/signed-note';
+import { checkWitnessed, parseCosignatureKey, WitnessCheck } from '../verify/witnessed';
 
 export function EventPage({ id }: { id: string }) {
   const event = useLoad(
@@ -63,6 +65,7 @@ function EventDetails({ event }: { event: Event }) {
       </dl>
       <ServerVerification id={event.id} />
       <BrowserVerification event={event} />
+      <Witnessing event={event} />
     </>
   );
 }
@@ -173,6 +176,65 @@ function BrowserVerification({ event }: { event: Event }) {
               </li>
             ))}
           </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * docs/contract.md §18: "Witnessed by k of n" when the chain's witnessed bundle checks out here against
+ * the witness keys GET /v1/witnesses lists and covers this event; nothing while there is none.
+ */
+function Witnessing({ event }: { event: Event }) {
+  const [result, setResult] = useState<WitnessCheck | 'none' | 'no-witnesses' | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let live = true;
+    setResult(null);
+    setError(null);
+    const run = async (): Promise<WitnessCheck | 'none' | 'no-witnesses'> => {
+      const listed = (await api.get<{ data: Witness[] }>('/v1/witnesses')).data;
+      if (listed.length === 0) return 'no-witnesses';
+      let bundle: WitnessedCheckpoint;
+      try {
+        bundle = (await api.get<{ data: WitnessedCheckpoint }>(`/v1/chain/${event.chain.id}/checkpoint/witnessed`))
+          .data;
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return 'none';
+        throw e;
+      }
+      return checkWitnessed({
+        bundle,
+        serviceKey: await parseVerifierKey(await api.text('/v1/checkpoint-key')),
+        witnesses: await Promise.all(listed.map((w) => parseCosignatureKey(w.key))),
+        quorum: 1,
+        event,
+        proofAt: async (size) =>
+          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
+      });
+    };
+    run().then(
+      (r) => live && setResult(r),
+      (e: unknown) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [event]);
+  return (
+    <section aria-labelledby="witnessing">
+      <h2 id="witnessing">Witnesses</h2>
+      {!result && !error && <Busy label="Checking the witnesses’ cosignatures" />}
+      {error !== null && <ErrorText error={error} />}
+      {result === 'no-witnesses' && <p>This service lists no witnesses.</p>}
+      {result === 'none' && <p>No witnessed checkpoint of this chain yet.</p>}
+      {result && typeof result === 'object' && (
+        <>
+          <p class={`verdict ${result.ok ? 'ok' : 'bad'}`} role="status">
+            {result.ok ? `Witnessed by ${result.cosigned} of ${result.listed}` : 'Not witnessed'}
+          </p>
+          <p>{result.message}</p>
         </>
       )}
     </section>

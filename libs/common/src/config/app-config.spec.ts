@@ -189,3 +189,52 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({ API_KEYS: `acme:${secret}x` }).bootstrapKeys).toHaveLength(1);
   });
 });
+
+describe('WITNESSES, WITNESS_QUORUM, WITNESS_INTERVAL_SECONDS, CHECKPOINT_LOG_ORIGIN', () => {
+  // A cosignature/v1 key's shape: name, 8 hex digits, base64 of 0x04 and 32 bytes (the id is checked at start).
+  const key = (name: string, byte = 1): string =>
+    `${name}+0a1b2c3d+${Buffer.concat([Buffer.from([4]), Buffer.alloc(32, byte)]).toString('base64')}`;
+
+  it('has the contract defaults', () => {
+    expect(loadAppConfig({})).toMatchObject({
+      witnesses: [],
+      witnessQuorum: 0,
+      witnessIntervalSeconds: 10,
+      checkpointLogOrigin: 'audit-trail/checkpoint-log',
+    });
+  });
+
+  it('reads <key>@<url> entries, the quorum defaulting to all of them', () => {
+    const sut = loadAppConfig({
+      WITNESSES: ` ${key('w.example/a')}@https://a.example/w/ , ${key('w@b', 2)}@http://127.0.0.1:7380`,
+    });
+    expect(sut.witnesses).toEqual([
+      { key: key('w.example/a'), url: 'https://a.example/w' },
+      { key: key('w@b', 2), url: 'http://127.0.0.1:7380' },
+    ]);
+    expect(sut.witnessQuorum).toBe(2);
+    expect(loadAppConfig({ WITNESSES: `${key('a')}@http://a`, WITNESS_QUORUM: '1' }).witnessQuorum).toBe(1);
+  });
+
+  it.each([
+    ['no url', key('a')],
+    [
+      'a signed-note key (type 0x01)',
+      `a+0a1b2c3d+${Buffer.concat([Buffer.from([1]), Buffer.alloc(32)]).toString('base64')}@http://a`,
+    ],
+    ['a short key', `a+0a1b2c3d+BAAA@http://a`],
+    ['another scheme', `${key('a')}@ftp://a`],
+    ['a query', `${key('a')}@http://a/?x=1`],
+    ['a key listed twice', `${key('a')}@http://a,${key('a')}@http://b`],
+  ])('refuses %s with a clear message', (_label, value) => {
+    expect(() => loadAppConfig({ WITNESSES: value })).toThrow(/WITNESSES entry [12]/);
+  });
+
+  it('holds the quorum to 1 … the number of witnesses', () => {
+    expect(() => loadAppConfig({ WITNESSES: `${key('a')}@http://a`, WITNESS_QUORUM: '2' })).toThrow(/WITNESS_QUORUM/);
+    expect(() => loadAppConfig({ WITNESSES: `${key('a')}@http://a`, WITNESS_QUORUM: '0' })).toThrow(/WITNESS_QUORUM/);
+    expect(() => loadAppConfig({ WITNESS_INTERVAL_SECONDS: '0' })).toThrow(/WITNESS_INTERVAL_SECONDS/);
+    expect(() => loadAppConfig({ CHECKPOINT_LOG_ORIGIN: '' })).toThrow(/CHECKPOINT_LOG_ORIGIN/);
+    expect(loadAppConfig({ CHECKPOINT_LOG_ORIGIN: 'example.com/log' }).checkpointLogOrigin).toBe('example.com/log');
+  });
+});

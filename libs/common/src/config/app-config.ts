@@ -110,6 +110,22 @@ export class AppConfig {
    * others claim every one: a stopped instance's destinations move within four (at most 28 s, docs/contract.md §16: 30 s).
    */
   streamLeaseSeconds = 5;
+  /** The checkpoint log (docs/contract.md §18): a log checkpoint is signed this often when the log grew. */
+  witnessIntervalSeconds = 10;
+  checkpointLogOrigin = 'audit-trail/checkpoint-log';
+  /** WITNESSES: `<cosignature/v1 verifier key>@<url>`, comma-separated (the key's id is checked at start). */
+  witnesses: WitnessConfig[] = [];
+  /** Valid cosignatures a log checkpoint needs to witness what it includes; default: every listed witness. */
+  witnessQuorum = 0;
+  /** Each add-checkpoint request is abandoned past this. */
+  witnessTimeoutSeconds = 5;
+}
+
+export interface WitnessConfig {
+  /** The witness's cosignature/v1 verifier key, `<name>+<hex key id>+<base64>`. */
+  key: string;
+  /** Its tlog-witness prefix URL: requests go to `<url>/add-checkpoint`. */
+  url: string;
 }
 
 export const DATABASE_MIGRATIONS = ['run', 'check'] as const;
@@ -273,9 +289,55 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     else problems.push('LOG_FORMAT must be json or pretty');
   }
   if (env.TRUST_PROXY) config.trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
+  config.witnessIntervalSeconds = int('WITNESS_INTERVAL_SECONDS', config.witnessIntervalSeconds, 1, 86400);
+  config.witnessTimeoutSeconds = int('WITNESS_TIMEOUT_SECONDS', config.witnessTimeoutSeconds, 1, 300);
+  if (env.CHECKPOINT_LOG_ORIGIN !== undefined) {
+    if (/^[^\s+][^\n\r]*$/.test(env.CHECKPOINT_LOG_ORIGIN) && !/[\u0000-\u001f]/.test(env.CHECKPOINT_LOG_ORIGIN))
+      config.checkpointLogOrigin = env.CHECKPOINT_LOG_ORIGIN;
+    else problems.push('CHECKPOINT_LOG_ORIGIN must be one non-empty line without control characters');
+  }
+  config.witnesses = parseWitnesses(env.WITNESSES ?? '', problems);
+  config.witnessQuorum = int('WITNESS_QUORUM', config.witnesses.length, 0, config.witnesses.length);
+  if (config.witnesses.length > 0 && config.witnessQuorum === 0) problems.push('WITNESS_QUORUM must be at least 1');
   config.retiredVerifierKeys = (env.RETIRED_VERIFIER_KEYS ?? '').split(/[\s,]+/).filter((key) => key.length > 0);
   if (problems.length > 0) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
+}
+
+/**
+ * WITNESSES: comma-separated `<verifier key>@<url>`. The key's shape is checked here (name, 8 hex
+ * digits, base64 of a type 0x04 key of 32 bytes); its key id against the name and key at start
+ * (libs/hashing parseCosignatureVerifierKey), libs/common not depending on libs/hashing.
+ */
+export function parseWitnesses(raw: string, problems: string[]): WitnessConfig[] {
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0);
+  const witnesses: WitnessConfig[] = [];
+  entries.forEach((entry, index) => {
+    // base64 has no '@': the first '@' after the key's second '+' ends the key (a name may hold one).
+    const match = /^([^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/]+={0,2})@(\S+)$/.exec(entry);
+    const typed = match ? Buffer.from(match[1]!.split('+').slice(2).join('+'), 'base64') : null;
+    let url: URL | null = null;
+    try {
+      url = match ? new URL(match[2]!) : null;
+    } catch {
+      url = null;
+    }
+    if (!match || !typed || typed.length !== 33 || typed[0] !== 0x04) {
+      problems.push(
+        `WITNESSES entry ${index + 1} must be <verifier key>@<url>, the key a cosignature/v1 one (<name>+<8 hex digits>+<base64 of 0x04 and a 32-byte Ed25519 key>)`,
+      );
+    } else if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      problems.push(`WITNESSES entry ${index + 1}: the URL must be http:// or https:// without query or fragment`);
+    } else if (witnesses.some((w) => w.key === match[1])) {
+      problems.push(`WITNESSES entry ${index + 1}: the key is listed twice`);
+    } else {
+      witnesses.push({ key: match[1]!, url: match[2]!.replace(/\/+$/, '') });
+    }
+  });
+  return witnesses;
 }
 
 /** What an API key can look like (ours are `ats_…`; API_KEYS may bring others): anything else is no key. */

@@ -66,6 +66,18 @@ export class Metrics {
     'Events checked by verifications (whole chains and single events)',
   );
   private readonly checkpointsSigned = this.counter('audit_checkpoints_signed_total', 'Checkpoints signed');
+  private readonly witnessRefusals = new Counter({
+    name: 'audit_witness_refusals_total',
+    help: 'Log checkpoints a witness refused, or the service refused to send it (contract §18), by witness name',
+    labelNames: ['witness'] as const,
+    registers: [this.registry],
+  });
+  private readonly witnessCosignatures = new Counter({
+    name: 'audit_witness_cosignatures_total',
+    help: 'Valid cosignatures of log checkpoints stored (contract §18), by witness name',
+    labelNames: ['witness'] as const,
+    registers: [this.registry],
+  });
   private readonly authFailures = this.counter(
     'audit_auth_failures_total',
     'Requests refused for a missing, unknown or revoked API key (401)',
@@ -136,6 +148,15 @@ export class Metrics {
 
   checkpointSigned(): void {
     this.checkpointsSigned.inc();
+  }
+
+  /** `witness` is a configured witness's key name (a bounded set, not an id). */
+  witnessRefused(witness: string): void {
+    this.witnessRefusals.inc({ witness });
+  }
+
+  witnessCosigned(witness: string): void {
+    this.witnessCosignatures.inc({ witness });
   }
 
   authenticationFailed(): void {

@@ -2,6 +2,12 @@ import { AccountEntity } from './account.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
+import {
+  CheckpointLogCheckpointEntity,
+  CheckpointLogCosignatureEntity,
+  CheckpointLogLeafEntity,
+  CheckpointLogNodeEntity,
+} from './checkpoint-log.entity';
 import { DestinationEntity } from './destination.entity';
 import { ErasureEntity } from './erasure.entity';
 import { EventCountEntity } from './event-count.entity';
@@ -15,6 +21,7 @@ export * from './account.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
+export * from './checkpoint-log.entity';
 export * from './destination.entity';
 export * from './erasure.entity';
 export * from './event-count.entity';
@@ -38,4 +45,8 @@ export const ENTITIES = [
   RetentionLogEntity,
   RetentionPolicyEntity,
   DestinationEntity,
+  CheckpointLogLeafEntity,
+  CheckpointLogNodeEntity,
+  CheckpointLogCheckpointEntity,
+  CheckpointLogCosignatureEntity,
 ];

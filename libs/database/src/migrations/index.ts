@@ -16,6 +16,7 @@ import { Destinations1765100000000 } from './1765100000000-destinations';
 import { EventPageIndexes1765200000000 } from './1765200000000-event-page-indexes';
 import { BinaryHashes1765300000000 } from './1765300000000-binary-hashes';
 import { HashVersion21765400000000 } from './1765400000000-hash-version-2';
+import { CheckpointLog1765500000000 } from './1765500000000-checkpoint-log';
 import { Erasure1765600000000 } from './1765600000000-erasure';
 
 /** Every migration, in order. New ones are appended here after review. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   EventPageIndexes1765200000000,
   BinaryHashes1765300000000,
   HashVersion21765400000000,
+  CheckpointLog1765500000000,
   Erasure1765600000000,
 ];

@@ -5,6 +5,7 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ChainHeadsRepository } from './chain-heads.repository';
 import { ChainRetentionRepository } from './chain-retention.repository';
 import { ChainsRepository } from './chains.repository';
+import { CheckpointLogRepository } from './checkpoint-log.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { DestinationsRepository } from './destinations.repository';
 import { ErasuresRepository } from './erasures.repository';
@@ -27,6 +28,7 @@ export * from './chain-heads.repository';
 export * from './chain-retention.repository';
 export type { ChainRecord, ChainRetention, ChainStatusRecord, LegalHoldBy } from './chain-rows';
 export * from './chains.repository';
+export * from './checkpoint-log.repository';
 export * from './checkpoints.repository';
 export * from './destinations.repository';
 export * from './erasures.repository';
@@ -68,6 +70,7 @@ export const REPOSITORIES: Provider[] = [
   ChainHeadsRepository,
   ChainRetentionRepository,
   ChainsRepository,
+  CheckpointLogRepository,
   CheckpointsRepository,
   DestinationsRepository,
   EventExportRepository,
