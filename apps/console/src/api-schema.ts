@@ -881,7 +881,8 @@ export interface components {
             valid: boolean;
             errors: string[];
             eventHash: string;
-            computedHash: string;
+            /** @description The hash recomputed from the stored event; null when its stored values, salts and commitments determine none (an altered version-2 event) */
+            computedHash: string | null;
             /** @description The event links to its predecessor (or to the genesis hash at position 1) and its timestamp is not earlier */
             chainIntact: boolean;
             /** Format: date-time */
