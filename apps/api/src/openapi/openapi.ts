@@ -23,6 +23,8 @@ const TAGS: Record<string, string> = {
     'Retention and legal hold of accounts and chains, and the sweep that prunes the prefix of each chain older than its retention',
   erasure:
     'Erase personal fields (actor, resource, context members) of version-2 events on request: values and salts deleted, commitments kept, every hash and proof unchanged',
+  witnessing:
+    'The checkpoint log (every chain checkpoint signed, in an RFC 9162 tree), the witnesses that cosign it (C2SP tlog-witness), and a chain checkpoint’s witnessed bundle',
   destinations:
     'Where an account’s events are streamed (webhooks, Splunk HEC, Datadog, OTLP, syslog, NATS): settings, credentials shown once, pause, resume, replay',
 };

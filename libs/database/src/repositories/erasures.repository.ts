@@ -7,28 +7,12 @@ import { joined, Property, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 import { lockLegalHolds } from './legal-hold-lock';
 import { EventFilters, matching } from './event-filters.sql';
-import { chains, events } from './event-record';
+import { chains, EVENT_RECORD, events } from './event-record';
 
 const erasures = new Table(ErasureEntity, 'r');
 
-/** What an erasure reads of each matching event: its personal fields, its secrets, and its chain's version and hold. */
-const MATCH = joined(
-  events.select(
-    'id',
-    'chainId',
-    'position',
-    'actor',
-    'action',
-    'resource',
-    'context',
-    'timestamp',
-    'previousHash',
-    'hash',
-    'saltSeed',
-    'erasure',
-  ),
-  chains.selectAs({ hashVersion: 'hashVersion', chainHeld: 'legalHold' }),
-);
+/** What an erasure reads of each matching event: the whole stored event (its secrets too), its chain's version and hold. */
+const MATCH = joined(EVENT_RECORD, chains.selectAs({ hashVersion: 'hashVersion', chainHeld: 'legalHold' }));
 export type ErasureMatch = ReturnType<typeof MATCH.decode>;
 
 const RECORD = erasures.select('id', 'accountId', 'at', 'keyId', 'events', 'skipped', 'fields', 'reason');
