@@ -44,6 +44,7 @@ const { soakScenario } = require('./scenarios/soak');
 const { fairnessScenario } = require('./scenarios/fairness');
 const { hashVersionsScenario } = require('./scenarios/hash-versions');
 const { erasureScenario } = require('./scenarios/erasure');
+const { witnessingScenario } = require('./scenarios/witnessing');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -66,6 +67,7 @@ const SCENARIOS = {
   fairness: fairnessScenario,
   'hash-versions': hashVersionsScenario,
   erasure: erasureScenario,
+  witnessing: witnessingScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness', 'erasure'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */
@@ -513,7 +515,17 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [...INGEST, 'hash-versions', 'tail', 'streams', 'indexes', 'builds', 'retention', 'soak']) {
+  for (const name of [
+    ...INGEST,
+    'hash-versions',
+    'witnessing',
+    'tail',
+    'streams',
+    'indexes',
+    'builds',
+    'retention',
+    'soak',
+  ]) {
     if (!cfg.scenarios.includes(name)) continue;
     // The quiet service shares the database, so its delivery engine could take a destination's lease:
     // streams measures the measured service's delivery only. It is started again for `list`.

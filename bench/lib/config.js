@@ -20,6 +20,7 @@ const ALL_SCENARIOS = [
   'batch-spread',
   'batch-hot',
   'hash-versions',
+  'witnessing',
   'tail',
   'streams',
   'indexes',
