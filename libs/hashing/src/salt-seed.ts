@@ -41,24 +41,20 @@ export function newSaltSeed(): string {
   return seed;
 }
 
-/** The salt of the field at `path` (`actor`, `resource`, `context.<m>`) under the seed (hex): 32 lowercase hex characters. */
-export function derivedSalt(seedHex: string, path: string): string {
-  return hash('sha256', Buffer.concat([Buffer.from(seedHex, 'hex'), ZERO, Buffer.from(path, 'utf8')]), 'hex').slice(
-    0,
-    32,
-  );
+/** The salt of the field at `path` (`actor`, `resource`, `context.<m>`) under `prefix` (seed ‖ 0x00): 32 lowercase hex characters. */
+function derivedSalt(prefix: Buffer, path: string): string {
+  return hash('sha256', Buffer.concat([prefix, Buffer.from(path, 'utf8')]), 'hex').slice(0, 32);
 }
-
-const ZERO = Buffer.from([0]);
 
 /** The salts of every field of `event` that holds a value, derived from its seed (hex). */
 export function deriveSalts(seedHex: string, event: PersonalFields): FieldSecrets {
+  const prefix = Buffer.concat([Buffer.from(seedHex, 'hex'), Buffer.from([0])]);
   const salts: FieldSecrets = {};
-  if (event.actor !== null) salts.actor = derivedSalt(seedHex, 'actor');
-  if (event.resource !== null) salts.resource = derivedSalt(seedHex, 'resource');
+  if (event.actor !== null) salts.actor = derivedSalt(prefix, 'actor');
+  if (event.resource !== null) salts.resource = derivedSalt(prefix, 'resource');
   if (event.context !== null) {
     const context: Record<string, string> = {};
-    for (const member of Object.keys(event.context)) context[member] = derivedSalt(seedHex, `context.${member}`);
+    for (const member of Object.keys(event.context)) context[member] = derivedSalt(prefix, `context.${member}`);
     salts.context = context;
   }
   return salts;
@@ -83,7 +79,15 @@ export function hashingOf(event: PersonalFields & StoredSecrets): HashingV2 | nu
  * without a salt: only an altered row is so); verification reports that as an altered event.
  */
 export function recomputeStoredHash(event: EventHashPayload & StoredSecrets): string | null {
-  const hashing = hashingOf(event);
+  return hashByVersion(event, hashingOf(event));
+}
+
+/**
+ * An event's hash by its version: §3's rule without a hashing, version 2's with one; null when the
+ * event and its hashing determine no hash. The one dispatch every verifier of this code uses (the
+ * service's reads, recomputeStoredHash; the CLI's verify-export, with export.hashing).
+ */
+export function hashByVersion(event: EventHashPayload, hashing: HashingV2 | null): string | null {
   if (hashing === null) return computeEventHash(event);
   try {
     return computeEventHashV2(event, hashing);

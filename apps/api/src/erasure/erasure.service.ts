@@ -11,7 +11,7 @@ import {
   IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
-import { erase, erasedFields, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
+import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
 import { EraseDto } from './dto/erase.dto';
 import { ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
 
@@ -56,14 +56,16 @@ export class ErasureService {
           `More than ${this.config.erasureMaxEvents} events match (ERASURE_MAX_EVENTS); narrow q.`,
           { limit: this.config.erasureMaxEvents },
         );
-      const versionOne = matches.filter((m) => hashingOf(m) === null);
+      // Each match with its hashing (derived from its seed once): none on version-1 chains.
+      const hashed = matches.map((match) => ({ match, hashing: hashingOf(match) }));
+      const versionOne = hashed.filter((m) => m.hashing === null).map((m) => m.match);
       if (versionOne.length > 0 && dto.allowPartial !== true)
         throw new AppError(
           'NOT_ERASABLE',
           'Some matching events are on version-1 chains, whose hashes cover the values themselves: they cannot be erased. Send allowPartial: true to erase the others.',
           { chains: [...new Set(versionOne.map((m) => m.chainId))].sort() },
         );
-      const erasable = matches.filter((m) => hashingOf(m) !== null);
+      const erasable = hashed.flatMap(({ match, hashing }) => (hashing === null ? [] : [{ ...match, hashing }]));
       const account = await this.accounts.findById(accountId, tx);
       const held = erasable.filter((m) => m.chainHeld);
       if (account?.legalHold || held.length > 0)
@@ -194,9 +196,9 @@ function erasedView(value: unknown, byId: ReadonlyMap<string, EventErasure>): un
 }
 
 /** The row audit_erase_events takes for one event, or null when none of `fields` holds a value in it. */
-function erasureOf(match: ErasureMatch, fields: readonly string[]): EventErasure | null {
+function erasureOf(match: ErasureMatch & { hashing: HashingV2 }, fields: readonly string[]): EventErasure | null {
   const event = { ...match, timestamp: match.timestamp.toISOString() };
-  const result = erase(event, hashingOf(match)!, fields);
+  const result = erase(event, match.hashing, fields);
   if (result.erased.length === 0) return null;
   return {
     id: match.id,

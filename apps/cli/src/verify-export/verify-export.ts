@@ -1,4 +1,4 @@
-import { computeEventHash, computeEventHashV2, HashingV2, HashingV2Error, NoteVerifier } from '@app/hashing';
+import { hashByVersion, HashingV2, NoteVerifier } from '@app/hashing';
 import { CheckedEvent, hashFailure, linkFailure, repeatedPositionFailure, timestampFailure } from '@app/verification';
 import { witnessedBy, WitnessingDemand } from '../verify-proof/witnessed-bundle';
 import { checkCheckpoint, CheckpointInput, findForks } from './checkpoint-checks';
@@ -199,23 +199,16 @@ function above(runs: Ranges, size: number): Ranges {
   return runs.filter(([, b]) => b > size).map(([a, b]) => [Math.max(a, size + 1), b]);
 }
 
-/**
- * The event's hash recomputed by its version's rule: version 2 (docs/contract.md §17) when the header
- * names its salts and commitments, else version 1; a hashing that cannot give a hash is a failure too.
- */
+/** The event's hash recomputed by its version's rule: version 2 (docs/contract.md §17) when the header names its hashing. */
 function recomputedHashFailure(
   e: ExportedEvent,
-  payload: Parameters<typeof computeEventHash>[0],
+  payload: Parameters<typeof hashByVersion>[0],
   hashing: HashingV2 | undefined,
 ): string | null {
-  if (hashing === undefined) return hashFailure(e, computeEventHash(payload));
-  try {
-    return hashFailure(e, computeEventHashV2(payload, hashing));
-  } catch (error) {
-    if (error instanceof HashingV2Error)
-      return `its hashing (export.hashing) does not determine a hash: ${error.message}`;
-    throw error;
-  }
+  const computed = hashByVersion(payload, hashing ?? null);
+  return computed === null
+    ? 'its hashing (export.hashing) does not determine a hash: a value beside its commitment, or one without its salt'
+    : hashFailure(e, computed);
 }
 
 /** A confirmed checkpoint stays confirmed only with a witnessed bundle of it; otherwise it is reported and confirms nothing. */
