@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
 import { BASE, Link } from '../router';
 import type { Event, InclusionProof, ProofQuery, VerificationResult, Witness, WitnessedCheckpoint } from '../types';
@@ -117,38 +116,28 @@ function ServerVerification({ id }: { id: string }) {
 
 /** docs/contract.md §15: the hash, the inclusion proof and the checkpoint's signature, checked here with Web Crypto. */
 function BrowserVerification({ event }: { event: Event }) {
-  const [result, setResult] = useState<BrowserCheck | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    let live = true;
-    setResult(null);
-    setError(null);
-    const run = async () => {
-      const [checkpoint, verifierKey] = await Promise.all([
-        api.text(`/v1/chain/${event.chain.id}/checkpoint`),
-        api.text('/v1/checkpoint-key'),
-      ]);
-      return checkInBrowser({
-        event,
-        checkpoint,
-        verifierKey,
-        proofAt: async (size) =>
-          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
-      });
-    };
-    run().then(
-      (r) => live && setResult(r),
-      (e: unknown) => live && setError(e),
-    );
-    return () => {
-      live = false;
-    };
+  const {
+    value: result,
+    error,
+    loading,
+  } = useLoad(async (): Promise<BrowserCheck> => {
+    const [checkpoint, verifierKey] = await Promise.all([
+      api.text(`/v1/chain/${event.chain.id}/checkpoint`),
+      api.text('/v1/checkpoint-key'),
+    ]);
+    return checkInBrowser({
+      event,
+      checkpoint,
+      verifierKey,
+      proofAt: async (size) =>
+        (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
+    });
   }, [event]);
   return (
     <section aria-labelledby="browser-check">
       <h2 id="browser-check">Checked in your browser</h2>
-      {!result && !error && <Busy label="Checking in your browser" />}
-      {error !== null && (
+      {loading && <Busy label="Checking in your browser" />}
+      {error !== undefined && (
         <>
           <p class="bad verdict">Not verified</p>
           <ErrorText error={error} />
@@ -187,46 +176,35 @@ function BrowserVerification({ event }: { event: Event }) {
  * the witness keys GET /v1/witnesses lists and covers this event; nothing while there is none.
  */
 function Witnessing({ event }: { event: Event }) {
-  const [result, setResult] = useState<WitnessCheck | 'none' | 'no-witnesses' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    let live = true;
-    setResult(null);
-    setError(null);
-    const run = async (): Promise<WitnessCheck | 'none' | 'no-witnesses'> => {
-      const listed = (await api.get<{ data: Witness[] }>('/v1/witnesses')).data;
-      if (listed.length === 0) return 'no-witnesses';
-      let bundle: WitnessedCheckpoint;
-      try {
-        bundle = (await api.get<{ data: WitnessedCheckpoint }>(`/v1/chain/${event.chain.id}/checkpoint/witnessed`))
-          .data;
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 404) return 'none';
-        throw e;
-      }
-      return checkWitnessed({
-        bundle,
-        serviceKey: await parseVerifierKey(await api.text('/v1/checkpoint-key')),
-        witnesses: await Promise.all(listed.map((w) => parseCosignatureKey(w.key))),
-        quorum: 1,
-        event,
-        proofAt: async (size) =>
-          (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
-      });
-    };
-    run().then(
-      (r) => live && setResult(r),
-      (e: unknown) => live && setError(e),
-    );
-    return () => {
-      live = false;
-    };
+  const {
+    value: result,
+    error,
+    loading,
+  } = useLoad(async (): Promise<WitnessCheck | 'none' | 'no-witnesses'> => {
+    const listed = (await api.get<{ data: Witness[] }>('/v1/witnesses')).data;
+    if (listed.length === 0) return 'no-witnesses';
+    let bundle: WitnessedCheckpoint;
+    try {
+      bundle = (await api.get<{ data: WitnessedCheckpoint }>(`/v1/chain/${event.chain.id}/checkpoint/witnessed`)).data;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return 'none';
+      throw e;
+    }
+    return checkWitnessed({
+      bundle,
+      serviceKey: await parseVerifierKey(await api.text('/v1/checkpoint-key')),
+      witnesses: await Promise.all(listed.map((w) => parseCosignatureKey(w.key))),
+      quorum: 1,
+      event,
+      proofAt: async (size) =>
+        (await api.get<{ data: InclusionProof }>(`/v1/events/${event.id}/proof`, { size } satisfies ProofQuery)).data,
+    });
   }, [event]);
   return (
     <section aria-labelledby="witnessing">
       <h2 id="witnessing">Witnesses</h2>
-      {!result && !error && <Busy label="Checking the witnesses’ cosignatures" />}
-      {error !== null && <ErrorText error={error} />}
+      {loading && <Busy label="Checking the witnesses’ cosignatures" />}
+      {error !== undefined && <ErrorText error={error} />}
       {result === 'no-witnesses' && <p>This service lists no witnesses.</p>}
       {result === 'none' && <p>No witnessed checkpoint of this chain yet.</p>}
       {result && typeof result === 'object' && (
