@@ -23,11 +23,8 @@ export const MAX_CLOCK_SKEW = '5 seconds';
 /** A timestamptz in the API's form (UTC, milliseconds), whatever the session's TimeZone. */
 const iso = (value: string): string => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-export class TimestampOrder1764000000000 implements MigrationInterface {
-  name = 'TimestampOrder1764000000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+/** audit_event_time_order as this migration creates it (1765700000000 replaces it; its down() restores this). */
+export const TIME_ORDER_1764000000000 = `
       CREATE FUNCTION audit_event_time_order() RETURNS trigger LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
       DECLARE
         previous timestamptz;
@@ -42,7 +39,13 @@ export class TimestampOrder1764000000000 implements MigrationInterface {
             NEW.id, ${iso('NEW."timestamp"')}, ${iso('previous')}, NEW.position - 1 USING ERRCODE = 'check_violation';
         END IF;
         RETURN NEW;
-      END $$`);
+      END $$`;
+
+export class TimestampOrder1764000000000 implements MigrationInterface {
+  name = 'TimestampOrder1764000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(TIME_ORDER_1764000000000);
     await q.query(
       `CREATE TRIGGER trg_events_time_order BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION audit_event_time_order()`,
     );

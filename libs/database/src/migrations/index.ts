@@ -18,6 +18,7 @@ import { BinaryHashes1765300000000 } from './1765300000000-binary-hashes';
 import { HashVersion21765400000000 } from './1765400000000-hash-version-2';
 import { CheckpointLog1765500000000 } from './1765500000000-checkpoint-log';
 import { Erasure1765600000000 } from './1765600000000-erasure';
+import { ChainPositionLookups1765700000000 } from './1765700000000-chain-position-lookups';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   HashVersion21765400000000,
   CheckpointLog1765500000000,
   Erasure1765600000000,
+  ChainPositionLookups1765700000000,
 ];
