@@ -27,6 +27,7 @@ import { Witness } from '../apps/witness/src/witness';
 import { createWitnessServer } from '../apps/witness/src/witness-server';
 import { WitnessingReadsService } from '../apps/api/src/witnessing/witnessing-reads.service';
 import { WitnessingService } from '../apps/api/src/witnessing/witnessing.service';
+import { attemptSql } from './support/raw-sql';
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /*
@@ -317,9 +318,18 @@ describe('witnesses (docs/contract.md §18)', () => {
 
   it('a witness whose cosignature the service lost is caught up through the 409 exchange', async () => {
     const w3 = witnesses[2]!;
-    // The witness cosigned size 2; the service forgets it (a lost answer) and starts from 0.
+    // The witness cosigned size 2; the service forgets it (a lost answer) and starts from 0. The table
+    // is append-only (migration 1765800000000): the loss is made by a superuser lifting that, as the test.
     const logged = jest.spyOn(Logger.prototype, 'log');
-    await t.dataSource.query('DELETE FROM checkpoint_log_cosignatures WHERE witness = $1', [w3.vkey]);
+    await attemptSql(t.dataSource, async (m) => {
+      await m.query(
+        'ALTER TABLE checkpoint_log_cosignatures DISABLE TRIGGER trg_checkpoint_log_cosignatures_reject_delete',
+      );
+      await m.query('DELETE FROM checkpoint_log_cosignatures WHERE witness = $1', [w3.vkey]);
+      await m.query(
+        'ALTER TABLE checkpoint_log_cosignatures ENABLE ALWAYS TRIGGER trg_checkpoint_log_cosignatures_reject_delete',
+      );
+    }).then((error) => expect(error).toBeNull());
     await append(t, 'witnessed-a', 4);
     const third = await checkpoint(t, chainA);
     await until(t, async () => (await cosignedBy(t, w3)) === 3);
@@ -332,6 +342,23 @@ describe('witnesses (docs/contract.md §18)', () => {
     expect(bundle.checkpoint).toBe(third);
     checkBundle(bundle, 3);
     expect(await refusals(t, w3.name)).toBe(0);
+  });
+
+  it.each([
+    ['checkpoint_log_leaves', 'note'],
+    ['checkpoint_log_nodes', 'hash'],
+    ['checkpoint_log_checkpoints', 'note'],
+    ['checkpoint_log_cosignatures', 'line'],
+  ])('%s is append-only, also with replication triggers off (migration 1765800000000)', async (table, column) => {
+    for (const sql of [`UPDATE ${table} SET ${column} = ${column}`, `DELETE FROM ${table}`, `TRUNCATE ${table} CASCADE`]) {
+      for (const role of ['origin', 'replica']) {
+        const error = await attemptSql(t.dataSource, async (m) => {
+          await m.query(`SET LOCAL session_replication_role = ${role}`);
+          await m.query(sql);
+        });
+        expect(error?.message).toMatch(/is not allowed: the audit trail is append-only/);
+      }
+    }
   });
 
   it('the rewrite drill: another log under the same key and origin is refused, counted, never witnessed', async () => {

@@ -19,6 +19,7 @@ import { HashVersion21765400000000 } from './1765400000000-hash-version-2';
 import { CheckpointLog1765500000000 } from './1765500000000-checkpoint-log';
 import { Erasure1765600000000 } from './1765600000000-erasure';
 import { ChainPositionLookups1765700000000 } from './1765700000000-chain-position-lookups';
+import { CheckpointLogAppendOnly1765800000000 } from './1765800000000-checkpoint-log-append-only';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   CheckpointLog1765500000000,
   Erasure1765600000000,
   ChainPositionLookups1765700000000,
+  CheckpointLogAppendOnly1765800000000,
 ];
