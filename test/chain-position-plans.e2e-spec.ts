@@ -5,11 +5,11 @@ import { seededRandom } from './support/seeded-random';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
- * Migration 1765700000000: the chain-head trigger plans its lookups for each row and reads a chain's
- * events through (chain_id, position), whatever the statistics. A connection whose first head move
- * came while `events` was empty (a new database) must not read the table at each head move after:
- * before the migration it kept the plan made then (a scan of the table, or of every event of the
- * chain through ix_events_chain_time), and the witnessing bench's ingest ran at half speed.
+ * Migration 1765700000000: the chain-head trigger reads a chain's events through (chain_id,
+ * position), whatever the statistics were when its plans were made. A connection whose first head
+ * move came while `events` was empty (a new database) must not read the table at each head move
+ * after: before the migration it kept the plan made then (a scan of the table, or of every event of
+ * the chain through ix_events_chain_time), and the witnessing bench's ingest ran at half speed.
  */
 describe('chain position lookups (migration 1765700000000)', () => {
   let t: TestApp;

@@ -142,4 +142,4 @@ async function statsScenario(ctx) {
   return out;
 }
 
-module.exports = { searchScenario, statsScenario };
+module.exports = { searchScenario, statsScenario, searchDraw, searchPath, statsVariants };
