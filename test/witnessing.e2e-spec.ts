@@ -350,7 +350,11 @@ describe('witnesses (docs/contract.md §18)', () => {
     ['checkpoint_log_checkpoints', 'note'],
     ['checkpoint_log_cosignatures', 'line'],
   ])('%s is append-only, also with replication triggers off (migration 1765800000000)', async (table, column) => {
-    for (const sql of [`UPDATE ${table} SET ${column} = ${column}`, `DELETE FROM ${table}`, `TRUNCATE ${table} CASCADE`]) {
+    for (const sql of [
+      `UPDATE ${table} SET ${column} = ${column}`,
+      `DELETE FROM ${table}`,
+      `TRUNCATE ${table} CASCADE`,
+    ]) {
       for (const role of ['origin', 'replica']) {
         const error = await attemptSql(t.dataSource, async (m) => {
           await m.query(`SET LOCAL session_replication_role = ${role}`);
