@@ -22,6 +22,7 @@ import { MerkleNodesWithoutFk1764200000000 } from '@app/database/migrations/1764
 import { MerkleLeavesFromEvents1764300000000 } from '@app/database/migrations/1764300000000-merkle-leaves-from-events';
 import { MerklePairsFromEvents1764400000000 } from '@app/database/migrations/1764400000000-merkle-pairs-from-events';
 import { BinaryHashes1765300000000 } from '@app/database/migrations/1765300000000-binary-hashes';
+import { ChainPositionLookups1765700000000 } from '@app/database/migrations/1765700000000-chain-position-lookups';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -75,12 +76,16 @@ describe('merkle_nodes', () => {
         new MerkleLeavesFromEvents1764300000000(),
         new MerklePairsFromEvents1764400000000(),
       ];
-      // They read the hashes as the hex text they were then: undone around them (migration 1765300000000).
+      // They read the hashes as the hex text they were then: undone around them (migration 1765300000000,
+      // and 1765700000000, which replaces a function 1765300000000 restores).
       const binaryHashes = new BinaryHashes1765300000000();
+      const lookups = new ChainPositionLookups1765700000000();
+      await lookups.down(runner);
       await binaryHashes.down(runner);
       for (const migration of [...migrations].reverse()) await migration.down(runner);
       for (const migration of migrations) await migration.up(runner);
       await binaryHashes.up(runner);
+      await lookups.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

@@ -1,5 +1,6 @@
 import { RetentionLog1765000000000 } from '@app/database/migrations/1765000000000-retention-log';
 import { BinaryHashes1765300000000 } from '@app/database/migrations/1765300000000-binary-hashes';
+import { ChainPositionLookups1765700000000 } from '@app/database/migrations/1765700000000-chain-position-lookups';
 import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
@@ -289,11 +290,14 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
-      // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it.
+      // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it
+      // (and 1765700000000, which replaces a function 1765300000000 restores).
+      await new ChainPositionLookups1765700000000().down(runner);
       await new BinaryHashes1765300000000().down(runner);
       await new RetentionLog1765000000000().down(runner);
       await new RetentionLog1765000000000().up(runner);
       await new BinaryHashes1765300000000().up(runner);
+      await new ChainPositionLookups1765700000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

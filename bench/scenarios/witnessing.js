@@ -63,8 +63,20 @@ async function witnessingScenario(ctx) {
         ...env,
       },
     });
-  const witnessed = await variant('witnessed', { WITNESSES: `${vkey}@${witnessUrl}` });
-  const plain = await variant('unwitnessed', {});
+  const started = [];
+  const stopAll = async () => {
+    for (const service of started) await service.stop();
+    await stopChild(witness);
+  };
+  let witnessed;
+  let plain;
+  try {
+    started.push((witnessed = await variant('witnessed', { WITNESSES: `${vkey}@${witnessUrl}` })));
+    started.push((plain = await variant('unwitnessed', {})));
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
   const contender = (key, serviceUrl) => {
     let k = 0;
     return {
@@ -137,15 +149,14 @@ async function witnessingScenario(ctx) {
       },
     ];
   } finally {
-    await witnessed.stop();
-    await plain.stop();
-    await stopChild(witness);
+    await stopAll();
   }
 }
 
 /**
  * Seconds from a chain checkpoint's signing (an event appended to a new chain, then its checkpoint
- * read) until the service serves a witnessed bundle for it (issue 30's target: ≤ 2 × interval + 1 s).
+ * asked for) until the service serves a witnessed bundle for it (issue 30's target: ≤ 2 × interval +
+ * 1 s); Infinity after 30 s without one.
  */
 async function witnessedAfter(ctx, serviceUrl, chain) {
   const headers = { ...ctx.headers, 'content-type': 'application/json' };
@@ -156,8 +167,8 @@ async function witnessedAfter(ctx, serviceUrl, chain) {
   });
   if (appended.status !== 201) throw new Error(`append: HTTP ${appended.status}`);
   const chainId = (await appended.json()).data.chain.id;
-  const signed = await fetch(`${serviceUrl}/v1/chain/${chainId}/checkpoint`, { headers: ctx.headers });
   const started = performance.now();
+  const signed = await fetch(`${serviceUrl}/v1/chain/${chainId}/checkpoint`, { headers: ctx.headers });
   if (signed.status !== 200) throw new Error(`checkpoint: HTTP ${signed.status}`);
   const note = await signed.text();
   for (;;) {
@@ -165,7 +176,8 @@ async function witnessedAfter(ctx, serviceUrl, chain) {
     if (answer.status === 200 && (await answer.json()).data.checkpoint === note)
       return (performance.now() - started) / 1000;
     if (answer.status !== 404) throw new Error(`witnessed: HTTP ${answer.status}`);
-    if (performance.now() - started > 30_000) throw new Error(`no witnessed bundle for ${chainId} after 30 s`);
+    // Not witnessed within 30 s (a witness in backoff, say): the check fails, the scenario's figures stay.
+    if (performance.now() - started > 30_000) return Infinity;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
