@@ -55,6 +55,7 @@ GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb) TO :"service_role";
 GRANT SELECT, INSERT ON erasures TO :"service_role";
 
 -- The checkpoint log (docs/contract.md §18): leaves stored with each chain checkpoint, the tree's nodes,
--- the log checkpoints and the witnesses' cosignatures; appended, never changed.
+-- the log checkpoints and the witnesses' cosignatures; appended, never changed (UPDATE, DELETE and
+-- TRUNCATE refused for every role by migration 1765800000000).
 GRANT SELECT, INSERT ON checkpoint_log_leaves, checkpoint_log_nodes, checkpoint_log_checkpoints, checkpoint_log_cosignatures
   TO :"service_role";
