@@ -134,6 +134,8 @@ describe('exports in flight (contract §4, §8)', () => {
         .expect(422);
     }
     await smallExport(KEYS.acme).expect(200);
+    // The spool file is closed just after the answer's last byte went out, which the client can see first.
+    await waitFor(() => spoolFiles().length === 0, 40);
     expect(spoolFiles()).toEqual([]);
   });
 
