@@ -13,7 +13,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { loadBenchConfig } = require('./lib/config');
+const { loadBenchConfig, SCENARIOS_BY_KEY } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, pool, withClient } = require('./lib/database');
 const {
   freePort,
@@ -515,17 +515,7 @@ async function main() {
   }
 
   ctx.headers = { authorization: `Bearer ${keys.ingest}`, 'content-type': 'application/json' };
-  for (const name of [
-    ...INGEST,
-    'hash-versions',
-    'witnessing',
-    'tail',
-    'streams',
-    'indexes',
-    'builds',
-    'retention',
-    'soak',
-  ]) {
+  for (const name of SCENARIOS_BY_KEY.ingest) {
     if (!cfg.scenarios.includes(name)) continue;
     // The quiet service shares the database, so its delivery engine could take a destination's lease:
     // streams measures the measured service's delivery only. It is started again for `list`.
@@ -538,12 +528,14 @@ async function main() {
   }
   ctx.headers = { authorization: `Bearer ${keys.bench}` };
   if (cfg.scenarios.includes('list') && !state.quietService) ctx.quiet = await startQuietService(cfg, serviceEnv, cpu);
-  for (const name of ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify', 'erasure']) {
+  for (const name of SCENARIOS_BY_KEY.bench) {
     if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
     if (name === 'list') await stopQuietService(cpu);
   }
   ctx.headers = { authorization: `Bearer ${keys.proofs}` };
-  if (cfg.scenarios.includes('proof')) report.scenarios.push(...(await runScenario('proof', ctx)));
+  for (const name of SCENARIOS_BY_KEY.proofs) {
+    if (cfg.scenarios.includes(name)) report.scenarios.push(...(await runScenario(name, ctx)));
+  }
 
   report.finishedAt = new Date().toISOString();
   report.durationSeconds = (Date.now() - t0) / 1000;
