@@ -161,7 +161,10 @@ function quietBaseline(result) {
 
 /** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */
 function rowHash(hashing, row, chainId = row.chain_id) {
-  return hashing.computeEventHash({
+  // By the event's own rule: version 2 with its seed or an erasure's secrets, else version 1.
+  return hashing.recomputeStoredHash({
+    saltSeed: row.salt_seed ?? null,
+    erasure: row.erasure ?? null,
     id: row.id,
     chainId,
     position: Number(row.position),

@@ -9,7 +9,7 @@ const MB = 1024 * 1024;
 /** What a verification has to read: the event with its chain, and its predecessor's hash. */
 async function verifyDirect(ctx, id) {
   const { rows } = await ctx.readPool.query(
-    `SELECT e.id, e.chain_id, e.position, e.actor, e.action, e.resource, e.context, e."timestamp", encode(e.previous_hash, 'hex') AS previous_hash, encode(e.hash, 'hex') AS hash, c.name
+    `SELECT e.id, e.chain_id, e.position, e.actor, e.action, e.resource, e.context, e."timestamp", encode(e.previous_hash, 'hex') AS previous_hash, encode(e.hash, 'hex') AS hash, encode(e.salt_seed, 'hex') AS salt_seed, e.erasure, c.name
        FROM events e INNER JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2`,
     [id, ctx.accounts.bench],
   );
@@ -85,7 +85,8 @@ async function walkChain(ctx, chainId) {
   let invalid = 0;
   for (;;) {
     const { rows } = await ctx.readPool.query(
-      `SELECT id, position, actor, action, resource, context, "timestamp", encode(previous_hash, 'hex') AS previous_hash, encode(hash, 'hex') AS hash
+      `SELECT id, position, actor, action, resource, context, "timestamp", encode(previous_hash, 'hex') AS previous_hash, encode(hash, 'hex') AS hash,
+              encode(salt_seed, 'hex') AS salt_seed, erasure
          FROM events WHERE chain_id = $1 AND position > $2 ORDER BY position LIMIT 5000`,
       [chainId, position],
     );
