@@ -66,7 +66,7 @@ describe('append-only schema', () => {
     const hash = computeEventHash(event);
     await m.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-       VALUES ($1, $2, $3, $4, $5, $6, NULL, NULL, $7, decode($8, 'hex'), decode($9, 'hex'))`,
+       VALUES (audit_ulid_uuid($1), $2, $3, $4, $5, $6, NULL, NULL, $7, decode($8, 'hex'), decode($9, 'hex'))`,
       [event.id, chain.accountId, chain.id, position, event.actor, event.action, event.timestamp, previousHash, hash],
     );
     return { hash, timestamp: event.timestamp };

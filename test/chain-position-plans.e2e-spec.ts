@@ -54,7 +54,7 @@ describe('chain position lookups (migration 1765700000000)', () => {
     const hash = (p: number) => (p === 0 ? genesis : digest(p));
     await client.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-       SELECT 'evt_' || w.id, $1, $2, w.position, 'sql', 'row.insert', w.at, decode(w.previous, 'hex'), decode(w.hash, 'hex')
+       SELECT audit_ulid_uuid('evt_' || w.id), $1, $2, w.position, 'sql', 'row.insert', w.at, decode(w.previous, 'hex'), decode(w.hash, 'hex')
          FROM unnest($3::timestamptz[], $4::text[], $5::int8[], $6::text[], $7::text[]) AS w(at, id, position, previous, hash)`,
       [
         chain.accountId,

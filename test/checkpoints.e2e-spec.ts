@@ -363,11 +363,10 @@ describe('signed checkpoints and whole-chain verification', () => {
       for (const r of rows) {
         if (r.position >= from) {
           const hash = rehash(r, previous);
-          await m.query(`UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = $3`, [
-            previous,
-            hash,
-            r.id,
-          ]);
+          await m.query(
+            `UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = audit_ulid_uuid($3)`,
+            [previous, hash, r.id],
+          );
           previous = hash;
         } else {
           previous = r.hash;
@@ -405,7 +404,9 @@ describe('signed checkpoints and whole-chain verification', () => {
 
     it('an edited event', async () => {
       const chain = await protectedChain('attack-edit');
-      await tamper((m) => m.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [chain.events[4]!.id]));
+      await tamper((m) =>
+        m.query(`UPDATE events SET actor = 'mallory' WHERE id = audit_ulid_uuid($1)`, [chain.events[4]!.id]),
+      );
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N, firstInvalidPosition: 5 });
       expect(result.errors).toEqual([
@@ -425,7 +426,7 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('an edited event with its hash and every later hash recomputed', async () => {
       const chain = await protectedChain('attack-rehash');
       await tamper(async (m) => {
-        await m.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [chain.events[4]!.id]);
+        await m.query(`UPDATE events SET actor = 'mallory' WHERE id = audit_ulid_uuid($1)`, [chain.events[4]!.id]);
         await rehashFrom(m, chain.id, 5);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
@@ -483,7 +484,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-time');
       const back = '2020-01-01T00:00:00.000Z';
       await tamper(async (m) => {
-        await m.query(`UPDATE events SET "timestamp" = $1 WHERE id = $2`, [back, chain.events[5]!.id]);
+        await m.query(`UPDATE events SET "timestamp" = $1 WHERE id = audit_ulid_uuid($2)`, [back, chain.events[5]!.id]);
         await rehashFrom(m, chain.id, 6);
       });
       const earlier = new RegExp(`^timestamp ${back} is earlier than .*the timestamp of the event at position 5`);
@@ -553,7 +554,7 @@ describe('signed checkpoints and whole-chain verification', () => {
 
     it('a deleted middle event', async () => {
       const chain = await protectedChain('attack-hole');
-      await tamper((m) => m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]));
+      await tamper((m) => m.query(`DELETE FROM events WHERE id = audit_ulid_uuid($1)`, [chain.events[5]!.id]));
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 6 });
       expect(result.errors).toEqual([
@@ -572,7 +573,7 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('a renumbered event (a deletion hidden by moving the later events down)', async () => {
       const chain = await protectedChain('attack-renumber');
       await tamper(async (m) => {
-        await m.query(`DELETE FROM events WHERE id = $1`, [chain.events[5]!.id]);
+        await m.query(`DELETE FROM events WHERE id = audit_ulid_uuid($1)`, [chain.events[5]!.id]);
         for (let p = 7; p <= N; p++)
           await m.query(`UPDATE events SET position = $1 WHERE chain_id = $2 AND position = $3`, [p - 1, chain.id, p]);
         await m.query(`UPDATE chains SET last_position = $1 WHERE id = $2`, [N - 1, chain.id]);
@@ -598,7 +599,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain('attack-forge');
       const stranger = generateKeyPairSync('ed25519').privateKey;
       await tamper(async (m) => {
-        await m.query(`UPDATE events SET action = 'doc.read' WHERE id = $1`, [chain.events[2]!.id]);
+        await m.query(`UPDATE events SET action = 'doc.read' WHERE id = audit_ulid_uuid($1)`, [chain.events[2]!.id]);
         const head = await rehashFrom(m, chain.id, 3);
         const text = `audit-trail/${chain.id}\n${N}\n${hexToB64(head)}\n`;
         await m.query(`UPDATE checkpoints SET hash = decode($1, 'hex'), note = $2 WHERE chain_id = $3`, [

@@ -295,7 +295,7 @@ describe('the console in Chromium', () => {
   it('says Not verified, naming the hash, for an event whose stored row was altered', async () => {
     const error = await attemptSql(t.dataSource, async (sql) => {
       await sql.query('SET LOCAL session_replication_role = replica');
-      await sql.query(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [tampered.id]);
+      await sql.query(`UPDATE events SET actor = 'mallory' WHERE id = audit_ulid_uuid($1)`, [tampered.id]);
     });
     expect(error).toBeNull();
     await open(`/console/events/${tampered.id}`);

@@ -263,7 +263,7 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
     await erase({ q: 'actor:"back@example.com"', fields: ['actor'], reason: 'r' }).expect(200);
     await t.dataSource.transaction(async (m) => {
       await m.query('SET LOCAL session_replication_role = replica');
-      await m.query(`UPDATE events SET actor = 'back@example.com' WHERE id = $1`, [e.id]);
+      await m.query(`UPDATE events SET actor = 'back@example.com' WHERE id = audit_ulid_uuid($1)`, [e.id]);
     });
     const verdict = (await get(`/v1/events/${e.id}/verify`).expect(200)).body.data;
     expect(verdict).toMatchObject({ valid: false, computedHash: null });
@@ -274,15 +274,15 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
 
   it('is the only way to change an event: the database refuses any other UPDATE, and an erasure that changes a hash', async () => {
     const e = await append({ actor: 'db@example.com', action: 'a.b', context: { k: 1 }, chain: 'db-guard' });
-    await expect(t.dataSource.query(`UPDATE events SET actor = NULL WHERE id = $1`, [e.id])).rejects.toThrow(
-      /append-only/,
-    );
+    await expect(
+      t.dataSource.query(`UPDATE events SET actor = NULL WHERE id = audit_ulid_uuid($1)`, [e.id]),
+    ).rejects.toThrow(/append-only/);
     // Even with the gate opened by hand, the statement must be an erasure: a changed action is refused.
     await expect(
       t.dataSource.transaction(async (m) => {
         await m.query(`SELECT set_config('audit.erasure', 'on', true)`);
         await m.query(
-          `UPDATE events SET action = 'x.y', salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = $1`,
+          `UPDATE events SET action = 'x.y', salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = audit_ulid_uuid($1)`,
           [e.id],
         );
       }),
@@ -292,7 +292,7 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
       t.dataSource.transaction(async (m) => {
         await m.query(`SELECT set_config('audit.erasure', 'on', true)`);
         await m.query(
-          `UPDATE events SET actor = NULL, salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = $1`,
+          `UPDATE events SET actor = NULL, salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = audit_ulid_uuid($1)`,
           [e.id],
         );
       }),

@@ -77,7 +77,7 @@ describe('GET /v1/events/export', () => {
          RETURNING id, account_id
        )
        INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-       SELECT 'evt_' || lpad(n::text, 26, '0'), chain.account_id, chain.id, n, 'bulk', 'bulk.load', NULL,
+       SELECT audit_ulid_uuid('evt_' || lpad(n::text, 26, '0')), chain.account_id, chain.id, n, 'bulk', 'bulk.load', NULL,
               jsonb_build_object('pad', repeat('x', 2000)), timestamptz '2001-01-01T00:00:00Z' + n * interval '1 millisecond',
               decode(repeat('0', 64), 'hex'), decode(repeat('f', 64), 'hex')
          FROM chain, generate_series(1, 10001) AS n`,
@@ -115,7 +115,7 @@ describe('GET /v1/events/export', () => {
            RETURNING id, account_id
          )
          INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-         SELECT 'evt_' || repeat('0', 25) || r.letter, chain.account_id, chain.id, r.position, 'tie', 'tie.test', NULL, NULL,
+         SELECT audit_ulid_uuid('evt_' || repeat('0', 25) || r.letter), chain.account_id, chain.id, r.position, 'tie', 'tie.test', NULL, NULL,
                 timestamptz '2002-01-01T00:00:00Z' + r.ms * interval '1 millisecond', decode(repeat('0', 64), 'hex'), decode(repeat('f', 64), 'hex')
            FROM chain, (VALUES (1, 0, 'D'), (2, 1, 'C'), (3, 1, 'A'), (4, 2, 'B'), (5, 3, 'F'), (6, 3, 'E'), (7, 4, 'G')) AS r(position, ms, letter)`,
         [TIES_CHAIN],

@@ -377,7 +377,7 @@ describe('graceful shutdown: exports in flight (contract §11)', () => {
            RETURNING id, account_id
          )
          INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-         SELECT 'evt_' || lpad(n::text, 26, '0'), chain.account_id, chain.id, n, 'bulk', 'bulk.load', NULL,
+         SELECT audit_ulid_uuid('evt_' || lpad(n::text, 26, '0')), chain.account_id, chain.id, n, 'bulk', 'bulk.load', NULL,
                 jsonb_build_object('pad', repeat('x', 2000)), timestamptz '2001-01-01T00:00:00Z' + n * interval '1 millisecond',
                 decode(repeat('0', 64), 'hex'), decode(repeat('f', 64), 'hex')
            FROM chain, generate_series(1, $1::int) AS n`,

@@ -110,7 +110,7 @@ describe('hash version 2', () => {
     const e = await append({ actor: 'carol', action: 'doc.read', context: { ip: '10.0.0.2' }, chain: 'v2-tamper' });
     await t.dataSource.transaction(async (m) => {
       await m.query('SET LOCAL session_replication_role = replica');
-      await m.query(`UPDATE events SET context = '{"ip":"10.9.9.9"}' WHERE id = $1`, [e.id]);
+      await m.query(`UPDATE events SET context = '{"ip":"10.9.9.9"}' WHERE id = audit_ulid_uuid($1)`, [e.id]);
     });
     const verdict = (await get(`/v1/events/${e.id}/verify`).expect(200)).body.data;
     expect(verdict).toMatchObject({ valid: false, chainIntact: true });

@@ -270,7 +270,7 @@ describe('merkle_nodes', () => {
       // The leaves are read from the events, so the chain has events with these hashes (its head is not moved: nothing reads it here).
       await t.dataSource.query(
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-         SELECT 'evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0'), $2, $1, p, 'sql', 'merkle.synthetic', now(), decode(repeat('0', 64), 'hex'), decode(h, 'hex')
+         SELECT audit_ulid_uuid('evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0')), $2, $1, p, 'sql', 'merkle.synthetic', now(), decode(repeat('0', 64), 'hex'), decode(h, 'hex')
            FROM unnest($3::text[]) WITH ORDINALITY AS e(h, p)`,
         [chainId, accountId, eventHashes],
       );

@@ -324,7 +324,7 @@ describe('Merkle proofs', () => {
           if (r.position >= position) {
             r.hash = rehash(r, previous);
             await m.query(
-              `UPDATE events SET action = $1, previous_hash = decode($2, 'hex'), hash = decode($3, 'hex') WHERE id = $4`,
+              `UPDATE events SET action = $1, previous_hash = decode($2, 'hex'), hash = decode($3, 'hex') WHERE id = audit_ulid_uuid($4)`,
               [r.action, previous, r.hash, r.id],
             );
           }

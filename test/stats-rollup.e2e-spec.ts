@@ -117,9 +117,9 @@ describe('Statistics from the event_counts rollup', () => {
       for (let i = 0; i < 300; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES ($1, $2, $3, $4, 'bob', $5, NULL, NULL, $6, decode($7, 'hex'), decode($7, 'hex'))`,
+           VALUES (audit_ulid_uuid($1), $2, $3, $4, 'bob', $5, NULL, NULL, $6, decode($7, 'hex'), decode($7, 'hex'))`,
           [
-            `evt_SYNTH${String(i).padStart(21, '0')}`,
+            `evt_0SYNTH${String(i).padStart(20, '0')}`,
             acmeId,
             Object.values(chains)[i % 3],
             1000 + i,
@@ -325,7 +325,7 @@ describe('Statistics from the event_counts rollup', () => {
           await m.query(`SET LOCAL SESSION AUTHORIZATION ${role}`);
           await m.query(
             `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-             VALUES ('evt_ROLECHECK00000000000000000', $1, $2, $3, 'svc', 'role.check', now(), decode($4, 'hex'), decode($4, 'hex'))`,
+             VALUES (gen_random_uuid(), $1, $2, $3, 'svc', 'role.check', now(), decode($4, 'hex'), decode($4, 'hex'))`,
             [acmeId, chains.gamma, head!.position + 1, head!.hash],
           );
           seen.push(((await m.query(counted())) as { rows: { n: number }[] }).rows[0]!.n);

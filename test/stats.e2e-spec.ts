@@ -54,9 +54,9 @@ describe('GET /v1/stats/events', () => {
       for (let i = 0; i < 150; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, decode($9, 'hex'), decode($9, 'hex'))`,
+           VALUES (audit_ulid_uuid($1), $2, $3, $4, $5, $6, $7, NULL, $8, decode($9, 'hex'), decode($9, 'hex'))`,
           [
-            `evt_SYNTH${String(i).padStart(21, '0')}`,
+            `evt_0SYNTH${String(i).padStart(20, '0')}`,
             acmeId,
             chains[i % 3],
             1000 + i,

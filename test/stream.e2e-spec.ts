@@ -6,6 +6,9 @@ import { ApiKeysRepository, EventTailRepository } from '@app/database';
 import { encodeStreamPosition } from '../apps/api/src/events/stream/stream-position';
 import { freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
+/** The id of the event the late-commit test writes by hand. */
+const LATE_COMMIT = `evt_${ulid()}`;
+
 /** GET /v1/events/stream (docs/contract.md §13): a real SSE client over a socket, real appends, real commits. */
 type EventView = { id: string; actor: string; action: string; chain: { id: string; name: string; position: number } };
 type Received = { id: string; event: EventView };
@@ -209,9 +212,9 @@ describe('GET /v1/events/stream', () => {
     await runner.query(`SET LOCAL session_replication_role = replica`);
     await runner.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-       SELECT 'evt_LATECOMMIT00000000000000', account_id, chain_id, 1000, 'late', 'x.y', NULL, NULL, now(), hash, hash
-         FROM events WHERE id = $1`,
-      [early.id],
+       SELECT audit_ulid_uuid($2), account_id, chain_id, 1000, 'late', 'x.y', NULL, NULL, now(), hash, hash
+         FROM events WHERE id = audit_ulid_uuid($1)`,
+      [early.id, LATE_COMMIT],
     );
     const after = [
       await append(base, { actor: 'after-1', action: 'x.y' }),
@@ -221,12 +224,7 @@ describe('GET /v1/events/stream', () => {
     await runner.commitTransaction();
     await runner.release();
     await tail.until(() => tail.events.length >= 4);
-    expect(tail.events.map((e) => e.event.id)).toEqual([
-      early.id,
-      after[0]!.id,
-      after[1]!.id,
-      'evt_LATECOMMIT00000000000000',
-    ]);
+    expect(tail.events.map((e) => e.event.id)).toEqual([early.id, after[0]!.id, after[1]!.id, LATE_COMMIT]);
     tail.close();
     await t.close();
   });

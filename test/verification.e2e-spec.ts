@@ -93,7 +93,7 @@ describe('GET /v1/events/:id/verify', () => {
 
   it('(a) a changed actor: hash mismatch, chain link still intact', async () => {
     const [, victim, next] = await chainOf('tamper-actor', 3);
-    await tamper(`UPDATE events SET actor = 'mallory' WHERE id = $1`, [victim!.id]);
+    await tamper(`UPDATE events SET actor = 'mallory' WHERE id = audit_ulid_uuid($1)`, [victim!.id]);
     const res = await verify(victim!.id).expect(200);
     const recomputed = hashOf(victim!, { actor: 'mallory' });
     expect(recomputed).not.toBe(victim!.hash);
@@ -116,7 +116,7 @@ describe('GET /v1/events/:id/verify', () => {
     const [, victim, next] = await chainOf('tamper-rehash', 3);
     const forgedContext = { amount: 1000000, tags: ['a', 'é'] };
     const forgedHash = hashOf(victim!, { context: forgedContext });
-    await tamper(`UPDATE events SET context = $1::jsonb, hash = decode($2, 'hex') WHERE id = $3`, [
+    await tamper(`UPDATE events SET context = $1::jsonb, hash = decode($2, 'hex') WHERE id = audit_ulid_uuid($3)`, [
       JSON.stringify(forgedContext),
       forgedHash,
       victim!.id,
@@ -140,7 +140,7 @@ describe('GET /v1/events/:id/verify', () => {
 
   it('(c) a deleted middle event: the next event reports its predecessor missing', async () => {
     const [first, victim, next] = await chainOf('tamper-delete', 3);
-    await tamper(`DELETE FROM events WHERE id = $1`, [victim!.id]);
+    await tamper(`DELETE FROM events WHERE id = audit_ulid_uuid($1)`, [victim!.id]);
     const res = (await verify(next!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, eventHash: next!.hash, computedHash: next!.hash });
     expect(res.errors).toEqual(['the event at position 2 is missing: the chain has a gap before position 3']);
@@ -152,11 +152,10 @@ describe('GET /v1/events/:id/verify', () => {
     const [first] = await chainOf('tamper-genesis', 1);
     const forgedPrevious = 'a'.repeat(64);
     const forgedHash = hashOf(first!, { previousHash: forgedPrevious });
-    await tamper(`UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = $3`, [
-      forgedPrevious,
-      forgedHash,
-      first!.id,
-    ]);
+    await tamper(
+      `UPDATE events SET previous_hash = decode($1, 'hex'), hash = decode($2, 'hex') WHERE id = audit_ulid_uuid($3)`,
+      [forgedPrevious, forgedHash, first!.id],
+    );
     const res = (await verify(first!.id).expect(200)).body.data;
     expect(res).toMatchObject({ valid: false, chainIntact: false, computedHash: forgedHash });
     expect(res.errors).toEqual([expect.stringMatching(/previousHash of 64 zeros \(the genesis hash\), not a{64}$/)]);

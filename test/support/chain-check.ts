@@ -13,7 +13,7 @@ type Queryable = Pick<DataSource, 'query'>;
 /** A chain's events straight from the table, in position order. */
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
   return await db.query<StoredChainEvent[]>(
-    `SELECT id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
+    `SELECT audit_uuid_ulid('evt', id) AS id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
             encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash,
             encode(salt_seed, 'hex') AS "saltSeed", erasure
        FROM events WHERE chain_id = $1 ORDER BY position`,

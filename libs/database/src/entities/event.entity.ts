@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
 import { hexBytes } from './hex-bytes.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 import { ChainEntity } from './chain.entity';
 
 /** A value per personal field of a version-2 event, by field: salts or commitments (64 hex characters). */
@@ -42,7 +43,8 @@ export interface StoredErasure {
 // the schema builder leaves it alone and migration:check compares its definition (schema-drift.ts).
 @Index('ix_events_context', { synchronize: false })
 export class EventEntity {
-  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_events' })
+  /** `evt_` and a ULID, stored as the ULID's 16 bytes (migration 1765900000000). */
+  @PrimaryColumn({ type: 'uuid', transformer: ulidAsUuid('evt'), primaryKeyConstraintName: 'pk_events' })
   id!: string;
 
   /** No foreign key: the chain's account is the event's account. */

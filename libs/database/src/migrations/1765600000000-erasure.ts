@@ -3,6 +3,27 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /** The refusal of every UPDATE of events as 1763800000000 made it (a statement trigger). */
 const REJECT_UPDATE_1763800000000 = `CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`;
 
+/** audit_erase_events as this migration creates it (1765900000000 takes the ids as uuid). */
+export const ERASE_EVENTS_1765600000000 = `
+      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb) RETURNS integer
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+      DECLARE
+        n integer;
+      BEGIN
+        PERFORM set_config('audit.erasure', 'on', true);
+        UPDATE events e
+           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
+               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
+               context = r.context,
+               salt_seed = NULL,
+               erasure = r.erasure
+          FROM jsonb_to_recordset(p_rows) AS r(id varchar, actor boolean, resource boolean, context jsonb, erasure jsonb)
+         WHERE e.id = r.id AND e.account_id = p_account;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        PERFORM set_config('audit.erasure', '', true);
+        RETURN n;
+      END $$`;
+
 /**
  * Erasure (docs/contract.md §17): the personal fields of version-2 events are nulled on request, their
  * commitments kept, so that every hash, link, tree node, proof and checkpoint stays as it was.
@@ -94,25 +115,7 @@ export class Erasure1765600000000 implements MigrationInterface {
     // Enabled as the refusal they replace was (origin): a superuser who sets session_replication_role =
     // replica passes them, as it passes every other refusal; signed checkpoints are for that (§10).
 
-    await q.query(`
-      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb) RETURNS integer
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
-      DECLARE
-        n integer;
-      BEGIN
-        PERFORM set_config('audit.erasure', 'on', true);
-        UPDATE events e
-           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
-               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
-               context = r.context,
-               salt_seed = NULL,
-               erasure = r.erasure
-          FROM jsonb_to_recordset(p_rows) AS r(id varchar, actor boolean, resource boolean, context jsonb, erasure jsonb)
-         WHERE e.id = r.id AND e.account_id = p_account;
-        GET DIAGNOSTICS n = ROW_COUNT;
-        PERFORM set_config('audit.erasure', '', true);
-        RETURN n;
-      END $$`);
+    await q.query(ERASE_EVENTS_1765600000000);
     await q.query(`REVOKE ALL ON FUNCTION audit_erase_events(varchar, jsonb) FROM PUBLIC`);
   }
 

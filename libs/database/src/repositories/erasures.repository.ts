@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -18,7 +19,7 @@ export type ErasureMatch = ReturnType<typeof MATCH.decode>;
 const RECORD = erasures.select('id', 'accountId', 'at', 'keyId', 'events', 'skipped', 'fields', 'reason');
 export type ErasureRecord = ReturnType<typeof RECORD.decode>;
 
-/** One event's erasure as audit_erase_events takes it (migration 1765600000000). */
+/** One event's erasure as audit_erase_events takes it (migration 1765600000000; the id as uuid since 1765900000000). */
 export interface EventErasure {
   id: string;
   /** The actor and the resource: erased (null) or kept. */
@@ -69,7 +70,7 @@ export class ErasuresRepository {
   async erase(accountId: string, rows: readonly EventErasure[], db: Db): Promise<number> {
     const [result] = await db.query<{ n: number }[]>(`SELECT audit_erase_events($1, $2::jsonb) AS n`, [
       accountId,
-      JSON.stringify(rows),
+      JSON.stringify(rows.map((row) => ({ ...row, id: ulidToUuid(row.id) }))),
     ]);
     return result?.n ?? 0;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -32,7 +33,7 @@ export class EventSearchRepository {
     const from = matching(accountId, filters);
     const [timestamp, id] = [events.column('timestamp'), events.column('id')];
     if (cursor) {
-      from.params.push(cursor.time, cursor.id);
+      from.params.push(cursor.time, ulidToUuid(cursor.id));
       const n = from.params.length;
       from.text += ` AND (${timestamp}, ${id}) < ($${n - 1}::timestamptz, $${n})`;
     }
@@ -52,7 +53,7 @@ export class EventSearchRepository {
       EVENT_RECORD,
       `SELECT ${EVENT_RECORD.sql} FROM events e JOIN chains c ON ${chains.column('id')} = ${events.column('chainId')}
         WHERE ${events.column('id')} = $1 AND ${events.column('accountId')} = $2`,
-      [id, accountId],
+      [ulidToUuid(id), accountId],
     );
     return row ?? null;
   }

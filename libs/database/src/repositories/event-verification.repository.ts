@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -45,7 +46,7 @@ export class EventVerificationRepository {
       db,
       VERIFIED_EVENT,
       `SELECT ${VERIFIED_EVENT.sql} FROM events e WHERE ${events.column('id')} = $1 AND ${events.column('accountId')} = $2`,
-      [id, accountId],
+      [ulidToUuid(id), accountId],
     );
     return row ?? null;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -8,7 +9,7 @@ import { EventRecord, events } from './event-record';
 
 /** The columns an append writes, each with the array type its `unnest` parameter has and its value of a record. */
 const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) => unknown][] = [
-  ['id', 'varchar', (e) => e.id],
+  ['id', 'uuid', (e) => ulidToUuid(e.id)],
   ['accountId', 'varchar', (e) => e.accountId],
   ['chainId', 'varchar', (e) => e.chainId],
   ['position', 'int8', (e) => e.position],

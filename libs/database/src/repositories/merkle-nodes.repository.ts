@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -196,7 +197,7 @@ export class MerkleNodesRepository {
     size: number | null,
     db: Db = this.pool,
   ): Promise<InclusionFacts | null> {
-    const [row] = await selectPrepared(db, INCLUSION, INCLUSION_SQL, [eventId, accountId, size]);
+    const [row] = await selectPrepared(db, INCLUSION, INCLUSION_SQL, [ulidToUuid(eventId), accountId, size]);
     if (!row) return null;
     const { levels, indexes, hashes, ...facts } = row;
     return {

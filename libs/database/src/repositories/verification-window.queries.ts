@@ -1,5 +1,6 @@
 import type { Client } from 'pg';
 import { Query } from 'pg';
+import { uuidToUlid } from '@app/common/ids';
 import { LOWEST_STORED_LEVEL } from '@app/hashing';
 // Types only: a worker thread loads this file, and the entities would load TypeORM.
 import type { CheckpointEntity } from '../entities/checkpoint.entity';
@@ -106,7 +107,12 @@ export interface VerificationWindowReads {
 export function verificationWindowReads(stream: RowStream): VerificationWindowReads {
   return {
     checkpoints: (window, onRow) => stream(verificationWindowCheckpointsQuery(window), onRow),
-    events: (window, onRow) => stream(verificationWindowEventsQuery(window), onRow),
+    // The id as the API writes it (stored as a uuid since migration 1765900000000): it is hashed.
+    events: (window, onRow) =>
+      stream<VerificationWindowEventRow>(verificationWindowEventsQuery(window), (row) => {
+        row.id = uuidToUlid('evt', row.id);
+        onRow(row);
+      }),
     nodes: (window, onRow) => stream(verificationWindowNodesQuery(window), onRow),
   };
 }
