@@ -15,6 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadBenchConfig, SCENARIOS_BY_KEY } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, pool, withClient } = require('./lib/database');
+const { apiId } = require('./lib/ids');
 const {
   freePort,
   startNode,
@@ -327,10 +328,16 @@ async function createBenchDatabase(name) {
   return url;
 }
 
+/**
+ * The account's id as the API gives it (`acc_…`: the bench uses it in paths and hands it to the
+ * seed): the stored uuid's text converted (migration 1766000000000), or the varchar id of an older
+ * build's database (the `builds` scenario's build before) as it is. SQL of the scenarios binds
+ * ulidToUuid of it.
+ */
 async function accountId(db, name) {
   const { rows } = await db.query('SELECT id FROM accounts WHERE name = $1', [name]);
   if (!rows[0]) throw new Error(`account '${name}' was not created from API_KEYS`);
-  return rows[0].id;
+  return apiId('acc', rows[0].id);
 }
 
 async function main() {

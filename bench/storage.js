@@ -14,6 +14,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadBenchConfig } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, withClient } = require('./lib/database');
+const { apiId } = require('./lib/ids');
 const { freePort, startNode, stopChild, waitUntilReady } = require('./lib/processes');
 const { seedEvents } = require('./lib/seed');
 
@@ -47,7 +48,9 @@ async function main() {
     const hashing = require(cfg.hashingLib);
     const rows = await withClient(url, async (client) => {
       const { rows: accounts } = await client.query(`SELECT id FROM accounts WHERE name = 'storage'`);
-      await seedEvents(client, { accountId: accounts[0].id, total, chainCount: 300, hashing, log: () => undefined });
+      // The seed takes the id as the API gives it (acc_…), not the stored uuid's text.
+      const accountId = apiId('acc', accounts[0].id);
+      await seedEvents(client, { accountId, total, chainCount: 300, hashing, log: () => undefined });
       await client.query('VACUUM ANALYZE events');
       await client.query('VACUUM ANALYZE merkle_nodes');
       await client.query('VACUUM ANALYZE event_counts');

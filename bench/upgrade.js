@@ -16,6 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadBenchConfig } = require('./lib/config');
 const { benchDatabaseName, createDatabase, dropDatabase, withClient } = require('./lib/database');
+const { apiId } = require('./lib/ids');
 const { freePort, startNode, stopChild, waitUntilReady } = require('./lib/processes');
 const { seedEvents } = require('./lib/seed');
 
@@ -47,8 +48,10 @@ async function main() {
     const hashing = require(cfg.hashingLib);
     const before = await withClient(url, async (client) => {
       const { rows: accounts } = await client.query(`SELECT id FROM accounts WHERE name = 'upgrade'`);
+      // The seed takes the id as the API gives it (acc_…): the older build's varchar id as it is, a uuid's text converted.
+      const accountId = apiId('acc', accounts[0].id);
       const seeded = Date.now();
-      await seedEvents(client, { accountId: accounts[0].id, total, chainCount: 300, hashing, log: console.log });
+      await seedEvents(client, { accountId, total, chainCount: 300, hashing, log: console.log });
       console.log(`seeded ${total.toLocaleString('en-US')} events in ${((Date.now() - seeded) / 1000).toFixed(0)} s`);
       await client.query('VACUUM ANALYZE');
       const { rows } = await client.query(`SELECT name FROM typeorm_migrations ORDER BY id`);

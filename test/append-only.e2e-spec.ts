@@ -28,7 +28,7 @@ describe('append-only schema', () => {
     const events: { id: string; hash: string; timestamp: string; chain: { id: string } }[] = [];
     for (let i = 1; i <= count; i++) events.push((await post(name, i).expect(201)).body.data);
     const [{ account_id: accountId }] = await t.dataSource.query<[{ account_id: string }]>(
-      `SELECT account_id FROM chains WHERE id = $1`,
+      `SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM chains WHERE id = audit_ulid_uuid($1)`,
       [events[0]!.chain.id],
     );
     return { id: events[0]!.chain.id, accountId, events };
@@ -39,7 +39,7 @@ describe('append-only schema', () => {
   const head = async (chainId: string) =>
     (
       await t.dataSource.query<{ position: number; hash: string }[]>(
-        `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = $1`,
+        `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = audit_ulid_uuid($1)`,
         [chainId],
       )
     )[0]!;
@@ -66,7 +66,7 @@ describe('append-only schema', () => {
     const hash = computeEventHash(event);
     await m.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-       VALUES (audit_ulid_uuid($1), $2, $3, $4, $5, $6, NULL, NULL, $7, decode($8, 'hex'), decode($9, 'hex'))`,
+       VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), audit_ulid_uuid($3), $4, $5, $6, NULL, NULL, $7, decode($8, 'hex'), decode($9, 'hex'))`,
       [event.id, chain.accountId, chain.id, position, event.actor, event.action, event.timestamp, previousHash, hash],
     );
     return { hash, timestamp: event.timestamp };
@@ -74,9 +74,12 @@ describe('append-only schema', () => {
 
   describe('events', () => {
     it.each([
-      ['UPDATE', `UPDATE events SET actor = 'mallory' WHERE chain_id = $1`],
-      ['DELETE', `DELETE FROM events WHERE chain_id = $1`],
-      ['UPDATE of no row at all', `UPDATE events SET actor = 'mallory' WHERE chain_id = $1 AND position < 0`],
+      ['UPDATE', `UPDATE events SET actor = 'mallory' WHERE chain_id = audit_ulid_uuid($1)`],
+      ['DELETE', `DELETE FROM events WHERE chain_id = audit_ulid_uuid($1)`],
+      [
+        'UPDATE of no row at all',
+        `UPDATE events SET actor = 'mallory' WHERE chain_id = audit_ulid_uuid($1) AND position < 0`,
+      ],
     ])('rejects %s', async (_label, sql) => {
       const chain = await chainOf(`ao-events-${_label.length}`, 2);
       const error = await attempt((m) => m.query(sql, [chain.id]));
@@ -110,21 +113,23 @@ describe('append-only schema', () => {
           .expect(200)
       ).text;
       for (const sql of [
-        `UPDATE checkpoints SET note = 'x' WHERE chain_id = $1`,
-        `DELETE FROM checkpoints WHERE chain_id = $1`,
+        `UPDATE checkpoints SET note = 'x' WHERE chain_id = audit_ulid_uuid($1)`,
+        `DELETE FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`,
       ]) {
         expect(await attempt((m) => m.query(sql, [chain.id]))).toMatchObject({ code: '42501' });
       }
-      expect(await t.dataSource.query(`SELECT note FROM checkpoints WHERE chain_id = $1`, [chain.id])).toEqual([
-        { note },
-      ]);
+      expect(
+        await t.dataSource.query(`SELECT note FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`, [chain.id]),
+      ).toEqual([{ note }]);
     });
   });
 
   describe('chains', () => {
     it('rejects deleting a chain', async () => {
       const chain = await chainOf('ao-chain-delete', 1);
-      expect(await attempt((m) => m.query(`DELETE FROM chains WHERE id = $1`, [chain.id]))).toMatchObject({
+      expect(
+        await attempt((m) => m.query(`DELETE FROM chains WHERE id = audit_ulid_uuid($1)`, [chain.id])),
+      ).toMatchObject({
         code: '42501',
       });
     });
@@ -138,7 +143,7 @@ describe('append-only schema', () => {
         // An appender outside the service grows the chain's Merkle tree too (docs/contract.md §10), as ChainTrees does.
         // The frontier at size 2, the node (1, 0), is not stored: it is derived from the first two events.
         const { rows: firstTwo } = (await m.query(
-          `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 AND position <= 2 ORDER BY position`,
+          `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = audit_ulid_uuid($1) AND position <= 2 ORDER BY position`,
           [chain.id],
         )) as { rows: { hash: string }[] };
         const { frontier } = extendTree(
@@ -149,14 +154,12 @@ describe('append-only schema', () => {
         const { nodes } = extendTree(2, frontier, [eventLeafHash(third.hash), eventLeafHash(fourth.hash)]);
         // Levels below LOWEST_STORED_LEVEL are not stored: the database derives them from the events.
         for (const n of nodes.filter(({ level }) => level >= LOWEST_STORED_LEVEL))
-          await m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
-            chain.id,
-            n.level,
-            n.index,
-            n.hash,
-          ]);
+          await m.query(
+            `INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES (audit_ulid_uuid($1), $2, $3, $4)`,
+            [chain.id, n.level, n.index, n.hash],
+          );
         await m.query(
-          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [fourth.hash, fourth.timestamp, chain.id],
         );
       });
@@ -170,7 +173,7 @@ describe('append-only schema', () => {
     it('rejects moving the head backwards', async () => {
       const chain = await chainOf('ao-backwards', 3);
       const error = await attempt((m) =>
-        m.query(`UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex') WHERE id = $2`, [
+        m.query(`UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex') WHERE id = audit_ulid_uuid($2)`, [
           chain.events[1]!.hash,
           chain.id,
         ]),
@@ -187,7 +190,7 @@ describe('append-only schema', () => {
       const error = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[1]!.hash);
         await m.query(
-          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 4, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [third.hash, third.timestamp, chain.id],
         );
       });
@@ -204,7 +207,7 @@ describe('append-only schema', () => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
         await insertNext(m, chain, 3, second.hash);
         await m.query(
-          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [second.hash, second.timestamp, chain.id],
         );
       });
@@ -212,7 +215,7 @@ describe('append-only schema', () => {
       const gap = await attempt(async (m) => {
         const third = await insertNext(m, chain, 3, chain.events[0]!.hash);
         await m.query(
-          `UPDATE chains SET last_position = 3, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 3, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [third.hash, third.timestamp, chain.id],
         );
       });
@@ -225,7 +228,7 @@ describe('append-only schema', () => {
       const wrongHash = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
         await m.query(
-          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           ['f'.repeat(64), second.timestamp, chain.id],
         );
       });
@@ -236,7 +239,7 @@ describe('append-only schema', () => {
       const wrongTime = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, chain.events[0]!.hash);
         await m.query(
-          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [second.hash, '2099-01-01T00:00:00.000Z', chain.id],
         );
       });
@@ -244,13 +247,16 @@ describe('append-only schema', () => {
       const unlinked = await attempt(async (m) => {
         const second = await insertNext(m, chain, 2, 'a'.repeat(64));
         await m.query(
-          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = $3`,
+          `UPDATE chains SET last_position = 2, last_hash = decode($1, 'hex'), last_timestamp = $2 WHERE id = audit_ulid_uuid($3)`,
           [second.hash, second.timestamp, chain.id],
         );
       });
       expect(unlinked).toMatchObject({ code: '23514' });
       const sameSizeOtherHash = await attempt((m) =>
-        m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = $2`, ['f'.repeat(64), chain.id]),
+        m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = audit_ulid_uuid($2)`, [
+          'f'.repeat(64),
+          chain.id,
+        ]),
       );
       expect(sameSizeOtherHash).toMatchObject({ code: '23514' });
       expect(await assertChainIntact(t.dataSource, chain.id)).toBe(1);
@@ -259,8 +265,8 @@ describe('append-only schema', () => {
     it("rejects changing a chain's identity, and a new chain that does not start empty", async () => {
       const chain = await chainOf('ao-identity', 1);
       for (const sql of [
-        `UPDATE chains SET name = 'renamed' WHERE id = $1`,
-        `UPDATE chains SET account_id = (SELECT id FROM accounts WHERE name = 'globex') WHERE id = $1`,
+        `UPDATE chains SET name = 'renamed' WHERE id = audit_ulid_uuid($1)`,
+        `UPDATE chains SET account_id = (SELECT id FROM accounts WHERE name = 'globex') WHERE id = audit_ulid_uuid($1)`,
       ]) {
         expect(await attempt((m) => m.query(sql, [chain.id]))).toMatchObject({
           code: '23514',
@@ -269,12 +275,14 @@ describe('append-only schema', () => {
       }
       const forged = await attempt((m) =>
         m.query(
-          `INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES ($1, $2, 'forged', 5, decode($3, 'hex'))`,
+          `INSERT INTO chains (id, account_id, name, last_position, last_hash) VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), 'forged', 5, decode($3, 'hex'))`,
           [`chn_${ulid()}`, chain.accountId, 'a'.repeat(64)],
         ),
       );
       expect(forged).toMatchObject({ code: '23514', message: expect.stringMatching(/starts at position 0/) });
-      expect(await attempt((m) => m.query(`UPDATE chains SET name = name WHERE id = $1`, [chain.id]))).toBeNull();
+      expect(
+        await attempt((m) => m.query(`UPDATE chains SET name = name WHERE id = audit_ulid_uuid($1)`, [chain.id])),
+      ).toBeNull();
     });
   });
 
@@ -285,7 +293,7 @@ describe('append-only schema', () => {
         const position = chain.events.length + 1;
         const next = await insertNext(m, chain, position, chain.events[position - 2]!.hash, timestamp);
         await m.query(
-          `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = $4`,
+          `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = audit_ulid_uuid($4)`,
           [position, next.hash, next.timestamp, chain.id],
         );
       });
@@ -318,7 +326,7 @@ describe('append-only schema', () => {
       const chain = await chainOf('ao-time-equal', 1);
       expect(await appendAt(chain, chain.events[0]!.timestamp)).toBeNull();
       const events = await t.dataSource.query<{ hash: string }[]>(
-        `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1 ORDER BY position`,
+        `SELECT encode(hash, 'hex') AS hash FROM events WHERE chain_id = audit_ulid_uuid($1) ORDER BY position`,
         [chain.id],
       );
       expect(await appendAt({ ...chain, events }, new Date(Date.now() + 1000).toISOString())).toBeNull();
@@ -333,7 +341,7 @@ describe('append-only schema', () => {
       {
         id: string;
       }[]
-    >(`SELECT id FROM chains WHERE name = ANY($1)`, [names]);
+    >(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = ANY($1)`, [names]);
     for (const { id } of chains) expect(await assertChainIntact(t.dataSource, id)).toBe(40);
   });
 

@@ -42,7 +42,10 @@ describe('POST /v1/events/batch (contract §9)', () => {
     return req.send(body as object);
   };
   const chainsNamed = async (name: string) =>
-    await t.dataSource.query<{ id: string }[]>(`SELECT id FROM chains WHERE name = $1 ORDER BY id`, [name]);
+    await t.dataSource.query<{ id: string }[]>(
+      `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = $1 ORDER BY id`,
+      [name],
+    );
   const countIn = async (name: string) =>
     (
       await t.dataSource.query<[{ n: number }]>(
@@ -53,7 +56,7 @@ describe('POST /v1/events/batch (contract §9)', () => {
   const chainIdOf = async (name: string, account = 'acme') =>
     (
       await t.dataSource.query<[{ id: string }]>(
-        `SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id WHERE c.name = $1 AND a.name = $2`,
+        `SELECT audit_uuid_ulid('chn', c.id) AS id FROM chains c JOIN accounts a ON a.id = c.account_id WHERE c.name = $1 AND a.name = $2`,
         [name, account],
       )
     )[0].id;
@@ -412,7 +415,10 @@ describe('cli ingest against the service: resumption after a kill (issue 11)', (
     );
     expect(perLine).toEqual(lines.map((_, i) => ({ line: i + 1, n: 1 })));
     for (const name of ['ingest-0', 'ingest-1', 'ingest-2']) {
-      const [{ id }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM chains WHERE name = $1`, [name]);
+      const [{ id }] = await t.dataSource.query<[{ id: string }]>(
+        `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = $1`,
+        [name],
+      );
       expect(await assertChainIntact(t.dataSource, id)).toBe(LINES / 3);
     }
     // Each chain keeps the file's order.

@@ -54,7 +54,7 @@ describe('chain position lookups (migration 1765700000000)', () => {
     const hash = (p: number) => (p === 0 ? genesis : digest(p));
     await client.query(
       `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-       SELECT audit_ulid_uuid('evt_' || w.id), $1, $2, w.position, 'sql', 'row.insert', w.at, decode(w.previous, 'hex'), decode(w.hash, 'hex')
+       SELECT audit_ulid_uuid('evt_' || w.id), audit_ulid_uuid($1), audit_ulid_uuid($2), w.position, 'sql', 'row.insert', w.at, decode(w.previous, 'hex'), decode(w.hash, 'hex')
          FROM unnest($3::timestamptz[], $4::text[], $5::int8[], $6::text[], $7::text[]) AS w(at, id, position, previous, hash)`,
       [
         chain.accountId,
@@ -66,7 +66,7 @@ describe('chain position lookups (migration 1765700000000)', () => {
         positions.map(hash),
       ],
     );
-    const update = `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = $4`;
+    const update = `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = audit_ulid_uuid($4)`;
     const values = [to, hash(to), time(to), chain.id];
     if (!explain) return void (await client.query(update, values));
     const { rows } = await client.query<{
@@ -86,8 +86,8 @@ describe('chain position lookups (migration 1765700000000)', () => {
       .expect(201);
     await holdConnection();
     const created = await client.query<{ id: string; accountId: string }>(
-      `INSERT INTO chains (id, account_id, name) SELECT $1, account_id, 'plans' FROM chains WHERE id = $2
-       RETURNING id, account_id AS "accountId"`,
+      `INSERT INTO chains (id, account_id, name) SELECT audit_ulid_uuid($1), account_id, 'plans' FROM chains WHERE id = audit_ulid_uuid($2)
+       RETURNING audit_uuid_ulid('chn', id) AS id, audit_uuid_ulid('acc', account_id) AS "accountId"`,
       [`chn_${ulid()}`, (made.body as { data: { chain: { id: string } } }).data.chain.id],
     );
     const chain = created.rows[0]!;

@@ -220,9 +220,14 @@ describe('GET /v1/chain/:chainId/status', () => {
   });
 
   it('a chain row without events reports position 0 and the genesis hash', async () => {
-    const [{ account_id: accountId }] = await t.dataSource.query(`SELECT account_id FROM chains WHERE name = 'orders'`);
+    const [{ account_id: accountId }] = await t.dataSource.query(
+      `SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM chains WHERE name = 'orders'`,
+    );
     const id = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
-    await t.dataSource.query(`INSERT INTO chains (id, account_id, name) VALUES ($1, $2, 'empty')`, [id, accountId]);
+    await t.dataSource.query(
+      `INSERT INTO chains (id, account_id, name) VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), 'empty')`,
+      [id, accountId],
+    );
     const res = await status(id).expect(200);
     expect(res.body.data).toEqual({
       id,

@@ -211,7 +211,7 @@ describe('signed checkpoints and whole-chain verification', () => {
         hash: Buffer.from(independentRoot(hashes), 'hex'),
       });
       const stored = await t.dataSource.query<{ size: number; hash: string; note: string }[]>(
-        `SELECT size::int AS size, encode(hash, 'hex') AS hash, note FROM checkpoints WHERE chain_id = $1 ORDER BY size`,
+        `SELECT size::int AS size, encode(hash, 'hex') AS hash, note FROM checkpoints WHERE chain_id = audit_ulid_uuid($1) ORDER BY size`,
         [chain.id],
       );
       expect(stored).toEqual([
@@ -264,7 +264,9 @@ describe('signed checkpoints and whole-chain verification', () => {
         await verifyChain(id).expect(404);
       }
       expect(
-        await t.dataSource.query(`SELECT count(*)::int AS n FROM checkpoints WHERE chain_id = $1`, [chain.id]),
+        await t.dataSource.query(`SELECT count(*)::int AS n FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`, [
+          chain.id,
+        ]),
       ).toEqual([{ n: 0 }]);
     });
 
@@ -374,7 +376,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       }
       const last = rows[rows.length - 1]!;
       await m.query(
-        `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = $4`,
+        `UPDATE chains SET last_position = $1, last_hash = decode($2, 'hex'), last_timestamp = $3 WHERE id = audit_ulid_uuid($4)`,
         [last.position, previous, last.timestamp, chainId],
       );
       return previous;
@@ -468,7 +470,10 @@ describe('signed checkpoints and whole-chain verification', () => {
       const chain = await protectedChain(`attack-near-head-${appended}`);
       for (let i = 0; i < appended; i++) await post(`attack-near-head-${appended}`, N + 1 + i).expect(201);
       await tamper(async (m) => {
-        await m.query(`UPDATE events SET actor = 'mallory' WHERE chain_id = $1 AND position = $2`, [chain.id, from]);
+        await m.query(`UPDATE events SET actor = 'mallory' WHERE chain_id = audit_ulid_uuid($1) AND position = $2`, [
+          chain.id,
+          from,
+        ]);
         await rehashFrom(m, chain.id, from);
       });
       // Levels 0 and 1 are derived from the events: only the lowest stored node at the head tells.
@@ -515,11 +520,11 @@ describe('signed checkpoints and whole-chain verification', () => {
     it('deleted newest events, with the head moved back', async () => {
       const chain = await protectedChain('attack-truncate');
       await tamper(async (m) => {
-        await m.query(`DELETE FROM events WHERE chain_id = $1 AND position > 9`, [chain.id]);
-        await m.query(`UPDATE chains SET last_position = 9, last_hash = decode($1, 'hex') WHERE id = $2`, [
-          chain.events[8]!.hash,
-          chain.id,
-        ]);
+        await m.query(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1) AND position > 9`, [chain.id]);
+        await m.query(
+          `UPDATE chains SET last_position = 9, last_hash = decode($1, 'hex') WHERE id = audit_ulid_uuid($2)`,
+          [chain.events[8]!.hash, chain.id],
+        );
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({
@@ -575,8 +580,12 @@ describe('signed checkpoints and whole-chain verification', () => {
       await tamper(async (m) => {
         await m.query(`DELETE FROM events WHERE id = audit_ulid_uuid($1)`, [chain.events[5]!.id]);
         for (let p = 7; p <= N; p++)
-          await m.query(`UPDATE events SET position = $1 WHERE chain_id = $2 AND position = $3`, [p - 1, chain.id, p]);
-        await m.query(`UPDATE chains SET last_position = $1 WHERE id = $2`, [N - 1, chain.id]);
+          await m.query(`UPDATE events SET position = $1 WHERE chain_id = audit_ulid_uuid($2) AND position = $3`, [
+            p - 1,
+            chain.id,
+            p,
+          ]);
+        await m.query(`UPDATE chains SET last_position = $1 WHERE id = audit_ulid_uuid($2)`, [N - 1, chain.id]);
       });
       const result = (await verifyChain(chain.id).expect(200)).body.data;
       expect(result).toMatchObject({ valid: false, checkedEvents: N - 1, firstInvalidPosition: 5 });
@@ -602,11 +611,10 @@ describe('signed checkpoints and whole-chain verification', () => {
         await m.query(`UPDATE events SET action = 'doc.read' WHERE id = audit_ulid_uuid($1)`, [chain.events[2]!.id]);
         const head = await rehashFrom(m, chain.id, 3);
         const text = `audit-trail/${chain.id}\n${N}\n${hexToB64(head)}\n`;
-        await m.query(`UPDATE checkpoints SET hash = decode($1, 'hex'), note = $2 WHERE chain_id = $3`, [
-          head,
-          `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`,
-          chain.id,
-        ]);
+        await m.query(
+          `UPDATE checkpoints SET hash = decode($1, 'hex'), note = $2 WHERE chain_id = audit_ulid_uuid($3)`,
+          [head, `${text}\n${foreignSignatureLine(text, 'audit-trail', stranger)}`, chain.id],
+        );
       });
       const forged = (await verifyChain(chain.id).expect(200)).body.data;
       // The stored node (2, 0) over positions 1–4 disagrees from position 1 on.
@@ -614,7 +622,7 @@ describe('signed checkpoints and whole-chain verification', () => {
       expect(forged.errors[0].message).toMatch(/not signed by this service's checkpoint key/);
       // Without checkpoints the stored Merkle tree (not rewritten here) still tells; test/proofs.e2e-spec.ts
       // rewrites it too, and then only the auditor's checkpoint does.
-      await tamper((m) => m.query(`DELETE FROM checkpoints WHERE chain_id = $1`, [chain.id]));
+      await tamper((m) => m.query(`DELETE FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`, [chain.id]));
       const bare = (await verifyChain(chain.id).expect(200)).body.data;
       expect(bare).toMatchObject({ valid: false, checkpointsChecked: 0 });
       expect(bare.errors).toEqual([
@@ -629,13 +637,16 @@ describe('signed checkpoints and whole-chain verification', () => {
       await tamper(async (m) => {
         // Windows of 5: (2, 0) covers positions 1–4, inside the first window; (2, 1) covers 5–8,
         // across the first window's edge, and (2, 2) 9–12 across the second's (the audit checks those).
-        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1 AND level = $2 AND "index" = $3`, node(2, 0));
+        await m.query(
+          `DELETE FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1) AND level = $2 AND "index" = $3`,
+          node(2, 0),
+        );
         for (const [level, index] of [
           [2, 1],
           [2, 2],
         ])
           await m.query(
-            `UPDATE merkle_nodes SET hash = sha256(hash) WHERE chain_id = $1 AND level = $2 AND "index" = $3`,
+            `UPDATE merkle_nodes SET hash = sha256(hash) WHERE chain_id = audit_ulid_uuid($1) AND level = $2 AND "index" = $3`,
             node(level!, index!),
           );
       });
@@ -665,7 +676,7 @@ describe('signed checkpoints and whole-chain verification', () => {
     /** A checkpoint row the service did not sign: a note under a key it does not know. */
     const forge = (chainId: string, size: number) =>
       t.dataSource.query(
-        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, $2, decode($3, 'hex'), $4, $5)`,
+        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES (audit_ulid_uuid($1), $2, decode($3, 'hex'), $4, $5)`,
         [
           chainId,
           size,
@@ -736,14 +747,14 @@ describe('signed checkpoints and whole-chain verification', () => {
       }
       for (const hashes of bySize.values()) expect(hashes.size).toBe(1);
       const events = await t.dataSource.query<{ position: number; hash: string }[]>(
-        `SELECT position::int AS position, encode(hash, 'hex') AS hash FROM events WHERE chain_id = $1`,
+        `SELECT position::int AS position, encode(hash, 'hex') AS hash FROM events WHERE chain_id = audit_ulid_uuid($1)`,
         [chainId],
       );
       const inOrder = events.sort((a, b) => a.position - b.position).map((e) => e.hash);
       const rootAt = (size: number) => independentRoot(inOrder.slice(0, size));
       for (const [size, hashes] of bySize) expect([...hashes][0]).toBe(rootAt(size));
       const stored = await t.dataSource.query<{ size: number; hash: string }[]>(
-        `SELECT size::int AS size, encode(hash, 'hex') AS hash FROM checkpoints WHERE chain_id = $1`,
+        `SELECT size::int AS size, encode(hash, 'hex') AS hash FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`,
         [chainId],
       );
       expect(stored.map((s) => s.size).sort((a, b) => a - b)).toEqual([...bySize.keys()].sort((a, b) => a - b));

@@ -227,7 +227,9 @@ describe('destinations over HTTP', () => {
     });
 
     it('nothing was made by the refused bodies', async () => {
-      const { n } = (await sql(`SELECT count(*)::int AS n FROM destinations WHERE account_id = $1`, [acme]))[0]!;
+      const { n } = (
+        await sql(`SELECT count(*)::int AS n FROM destinations WHERE account_id = audit_ulid_uuid($1)`, [acme])
+      )[0]!;
       expect(n).toBe(2);
     });
   });
@@ -505,7 +507,9 @@ describe('destinations over HTTP', () => {
       );
       expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
       credentials.push(...both.map((r) => r.body.data?.secret as string).filter(Boolean));
-      const { n } = (await sql(`SELECT count(*)::int AS n FROM destinations WHERE account_id = $1`, [initech]))[0]!;
+      const { n } = (
+        await sql(`SELECT count(*)::int AS n FROM destinations WHERE account_id = audit_ulid_uuid($1)`, [initech])
+      )[0]!;
       expect(n).toBe(LIMIT);
     });
   });

@@ -199,7 +199,9 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
     // Scopes: a read or ingest key may not; an operator must name the account; an admin only its own.
     await erase({ q, fields: ['actor'], reason: 'r' }, KEYS.acmeReadOnly).expect(403);
     await erase({ q, fields: ['actor'], reason: 'r' }, ADMIN_KEYS.operator).expect(400);
-    const [acme] = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM accounts WHERE name = 'acme'`);
+    const [acme] = await t.dataSource.query<{ id: string }[]>(
+      `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
+    );
     await erase({ q, fields: ['actor'], reason: 'r', accountId: acme!.id }, ADMIN_KEYS.globexAdmin).expect(404);
 
     // A held chain: 409, nothing changed.
@@ -215,7 +217,7 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
 
     // A version-1 chain: 422 naming it, unless allowPartial (then skipped); an operator naming the account may.
     await t.dataSource.query(
-      `INSERT INTO chains (id, account_id, name, hash_version) VALUES ('chn_01KAR2Y6T0F5M3Q8W9Z1B4C7E3', $1, 'v1-era', 1)`,
+      `INSERT INTO chains (id, account_id, name, hash_version) VALUES (audit_ulid_uuid('chn_01KAR2Y6T0F5M3Q8W9Z1B4C7E3'), audit_ulid_uuid($1), 'v1-era', 1)`,
       [acme!.id],
     );
     await append({ actor: 'mixed@example.com', action: 'a.b', chain: 'v1-era' });
@@ -232,7 +234,9 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
   (usingPostgres() ? it : it.skip)('waits for a legal hold being placed, then refuses what it now holds', async () => {
     await append({ actor: 'race@example.com', action: 'a.b', chain: 'race-chain' });
     const chain = (await get('/v1/chains?name=race-chain').expect(200)).body.data[0];
-    const [acme] = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM accounts WHERE name = 'acme'`);
+    const [acme] = await t.dataSource.query<{ id: string }[]>(
+      `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
+    );
     // A hold change in flight, as RetentionService makes it: the account's hold lock, then the row.
     const hold = t.dataSource.createQueryRunner();
     await hold.connect();
@@ -240,7 +244,7 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
     try {
       await lockLegalHolds(acme!.id, hold.manager);
       await hold.query(
-        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'race', legal_hold_by = 'admin' WHERE id = $1`,
+        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'race', legal_hold_by = 'admin' WHERE id = audit_ulid_uuid($1)`,
         [chain.id],
       );
       let answered = false;

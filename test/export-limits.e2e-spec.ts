@@ -50,7 +50,7 @@ describe('exports in flight (contract §4, §8)', () => {
     await t.dataSource.query(
       `WITH chain AS (
          INSERT INTO chains (id, account_id, name, created_at)
-         SELECT $1, id, 'exp-bulk', timestamptz '2001-01-01T00:00:00Z'
+         SELECT audit_ulid_uuid($1), id, 'exp-bulk', timestamptz '2001-01-01T00:00:00Z'
            FROM accounts WHERE name = 'acme'
          RETURNING id, account_id
        )

@@ -72,7 +72,7 @@ describe('GET /v1/events/export', () => {
     await t.dataSource.query(
       `WITH chain AS (
          INSERT INTO chains (id, account_id, name, created_at)
-         SELECT $1, id, 'exp-bulk', timestamptz '2001-01-01T00:00:00Z'
+         SELECT audit_ulid_uuid($1), id, 'exp-bulk', timestamptz '2001-01-01T00:00:00Z'
            FROM accounts WHERE name = 'acme'
          RETURNING id, account_id
        )
@@ -111,7 +111,7 @@ describe('GET /v1/events/export', () => {
       await t.dataSource.query(
         `WITH chain AS (
            INSERT INTO chains (id, account_id, name, created_at)
-           SELECT $1, id, 'exp-ties', timestamptz '2002-01-01T00:00:00Z' FROM accounts WHERE name = 'acme'
+           SELECT audit_ulid_uuid($1), id, 'exp-ties', timestamptz '2002-01-01T00:00:00Z' FROM accounts WHERE name = 'acme'
            RETURNING id, account_id
          )
          INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)

@@ -294,7 +294,7 @@ describe('graceful shutdown: SIGTERM during a load of appends (contract §11)', 
     const t = await startTestApp({}, database);
     try {
       const [{ found }] = await t.dataSource.query<[{ found: number }]>(
-        `SELECT count(*)::int AS found FROM events WHERE id = ANY($1::text[])`,
+        `SELECT count(*)::int AS found FROM events WHERE id IN (SELECT audit_ulid_uuid(x) FROM unnest($1::text[]) AS x)`,
         [acknowledged],
       );
       const [{ total }] = await t.dataSource.query<[{ total: number }]>(
@@ -303,7 +303,9 @@ describe('graceful shutdown: SIGTERM during a load of appends (contract §11)', 
       totals.lost = acknowledged.length - found;
       expect(found).toBe(acknowledged.length);
       expect(total).toBe(acknowledged.length);
-      const chains = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM chains WHERE name LIKE 'stop-%'`);
+      const chains = await t.dataSource.query<{ id: string }[]>(
+        `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name LIKE 'stop-%'`,
+      );
       expect(chains).toHaveLength(CHAINS.length);
       for (const { id } of chains) await assertChainIntact(t.dataSource, id);
     } finally {
@@ -372,7 +374,7 @@ describe('graceful shutdown: exports in flight (contract §11)', () => {
       await t.dataSource.query(
         `WITH chain AS (
            INSERT INTO chains (id, account_id, name, created_at)
-           SELECT 'chn_01BX5ZZKBKACTAV9WEVGEMMVRZ', id, 'stop-bulk', timestamptz '2001-01-01T00:00:00Z'
+           SELECT audit_ulid_uuid('chn_01BX5ZZKBKACTAV9WEVGEMMVRZ'), id, 'stop-bulk', timestamptz '2001-01-01T00:00:00Z'
              FROM accounts WHERE name = 'acme'
            RETURNING id, account_id
          )

@@ -119,9 +119,11 @@ describe('hash version 2', () => {
   });
 
   it('keeps version 1 for a chain made before (hash_version 1): no hashing, §3 rule', async () => {
-    const [account] = await t.dataSource.query<{ id: string }[]>(`SELECT id FROM accounts WHERE name = 'acme'`);
+    const [account] = await t.dataSource.query<{ id: string }[]>(
+      `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
+    );
     await t.dataSource.query(
-      `INSERT INTO chains (id, account_id, name, hash_version) VALUES ('chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2', $1, 'v1-old', 1)`,
+      `INSERT INTO chains (id, account_id, name, hash_version) VALUES (audit_ulid_uuid('chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2'), audit_ulid_uuid($1), 'v1-old', 1)`,
       [account!.id],
     );
     const e = await append({ actor: 'dave', action: 'doc.read', context: { a: 1 }, chain: 'v1-old' });

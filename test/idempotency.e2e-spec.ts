@@ -96,7 +96,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
 
   it('a claim whose request died is taken over once stale; a fresh one is 409', async () => {
     const [{ id: accountId }] = await t.dataSource.query<[{ id: string }]>(
-      `SELECT id FROM accounts WHERE name = 'acme'`,
+      `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
     );
     const body = { actor: 'a', action: 'x', chain: 'idem-5' };
     const digest = IdempotencyService.digest('POST /v1/events', [
@@ -104,7 +104,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
     ]);
     const claim = (key: string, age: string) =>
       t.dataSource.query(
-        `INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES ($1, $2, $3, now() - $4::interval)`,
+        `INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES (audit_ulid_uuid($1), $2, $3, now() - $4::interval)`,
         [accountId, key, digest, age],
       );
     await claim('alive', '1 second');
@@ -185,7 +185,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
       const holder = t.dataSource.createQueryRunner();
       await holder.connect();
       await holder.query('BEGIN');
-      await holder.query(`SELECT id FROM chains WHERE name = 'idem-stale' FOR UPDATE`);
+      await holder.query(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = 'idem-stale' FOR UPDATE`);
       try {
         // The first request claims the key, and its append waits for the chain lock.
         const first = post().then((r) => r);
@@ -242,7 +242,7 @@ describe('Idempotency-Key on POST /v1/events', () => {
       const holder = t.dataSource.createQueryRunner();
       await holder.connect();
       await holder.query('BEGIN');
-      await holder.query(`SELECT id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
+      await holder.query(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
       try {
         // An unkeyed append waits for the chain lock; the keyed one queues behind it (chain busy).
         const blocker = send();

@@ -25,6 +25,7 @@ import { BinaryHashes1765300000000 } from '@app/database/migrations/176530000000
 import { ChainPositionLookups1765700000000 } from '@app/database/migrations/1765700000000-chain-position-lookups';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
+import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
 
 /**
  * merkle_nodes (migrations 1764100000000–1764400000000): the backfill of existing chains' trees,
@@ -77,15 +78,19 @@ describe('merkle_nodes', () => {
         new MerklePairsFromEvents1764400000000(),
       ];
       // They read the hashes as the hex text they were then: undone around them (migration 1765300000000,
-      // and 1765700000000, which replaces a function 1765300000000 restores).
+      // and 1765700000000, which replaces a function 1765300000000 restores), and the chain ids as the
+      // text they were then (1766000000000: their foreign key is made again).
       const binaryHashes = new BinaryHashes1765300000000();
       const lookups = new ChainPositionLookups1765700000000();
+      const binaryIds = new BinaryAccountChainIds1766000000000();
+      await binaryIds.down(runner);
       await lookups.down(runner);
       await binaryHashes.down(runner);
       for (const migration of [...migrations].reverse()) await migration.down(runner);
       for (const migration of migrations) await migration.up(runner);
       await binaryHashes.up(runner);
       await lookups.up(runner);
+      await binaryIds.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
@@ -94,7 +99,7 @@ describe('merkle_nodes', () => {
 
   async function storedNodes(chainId: string): Promise<string[]> {
     const rows = await t.dataSource.query<{ level: number; index: string; hash: string }[]>(
-      `SELECT level, "index"::text AS index, encode(hash, 'hex') AS hash FROM merkle_nodes WHERE chain_id = $1`,
+      `SELECT level, "index"::text AS index, encode(hash, 'hex') AS hash FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1)`,
       [chainId],
     );
     return rows.map((r) => `${r.level}/${r.index}/${r.hash}`).sort();
@@ -230,12 +235,14 @@ describe('merkle_nodes', () => {
           .send({ events: Array.from({ length: 1000 }, (_, k) => ({ actor: `u${k}`, action: 'a', chain: 'planned' })) })
           .expect(201);
       await t.dataSource.query('ANALYZE events');
-      const [{ id }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM chains WHERE name = 'planned'`);
+      const [{ id }] = await t.dataSource.query<[{ id: string }]>(
+        `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = 'planned'`,
+      );
       for (const level of [0, 1]) {
         const [row] = await t.dataSource.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
           // Index from a function, as in the proof's statement: not a constant the planner can look up.
           `EXPLAIN (FORMAT JSON) SELECT node.hash FROM generate_series(7::bigint, 8) AS want(idx)
-             CROSS JOIN ${merkleNodeAt('$1::varchar', '$2::int', 'want.idx')}`,
+             CROSS JOIN ${merkleNodeAt('audit_ulid_uuid($1)', '$2::int', 'want.idx')}`,
           [id, level],
         );
         const scans = eventScans(row!['QUERY PLAN'][0].Plan);
@@ -261,16 +268,16 @@ describe('merkle_nodes', () => {
     beforeAll(async () => {
       chainId = `chn_${ulid()}`;
       const [{ account_id: accountId }] = await t.dataSource.query<[{ account_id: string }]>(
-        `SELECT account_id FROM chains ORDER BY created_at LIMIT 1`,
+        `SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM chains ORDER BY created_at LIMIT 1`,
       );
-      await t.dataSource.query(`INSERT INTO chains (id, account_id, name) VALUES ($1, $2, 'merkle-synthetic')`, [
-        chainId,
-        accountId,
-      ]);
+      await t.dataSource.query(
+        `INSERT INTO chains (id, account_id, name) VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), 'merkle-synthetic')`,
+        [chainId, accountId],
+      );
       // The leaves are read from the events, so the chain has events with these hashes (its head is not moved: nothing reads it here).
       await t.dataSource.query(
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-         SELECT audit_ulid_uuid('evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0')), $2, $1, p, 'sql', 'merkle.synthetic', now(), decode(repeat('0', 64), 'hex'), decode(h, 'hex')
+         SELECT audit_ulid_uuid('evt_' || left(substr($1, 5), 22) || lpad(p::text, 4, '0')), audit_ulid_uuid($2), audit_ulid_uuid($1), p, 'sql', 'merkle.synthetic', now(), decode(repeat('0', 64), 'hex'), decode(h, 'hex')
            FROM unnest($3::text[]) WITH ORDINALITY AS e(h, p)`,
         [chainId, accountId, eventHashes],
       );
@@ -294,12 +301,10 @@ describe('merkle_nodes', () => {
     it('refuses a second hash for a stored node, a hash that is not 32 bytes, and a node of a level that is not stored', async () => {
       const insert = (level: number, index: number, hash: Buffer) =>
         attempt((m) =>
-          m.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, $2, $3, $4)`, [
-            chainId,
-            level,
-            index,
-            hash,
-          ]),
+          m.query(
+            `INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES (audit_ulid_uuid($1), $2, $3, $4)`,
+            [chainId, level, index, hash],
+          ),
         );
       expect(await insert(2, 0, Buffer.alloc(32))).toMatchObject({ code: '23505' });
       expect(await insert(2, 1000, Buffer.alloc(31))).toMatchObject({ code: '23514' });
@@ -322,10 +327,10 @@ describe('merkle_nodes', () => {
       const first = (await append(1).expect(201)).body.data;
       const chainId: string = first.chain.id;
       // Node (2, 1) covers positions 5–8: the service stores it once position 8 is appended.
-      await t.dataSource.query(`INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES ($1, 2, 1, $2)`, [
-        chainId,
-        Buffer.alloc(32, 7),
-      ]);
+      await t.dataSource.query(
+        `INSERT INTO merkle_nodes (chain_id, level, "index", hash) VALUES (audit_ulid_uuid($1), 2, 1, $2)`,
+        [chainId, Buffer.alloc(32, 7)],
+      );
       const verify = async () =>
         (
           await t
@@ -353,7 +358,7 @@ describe('merkle_nodes', () => {
         details: { chainId, level: 2, index: 1 },
       });
       const head = await t.dataSource.query<[{ n: number }]>(
-        `SELECT last_position::int AS n FROM chains WHERE id = $1`,
+        `SELECT last_position::int AS n FROM chains WHERE id = audit_ulid_uuid($1)`,
         [chainId],
       );
       expect(head[0].n).toBe(7);

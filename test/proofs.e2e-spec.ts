@@ -331,15 +331,18 @@ describe('Merkle proofs', () => {
           previous = r.hash;
           hashes.push(r.hash);
         }
-        await m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = $2`, [previous, chainId]);
-        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = $1`, [chainId]);
+        await m.query(`UPDATE chains SET last_hash = decode($1, 'hex') WHERE id = audit_ulid_uuid($2)`, [
+          previous,
+          chainId,
+        ]);
+        await m.query(`DELETE FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1)`, [chainId]);
         // Every stored node recomputed; the leaves (not stored) follow the events.
         const nodes = extendTree(0, [], hashes.map(eventLeafHash)).nodes.filter(
           ({ level }) => level >= LOWEST_STORED_LEVEL,
         );
         await m.query(
           `INSERT INTO merkle_nodes (chain_id, level, "index", hash)
-           SELECT $1, level, idx, decode(hash, 'hex') FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS n(level, idx, hash)`,
+           SELECT audit_ulid_uuid($1), level, idx, decode(hash, 'hex') FROM unnest($2::smallint[], $3::bigint[], $4::text[]) AS n(level, idx, hash)`,
           [chainId, nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString('hex'))],
         );
       });

@@ -55,7 +55,7 @@ async function seed(t: TestApp): Promise<Record<'acme' | 'globex', string>> {
       id: string;
       name: 'acme' | 'globex';
     }[]
-  >(`SELECT id, name FROM accounts WHERE name IN ('acme', 'globex')`);
+  >(`SELECT audit_uuid_ulid('acc', id) AS id, name FROM accounts WHERE name IN ('acme', 'globex')`);
   return Object.fromEntries(rows.map((row) => [row.name, row.id])) as Record<'acme' | 'globex', string>;
 }
 

@@ -127,11 +127,13 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
     const error = await asRole(async (client) => {
       await client.query('BEGIN');
       await client.query(
-        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
+        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = audit_ulid_uuid($1)`,
         [acme],
       );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      const refused = await refusal(client, `SELECT audit_prune_chain($1, 5, 100, 0)`, [chainId]);
+      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = audit_ulid_uuid($1)`, [chainId]);
+      const refused = await refusal(client, `SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 5, 100, 0)`, [
+        chainId,
+      ]);
       await client.query('ROLLBACK');
       return refused;
     });
@@ -142,20 +144,22 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
     // Committed step by step instead: still refused, and the database logged the lift under the role's name.
     await asRole(async (client) => {
       await client.query(
-        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
+        `UPDATE accounts SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = audit_ulid_uuid($1)`,
         [acme],
       );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      expect(await refusal(client, `SELECT audit_prune_chain($1, 5, 100, 0)`, [chainId])).toMatch(/lifted less than/);
+      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = audit_ulid_uuid($1)`, [chainId]);
+      expect(
+        await refusal(client, `SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 5, 100, 0)`, [chainId]),
+      ).toMatch(/lifted less than/);
       await client.query(
-        `UPDATE accounts SET legal_hold = true, legal_hold_reason = 'litigation', legal_hold_by = 'operator' WHERE id = $1`,
+        `UPDATE accounts SET legal_hold = true, legal_hold_reason = 'litigation', legal_hold_by = 'operator' WHERE id = audit_ulid_uuid($1)`,
         [acme],
       );
-      await client.query(`UPDATE chains SET retention_days = null WHERE id = $1`, [chainId]);
+      await client.query(`UPDATE chains SET retention_days = null WHERE id = audit_ulid_uuid($1)`, [chainId]);
     });
     expect(await status(chainId, KEYS.acme)).toMatchObject({ firstPosition: 1, effectiveLegalHold: true });
     const log = await owner.dataSource.query<{ kind: string; chain_id: string | null; database_role: string }[]>(
-      `SELECT kind, chain_id, database_role FROM retention_log WHERE (account_id = $1 AND chain_id IS NULL) OR chain_id = $2 ORDER BY id`,
+      `SELECT kind, audit_uuid_ulid('chn', chain_id) AS chain_id, database_role FROM retention_log WHERE (account_id = audit_ulid_uuid($1) AND chain_id IS NULL) OR chain_id = audit_ulid_uuid($2) ORDER BY id`,
       [acme, chainId],
     );
     expect(log.slice(-5)).toEqual([
@@ -171,18 +175,19 @@ const SCRIPT = readFileSync(join(__dirname, '../libs/database/sql/least-privileg
     const chainId = await chainOf(KEYS.globex, 'unsigned', 6, 3 * DAY);
     const deleted = await asRole(async (client) => {
       await client.query(
-        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
+        `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES (audit_ulid_uuid($1), 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
         [chainId],
       );
-      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
-      return (await client.query(`SELECT audit_prune_chain($1, 5, 100, 0)::int AS n`, [chainId])).rows[0] as {
+      await client.query(`UPDATE chains SET retention_days = 1 WHERE id = audit_ulid_uuid($1)`, [chainId]);
+      return (await client.query(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 5, 100, 0)::int AS n`, [chainId]))
+        .rows[0] as {
         n: number;
       };
     });
     expect(deleted.n).toBe(5);
     const [logged] = await owner.dataSource.query<unknown[]>(
       `SELECT first_position::int AS first, last_position::int AS last, checkpoint_size::int AS checkpoint, database_role
-         FROM retention_log WHERE chain_id = $1 AND kind = 'pruned'`,
+         FROM retention_log WHERE chain_id = audit_ulid_uuid($1) AND kind = 'pruned'`,
       [chainId],
     );
     expect(logged).toEqual({ first: 1, last: 5, checkpoint: 5, database_role: role });

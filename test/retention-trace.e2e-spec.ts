@@ -5,6 +5,7 @@ import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
+import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -59,12 +60,15 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
         {
           id: string;
         }[]
-      >(`SELECT id FROM chains WHERE account_id = $1 AND name = '_audit'`, [accountId])
+      >(
+        `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE account_id = audit_ulid_uuid($1) AND name = '_audit'`,
+        [accountId],
+      )
     )[0]!.id;
 
   const logOf = async (where: string, params: unknown[]) =>
     await t.dataSource.query<Record<string, unknown>[]>(
-      `SELECT kind, account_id, chain_id, retention_days, legal_hold_by, first_position::int AS first, last_position::int AS last,
+      `SELECT kind, audit_uuid_ulid('acc', account_id) AS account_id, audit_uuid_ulid('chn', chain_id) AS chain_id, retention_days, legal_hold_by, first_position::int AS first, last_position::int AS last,
               checkpoint_size::int AS checkpoint
          FROM retention_log WHERE ${where} ORDER BY id`,
       params,
@@ -73,7 +77,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
   /** audit_prune_chain called as the superuser session of the tests (the owner's: it may shift the clock). */
   const prune = (chainId: string, upTo: number, offsetSeconds: number) =>
     attemptSql(t.dataSource, (m) =>
-      m.query(`SELECT audit_prune_chain($1, $2, 100, $3)`, [chainId, upTo, offsetSeconds]),
+      m.query(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, $2, 100, $3)`, [chainId, upTo, offsetSeconds]),
     );
 
   it('an operator sets retention and legal hold of another account’s chain; its _audit entries go to that account', async () => {
@@ -93,7 +97,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     await put(ADMIN_KEYS.operator, `/v1/chain/chn_01KAR2Y6T0F5M3Q8W9Z1B4C7D2/retention`, { days: 1 }).expect(404);
     const entries = await t.dataSource.query<{ action: string; context: unknown }[]>(
       `SELECT e.action, e.resource, e.context FROM events e JOIN chains c ON c.id = e.chain_id
-        WHERE c.account_id = $1 AND c.name = '_audit' AND e.resource = $2 ORDER BY e.position`,
+        WHERE c.account_id = audit_ulid_uuid($1) AND c.name = '_audit' AND e.resource = $2 ORDER BY e.position`,
       [acme, chainId],
     );
     expect(entries).toEqual([
@@ -167,7 +171,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
       {
         action: string;
       }[]
-    >(`SELECT action FROM events WHERE chain_id = $1 ORDER BY position`, [audit]);
+    >(`SELECT action FROM events WHERE chain_id = audit_ulid_uuid($1) ORDER BY position`, [audit]);
     expect(actions.map((a) => a.action)).toEqual(
       expect.arrayContaining(['legal_hold.changed', 'retention.changed', 'retention.pruned']),
     );
@@ -197,7 +201,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     const direct = await attemptSql(t.dataSource, (m) =>
       m.query(
         `UPDATE chains c SET first_position = 5, pruned_hash = e.hash, pruned_timestamp = e."timestamp"
-           FROM events e WHERE c.id = $1 AND e.chain_id = c.id AND e.position = 4`,
+           FROM events e WHERE c.id = audit_ulid_uuid($1) AND e.chain_id = c.id AND e.position = 4`,
         [chainId],
       ),
     );
@@ -205,7 +209,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     // A day later on the sweep's clock it goes, and the log says so.
     expect(await prune(chainId, 4, 25 * HOUR)).toBeNull();
     expect((await status(chainId)).firstPosition).toBe(5);
-    expect(await logOf('chain_id = $1', [chainId])).toEqual([
+    expect(await logOf('chain_id = audit_ulid_uuid($1)', [chainId])).toEqual([
       expect.objectContaining({ kind: 'hold.placed', legal_hold_by: 'admin' }),
       expect.objectContaining({ kind: 'retention', retention_days: 1 }),
       expect.objectContaining({ kind: 'hold.lifted', legal_hold_by: 'admin' }),
@@ -232,7 +236,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     // A database administrator prunes with the log's trigger switched off.
     const error = await attemptSql(t.dataSource, async (m) => {
       await m.query(`ALTER TABLE chains DISABLE TRIGGER trg_chains_retention_log`);
-      await m.query(`SELECT audit_prune_chain($1, 4, 100, 0)`, [chainId]);
+      await m.query(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 4, 100, 0)`, [chainId]);
       await m.query(`ALTER TABLE chains ENABLE ALWAYS TRIGGER trg_chains_retention_log`);
     });
     expect(error).toBeNull();
@@ -257,12 +261,12 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     expect((await status(chainId)).firstPosition).toBe(1);
     // Anyone who may insert checkpoints (the service's role may) can write a row; not its signature.
     await t.dataSource.query(
-      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES ($1, 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
+      `INSERT INTO checkpoints (chain_id, size, hash, key_id, note) VALUES (audit_ulid_uuid($1), 5, decode(repeat('ab', 32), 'hex'), '00000000', 'forged')`,
       [chainId],
     );
     expect(await prune(chainId, 5, 0)).toBeNull();
     expect((await status(chainId)).firstPosition).toBe(6);
-    expect(await logOf(`chain_id = $1 AND kind = 'pruned'`, [chainId])).toEqual([
+    expect(await logOf(`chain_id = audit_ulid_uuid($1) AND kind = 'pruned'`, [chainId])).toEqual([
       expect.objectContaining({ first: 1, last: 5, checkpoint: 5 }),
     ]);
     const result = await verify(chainId);
@@ -291,20 +295,23 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
     try {
       await runner.startTransaction();
       // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it
-      // (and 1765700000000, which replaces a function 1765300000000 restores).
+      // (and 1765700000000, which replaces a function 1765300000000 restores), and the ids as the text
+      // they were then (1766000000000).
+      await new BinaryAccountChainIds1766000000000().down(runner);
       await new ChainPositionLookups1765700000000().down(runner);
       await new BinaryHashes1765300000000().down(runner);
       await new RetentionLog1765000000000().down(runner);
       await new RetentionLog1765000000000().up(runner);
       await new BinaryHashes1765300000000().up(runner);
       await new ChainPositionLookups1765700000000().up(runner);
+      await new BinaryAccountChainIds1766000000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
     }
     expect(await status(held)).toMatchObject({ legalHold: true, legalHoldBy: 'operator' });
     await put(ADMIN_KEYS.acmeAdmin, `/v1/chain/${held}/legal-hold`, { hold: false }).expect(403);
-    expect(await logOf(`chain_id = $1`, [chainId])).toEqual([
+    expect(await logOf(`chain_id = audit_ulid_uuid($1)`, [chainId])).toEqual([
       expect.objectContaining({ kind: 'pruned', first: 1, last: 3, checkpoint: 6 }),
     ]);
     expect((await verify(chainId)).valid).toBe(true);

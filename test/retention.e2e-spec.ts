@@ -71,7 +71,7 @@ describe('Retention and legal hold', () => {
 
   const accountOf = async (key: string = KEYS.acme): Promise<string> => {
     const [row] = await t.dataSource.query<{ id: string }[]>(
-      `SELECT a.id FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_digest = encode(sha256($1::bytea), 'hex')`,
+      `SELECT audit_uuid_ulid('acc', a.id) AS id FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_digest = encode(sha256($1::bytea), 'hex')`,
       [Buffer.from(key)],
     );
     return row!.id;
@@ -201,7 +201,9 @@ describe('Retention and legal hold', () => {
       // too; its _audit chain is held, so that the prune's own entries (stamped now, old under the
       // shifted clock) stay to be read.
       auditChain = (
-        await t.dataSource.query<{ id: string }[]>(`SELECT c.id FROM chains c JOIN accounts a ON a.id = c.account_id
+        await t.dataSource.query<
+          { id: string }[]
+        >(`SELECT audit_uuid_ulid('chn', c.id) AS id FROM chains c JOIN accounts a ON a.id = c.account_id
                       WHERE a.name = 'acme' AND c.name = '_audit'`)
       )[0]!.id;
       await req().put(`/v1/chain/${auditChain}/legal-hold`, { hold: true, reason: 'keep the record' }).expect(200);
@@ -231,7 +233,7 @@ describe('Retention and legal hold', () => {
           {
             pruned_hash: string;
           }[]
-        >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = $1`, [chain.id]);
+        >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = audit_ulid_uuid($1)`, [chain.id]);
         expect(kept!.pruned_hash).toBe(chain.hashes[size - 1]);
       }
     });
@@ -239,7 +241,9 @@ describe('Retention and legal hold', () => {
     it('appended one retention.pruned entry per prune, and one entry per settings change, to the account’s _audit chain', async () => {
       const entries = await t.dataSource.query<
         { actor: string; action: string; resource: string; context: Record<string, unknown> }[]
-      >(`SELECT actor, action, resource, context FROM events WHERE chain_id = $1 ORDER BY position`, [auditChain]);
+      >(`SELECT actor, action, resource, context FROM events WHERE chain_id = audit_ulid_uuid($1) ORDER BY position`, [
+        auditChain,
+      ]);
       for (const size of SIZES)
         expect(entries.filter((e) => e.action === 'retention.pruned' && e.resource === chains.get(size)!.id)).toEqual([
           {
@@ -270,7 +274,7 @@ describe('Retention and legal hold', () => {
     it('signed a checkpoint covering the prefix before deleting it', async () => {
       for (const size of SIZES) {
         const [row] = await t.dataSource.query<{ size: number }[]>(
-          `SELECT max(size)::int AS size FROM checkpoints WHERE chain_id = $1`,
+          `SELECT max(size)::int AS size FROM checkpoints WHERE chain_id = audit_ulid_uuid($1)`,
           [chains.get(size)!.id],
         );
         expect(row!.size).toBeGreaterThanOrEqual(size);
@@ -396,24 +400,28 @@ describe('Retention and legal hold', () => {
         });
       // A kept node rewritten (7 = 4 + 2 + 1: the node over positions 1–4): the checkpoints no longer match.
       const [node] = await t.dataSource.query<{ hash: Buffer }[]>(
-        `SELECT hash FROM merkle_nodes WHERE chain_id = $1 AND level = 2 AND "index" = 0`,
+        `SELECT hash FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1) AND level = 2 AND "index" = 0`,
         [chain.id],
       );
       expect(
-        await tamper(`UPDATE merkle_nodes SET hash = sha256('x') WHERE chain_id = $1 AND level = 2 AND "index" = 0`, [
-          chain.id,
-        ]),
+        await tamper(
+          `UPDATE merkle_nodes SET hash = sha256('x') WHERE chain_id = audit_ulid_uuid($1) AND level = 2 AND "index" = 0`,
+          [chain.id],
+        ),
       ).toBeNull();
       const forgedNode = (await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data;
       expect(forgedNode.valid).toBe(false);
       expect(forgedNode.errors[0].message).toMatch(/Merkle root/);
-      await tamper(`UPDATE merkle_nodes SET hash = $2 WHERE chain_id = $1 AND level = 2 AND "index" = 0`, [
-        chain.id,
-        node!.hash,
-      ]);
+      await tamper(
+        `UPDATE merkle_nodes SET hash = $2 WHERE chain_id = audit_ulid_uuid($1) AND level = 2 AND "index" = 0`,
+        [chain.id, node!.hash],
+      );
       // The kept hash rewritten: the first retained event's link is reported, by both verifications.
       expect(
-        await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = $1`, [chain.id, 'ab'.repeat(32)]),
+        await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = audit_ulid_uuid($1)`, [
+          chain.id,
+          'ab'.repeat(32),
+        ]),
       ).toBeNull();
       const forgedLink = (await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data;
       expect(forgedLink).toMatchObject({ valid: false, firstInvalidPosition: 7 });
@@ -429,7 +437,10 @@ describe('Retention and legal hold', () => {
       );
       const one = (await req().get(`/v1/events/${chain.ids[7]}/verify`).expect(200)).body.data;
       expect(one).toMatchObject({ valid: false, chainIntact: false });
-      await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = $1`, [chain.id, chain.hashes[6]]);
+      await tamper(`UPDATE chains SET pruned_hash = decode($2, 'hex') WHERE id = audit_ulid_uuid($1)`, [
+        chain.id,
+        chain.hashes[6],
+      ]);
       expect((await req().get(`/v1/chain/${chain.id}/verify`).expect(200)).body.data.valid).toBe(true);
     });
 
@@ -473,7 +484,7 @@ describe('Retention and legal hold', () => {
       expect(await sweep(0)).toEqual({ chains: 0, events: 0 });
       const chain = chains.get(1000)!;
       const nodes = await t.dataSource.query<{ level: number; index: number }[]>(
-        `SELECT level, "index"::int AS index FROM merkle_nodes WHERE chain_id = $1 AND ("index" + 1) << level <= 1000 ORDER BY level DESC`,
+        `SELECT level, "index"::int AS index FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1) AND ("index" + 1) << level <= 1000 ORDER BY level DESC`,
         [chain.id],
       );
       // 1000 = 512 + 256 + 128 + 64 + 32 + 8 (one node per set bit), and 999 = … + 4 + 2 + 1 (the
@@ -560,7 +571,7 @@ describe('Retention and legal hold', () => {
         {
           pruned_hash: string;
         }[]
-      >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = $1`, [chainId]);
+      >(`SELECT encode(pruned_hash, 'hex') AS pruned_hash FROM chains WHERE id = audit_ulid_uuid($1)`, [chainId]);
       let previous = kept!.pruned_hash;
       rows.forEach((row, i) => {
         expect(row.position).toBe(s.firstPosition + i);
@@ -588,28 +599,28 @@ describe('Retention and legal hold', () => {
     };
 
     it('the service role cannot delete any event directly, nor truncate or update', async () => {
-      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 10`, [chainId]);
-      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 1`, [chainId]);
+      await refused(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1) AND position = 10`, [chainId]);
+      await refused(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1) AND position = 1`, [chainId]);
       await refused(`TRUNCATE events`);
-      await refused(`UPDATE events SET actor = 'mallory' WHERE chain_id = $1`, [chainId]);
-      await refused(`DELETE FROM merkle_nodes WHERE chain_id = $1`, [chainId]);
+      await refused(`UPDATE events SET actor = 'mallory' WHERE chain_id = audit_ulid_uuid($1)`, [chainId]);
+      await refused(`DELETE FROM merkle_nodes WHERE chain_id = audit_ulid_uuid($1)`, [chainId]);
       await refused(`DELETE FROM checkpoints`);
     });
 
     it('the first retained position moves only under the policy: not on hold, not forever, only past old events', async () => {
       const [e] = await t.dataSource.query<{ hash: string; timestamp: Date }[]>(
-        `SELECT encode(hash, 'hex') AS hash, "timestamp" FROM events WHERE chain_id = $1 AND position = 10`,
+        `SELECT encode(hash, 'hex') AS hash, "timestamp" FROM events WHERE chain_id = audit_ulid_uuid($1) AND position = 10`,
         [chainId],
       );
-      const move = `UPDATE chains SET first_position = 11, pruned_hash = decode($2, 'hex'), pruned_timestamp = $3 WHERE id = $1`;
+      const move = `UPDATE chains SET first_position = 11, pruned_hash = decode($2, 'hex'), pruned_timestamp = $3 WHERE id = audit_ulid_uuid($1)`;
       // Forever (no retention): refused.
       expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/kept forever/);
-      await t.dataSource.query(`UPDATE chains SET retention_days = 1 WHERE id = $1`, [chainId]);
+      await t.dataSource.query(`UPDATE chains SET retention_days = 1 WHERE id = audit_ulid_uuid($1)`, [chainId]);
       // Recent: refused, whatever the service's clock says, unless the clock offset says so.
       expect((await refused(move, [chainId, e!.hash, e!.timestamp])).message).toMatch(/not older than the retention/);
       // On hold: refused.
       await t.dataSource.query(
-        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'x', legal_hold_by = 'admin' WHERE id = $1`,
+        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'x', legal_hold_by = 'admin' WHERE id = audit_ulid_uuid($1)`,
         [chainId],
       );
       const held = await attemptSql(t.dataSource, async (m) => {
@@ -619,12 +630,12 @@ describe('Retention and legal hold', () => {
       expect(held?.message).toMatch(/legal hold/);
       // The function prunes nothing of a held chain, and takes no position: it cannot reach a middle event.
       const [none] = await t.dataSource.query<{ n: number }[]>(
-        `SELECT audit_prune_chain($1, 20, 1000, 172800)::int AS n`,
+        `SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 20, 1000, 172800)::int AS n`,
         [chainId],
       );
       expect(none!.n).toBe(0);
       await t.dataSource.query(
-        `UPDATE chains SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = $1`,
+        `UPDATE chains SET legal_hold = false, legal_hold_reason = null, legal_hold_by = null WHERE id = audit_ulid_uuid($1)`,
         [chainId],
       );
       // Recent events through the function: nothing.
@@ -632,7 +643,7 @@ describe('Retention and legal hold', () => {
         {
           n: number;
         }[]
-      >(`SELECT audit_prune_chain($1, 20, 1000, 0)::int AS n`, [chainId]);
+      >(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 20, 1000, 0)::int AS n`, [chainId]);
       expect(recent!.n).toBe(0);
       // A wrong kept hash: refused.
       const forged = await attemptSql(t.dataSource, async (m) => {
@@ -641,23 +652,23 @@ describe('Retention and legal hold', () => {
       });
       expect(forged?.message).toMatch(/kept hash/);
       // Past the first retained position: events there stay undeletable.
-      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 15`, [chainId]);
+      await refused(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1) AND position = 15`, [chainId]);
       // Never past a signed checkpoint: none was signed yet, so nothing goes.
       const [unsigned] = await t.dataSource.query<{ n: number }[]>(
-        `SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`,
+        `SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 10, 1000, 172800)::int AS n`,
         [chainId],
       );
       expect(unsigned!.n).toBe(0);
       await req(KEYS.globex).get(`/v1/chain/${chainId}/checkpoint`).expect(200);
       // Old enough (by the offset) and bounded to position 10: exactly positions 1–10 go.
       const [pruned] = await t.dataSource.query<{ n: number }[]>(
-        `SELECT audit_prune_chain($1, 10, 1000, 172800)::int AS n`,
+        `SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 10, 1000, 172800)::int AS n`,
         [chainId],
       );
       expect(pruned!.n).toBe(10);
       expect((await status(chainId, KEYS.globex)).firstPosition).toBe(11);
-      await refused(`DELETE FROM events WHERE chain_id = $1 AND position = 11`, [chainId]);
-      await refused(`UPDATE chains SET first_position = 5 WHERE id = $1`, [chainId]);
+      await refused(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1) AND position = 11`, [chainId]);
+      await refused(`UPDATE chains SET first_position = 5 WHERE id = audit_ulid_uuid($1)`, [chainId]);
     });
 
     // PGlite has one superuser session and no roles (docs/verification.md §7).
@@ -679,15 +690,17 @@ describe('Retention and legal hold', () => {
               await m.query(`SET LOCAL SESSION AUTHORIZATION ${role}`);
               await m.query(sql, params);
             });
-          expect((await as(`DELETE FROM events WHERE chain_id = $1`, [chainId]))?.message).toMatch(/permission denied/);
-          expect((await as(`UPDATE chains SET first_position = 15 WHERE id = $1`, [chainId]))?.message).toMatch(
+          expect((await as(`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1)`, [chainId]))?.message).toMatch(
             /permission denied/,
           );
-          expect((await as(`SELECT audit_prune_chain($1, 20, 1000, 172800)`, [chainId]))?.message).toMatch(
-            /only the owner's role may shift the clock/,
-          );
+          expect(
+            (await as(`UPDATE chains SET first_position = 15 WHERE id = audit_ulid_uuid($1)`, [chainId]))?.message,
+          ).toMatch(/permission denied/);
+          expect(
+            (await as(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 20, 1000, 172800)`, [chainId]))?.message,
+          ).toMatch(/only the owner's role may shift the clock/);
           // Without the offset, it runs as the owner and prunes what the policy allows: nothing recent.
-          expect(await as(`SELECT audit_prune_chain($1, 20, 1000, 0)`, [chainId])).toBeNull();
+          expect(await as(`SELECT audit_prune_chain(audit_ulid_uuid($1)::text, 20, 1000, 0)`, [chainId])).toBeNull();
           expect((await status(chainId, KEYS.globex)).firstPosition).toBe(11);
         } finally {
           await t.dataSource.query(`DROP OWNED BY ${role}`);

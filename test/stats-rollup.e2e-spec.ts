@@ -2,6 +2,7 @@ import { EventCounts1764900000000 } from '../libs/database/src/migrations/176490
 import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
 import { attemptSql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
 
 /**
  * The rollup `event_counts` (migration 1764900000000) against the events it counts: the table
@@ -67,8 +68,8 @@ describe('Statistics from the event_counts rollup', () => {
 
   const eventsOf = async (accountId: string): Promise<Row[]> =>
     await t.dataSource.query<Row[]>(
-      `SELECT e.action, e.chain_id, c.name AS chain_name, e."timestamp" FROM events e JOIN chains c ON c.id = e.chain_id
-        WHERE e.account_id = $1`,
+      `SELECT e.action, audit_uuid_ulid('chn', e.chain_id) AS chain_id, c.name AS chain_name, e."timestamp" FROM events e JOIN chains c ON c.id = e.chain_id
+        WHERE e.account_id = audit_ulid_uuid($1)`,
       [accountId],
     );
 
@@ -108,7 +109,9 @@ describe('Statistics from the event_counts rollup', () => {
       {
         account_id: string;
       }[]
-    >(`SELECT account_id FROM events WHERE chain_id = $1`, [chains.alpha]);
+    >(`SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM events WHERE chain_id = audit_ulid_uuid($1)`, [
+      chains.alpha,
+    ]);
     acmeId = owner!.account_id;
     // 300 events over 60 hours from 2026-03-01T20:00Z (two UTC day changes), at odd times, written
     // straight into events (triggers that check appends off; the rollup's fire ALWAYS).
@@ -117,7 +120,7 @@ describe('Statistics from the event_counts rollup', () => {
       for (let i = 0; i < 300; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES (audit_ulid_uuid($1), $2, $3, $4, 'bob', $5, NULL, NULL, $6, decode($7, 'hex'), decode($7, 'hex'))`,
+           VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), audit_ulid_uuid($3), $4, 'bob', $5, NULL, NULL, $6, decode($7, 'hex'), decode($7, 'hex'))`,
           [
             `evt_0SYNTH${String(i).padStart(20, '0')}`,
             acmeId,
@@ -141,8 +144,11 @@ describe('Statistics from the event_counts rollup', () => {
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
+      // The rollup's migration as it was written, on the ids as they were then (text: 1766000000000 undone around it).
+      await new BinaryAccountChainIds1766000000000().down(runner);
       await new EventCounts1764900000000().down(runner);
       await new EventCounts1764900000000().up(runner);
+      await new BinaryAccountChainIds1766000000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
@@ -204,14 +210,14 @@ describe('Statistics from the event_counts rollup', () => {
     // One row, chosen once by its key: a `ctid … LIMIT 1` chosen again for the restore could pick another of
     // the day's order.paid rows (an update moves the row), and take 1,000 from a count of 10.
     const [{ chain_id: tamperedChain }] = await t.dataSource.query<[{ chain_id: string }]>(
-      `SELECT chain_id FROM event_counts WHERE account_id = $1 AND action = 'order.paid' AND day = '2026-03-03'
+      `SELECT audit_uuid_ulid('chn', chain_id) AS chain_id FROM event_counts WHERE account_id = audit_ulid_uuid($1) AND action = 'order.paid' AND day = '2026-03-03'
         ORDER BY chain_id LIMIT 1`,
       [acmeId],
     );
     const tamper = (delta: number) =>
       t.dataSource.query(
         `UPDATE event_counts SET count = count + $3
-          WHERE account_id = $1 AND day = '2026-03-03' AND chain_id = $2 AND action = 'order.paid'`,
+          WHERE account_id = audit_ulid_uuid($1) AND day = '2026-03-03' AND chain_id = audit_ulid_uuid($2) AND action = 'order.paid'`,
         [acmeId, tamperedChain, delta],
       );
     await tamper(1000);
@@ -265,7 +271,7 @@ describe('Statistics from the event_counts rollup', () => {
         {
           account_id: string;
         }[]
-      >(`SELECT account_id FROM chains WHERE id = $1`, [chainId])
+      >(`SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM chains WHERE id = audit_ulid_uuid($1)`, [chainId])
     )[0]!.account_id;
     await req()
       .put(`/v1/chain/${chainId}/retention`)
@@ -293,8 +299,8 @@ describe('Statistics from the event_counts rollup', () => {
 
     const before = await rollupAndTruth();
     for (const [sql, param] of [
-      [`DELETE FROM events WHERE chain_id = $1`, chains.alpha],
-      [`DELETE FROM events WHERE account_id = $1`, acmeId],
+      [`DELETE FROM events WHERE chain_id = audit_ulid_uuid($1)`, chains.alpha],
+      [`DELETE FROM events WHERE account_id = audit_ulid_uuid($1)`, acmeId],
     ]) {
       const error = await attemptSql(t.dataSource, (m) => m.query(sql!, [param]));
       expect(error?.message).toMatch(/append-only/);
@@ -313,19 +319,19 @@ describe('Statistics from the event_counts rollup', () => {
         await t.dataSource.query(`GRANT SELECT, INSERT ON events, chains TO ${role}`);
         await t.dataSource.query(`GRANT SELECT ON event_counts TO ${role}`);
         const [head] = await t.dataSource.query<{ position: number; hash: string }[]>(
-          `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = $1`,
+          `SELECT last_position::int AS position, encode(last_hash, 'hex') AS hash FROM chains WHERE id = audit_ulid_uuid($1)`,
           [chains.gamma],
         );
         const counted = () =>
           `SELECT coalesce(sum(count), 0)::int AS n FROM event_counts
-            WHERE chain_id = '${chains.gamma}' AND action = 'role.check'`;
+            WHERE chain_id = audit_ulid_uuid('${chains.gamma}') AND action = 'role.check'`;
         const seen: number[] = [];
         const sentinel = 'rolled back on purpose';
         const error = await attemptSql(t.dataSource, async (m) => {
           await m.query(`SET LOCAL SESSION AUTHORIZATION ${role}`);
           await m.query(
             `INSERT INTO events (id, account_id, chain_id, position, actor, action, "timestamp", previous_hash, hash)
-             VALUES (gen_random_uuid(), $1, $2, $3, 'svc', 'role.check', now(), decode($4, 'hex'), decode($4, 'hex'))`,
+             VALUES (gen_random_uuid(), audit_ulid_uuid($1), audit_ulid_uuid($2), $3, 'svc', 'role.check', now(), decode($4, 'hex'), decode($4, 'hex'))`,
             [acmeId, chains.gamma, head!.position + 1, head!.hash],
           );
           seen.push(((await m.query(counted())) as { rows: { n: number }[] }).rows[0]!.n);

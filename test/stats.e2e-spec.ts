@@ -46,7 +46,9 @@ describe('GET /v1/stats/events', () => {
       {
         account_id: string;
       }[]
-    >(`SELECT account_id FROM events WHERE chain_id = $1`, [chains[0]]);
+    >(`SELECT audit_uuid_ulid('acc', account_id) AS account_id FROM events WHERE chain_id = audit_ulid_uuid($1)`, [
+      chains[0],
+    ]);
     acmeId = owner!.account_id;
     // 150 events from 2026-03-01T22:00Z over 50 hours (two UTC day changes), at whole and odd times.
     const error = await attemptSql(t.dataSource, async (sql) => {
@@ -54,7 +56,7 @@ describe('GET /v1/stats/events', () => {
       for (let i = 0; i < 150; i++) {
         await sql.query(
           `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
-           VALUES (audit_ulid_uuid($1), $2, $3, $4, $5, $6, $7, NULL, $8, decode($9, 'hex'), decode($9, 'hex'))`,
+           VALUES (audit_ulid_uuid($1), audit_ulid_uuid($2), audit_ulid_uuid($3), $4, $5, $6, $7, NULL, $8, decode($9, 'hex'), decode($9, 'hex'))`,
           [
             `evt_0SYNTH${String(i).padStart(20, '0')}`,
             acmeId,
@@ -71,7 +73,7 @@ describe('GET /v1/stats/events', () => {
     });
     expect(error).toBeNull();
     rows = await t.dataSource.query<Row[]>(
-      `SELECT action, actor, resource, chain_id, "timestamp" FROM events WHERE account_id = $1`,
+      `SELECT action, actor, resource, audit_uuid_ulid('chn', chain_id) AS chain_id, "timestamp" FROM events WHERE account_id = audit_ulid_uuid($1)`,
       [acmeId],
     );
   });

@@ -391,7 +391,7 @@ describe('GET /v1/events/stream from a backlog', () => {
         const since = await events.currentSnapshot();
         for (let b = 1; b <= 12; b++) await batch(b);
         const [first] = await t.dataSource.query<{ timestamp: Date; chain_id: string; position: string }[]>(
-          `SELECT "timestamp", chain_id, position FROM events WHERE account_id = $1 AND actor = 'burst-1-0'`,
+          `SELECT "timestamp", audit_uuid_ulid('chn', chain_id) AS chain_id, position FROM events WHERE account_id = audit_ulid_uuid($1) AND actor = 'burst-1-0'`,
           [account],
         );
         // The statement a page after that key runs, captured from the repository, then planned for real.

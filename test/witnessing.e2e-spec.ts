@@ -397,7 +397,9 @@ describe('witnesses (docs/contract.md §18)', () => {
     }
     // The genuine service's witnessed bundle still verifies. Asked of its service directly: passport's
     // strategies are process-wide, so the second app in this process now answers the first's keys.
-    const [{ id: account }] = await t.dataSource.query<[{ id: string }]>(`SELECT id FROM accounts WHERE name = 'acme'`);
+    const [{ id: account }] = await t.dataSource.query<[{ id: string }]>(
+      `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
+    );
     const after = (await t.app.get(WitnessingReadsService).witnessed(account, chainA)).data;
     expect(after).toEqual(before);
     checkBundle(after, 3);

@@ -2,6 +2,7 @@
 
 const { monotonicFactory } = require('ulid');
 const { copyFrom, copyText } = require('./database');
+const { idColumns } = require('./ids');
 const { prng } = require('./stats');
 
 const DAY_MS = 86_400_000;
@@ -34,6 +35,11 @@ const ACTIONS = [
  * Each chain's Merkle tree (merkle_nodes, docs/contract.md §10) is written too, by a second COPY in the
  * same transaction, computed with the built hashing lib as the service's append path would have.
  * With `chainCount` 1 every event goes to `seed-big`.
+ *
+ * `accountId` is the account's id as the API gives it (`acc_…`); the returned chains' ids and
+ * `sampleIds` are too (`chn_…`, `evt_…`). Each id column is written in the form the schema stores:
+ * a uuid's text where the column is `uuid` (migrations 1765900000000, 1766000000000), the id itself
+ * where it is still varchar (a build from before them: the `builds` scenario, bench/upgrade.js).
  */
 /** `bytes` from the seeded generator as lowercase hex (a seeded event's salt seed: repeatable, as the rest of the seed). */
 function randomHex(random, bytes) {
@@ -46,6 +52,8 @@ function randomHex(random, bytes) {
 }
 
 async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
+  if (typeof accountId !== 'string' || !accountId.startsWith('acc_'))
+    throw new Error(`seedEvents: accountId must be the account's id as the API gives it (acc_…), got ${accountId}`);
   // Hashes as the database stores them: 32 bytes since migration 1765300000000, hex text before (the
   // `builds` scenario seeds a build from before it too).
   const {
@@ -61,6 +69,11 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
   } = await client.query(
     `SELECT count(*) > 0 AS versioned FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'salt_seed'`,
   );
+  // Ids as each column stores them: uuid text since migrations 1765900000000 (events.id) and
+  // 1766000000000 (account and chain ids), the prefixed id (varchar) before.
+  const ids = await idColumns(client);
+  const storedEventId = ids.stored('events', 'id');
+  const eventAccountId = ids.stored('events', 'account_id')(accountId);
   const random = prng(0x5eed);
   const nextId = monotonicFactory(random);
   const stepMs = Math.max(1, Math.floor((30 * DAY_MS) / total));
@@ -72,6 +85,11 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     hash: hashing.GENESIS_HASH,
     time: null,
   }));
+  /** Each chain's id as a column stores it, by the chain's index. */
+  const chainIdsIn = (table, column) => chains.map((c) => ids.stored(table, column)(c.id));
+  const eventChainIds = chainIdsIn('events', 'chain_id');
+  const nodeChainIds = chainIdsIn('merkle_nodes', 'chain_id');
+  const chainRowIds = chainIdsIn('chains', 'id');
   const sampleEvery = Math.max(1, Math.floor(total / 10_000));
   const sampleIds = [];
   /** Per event k: its chain and its hash, for the Merkle trees written after the events. */
@@ -123,9 +141,9 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
         if (k % sampleEvery === 0) sampleIds.push(event.id);
         text +=
           [
-            event.id,
-            accountId,
-            event.chainId,
+            storedEventId(event.id),
+            eventAccountId,
+            eventChainIds[c],
             event.position,
             event.actor,
             event.action,
@@ -163,7 +181,7 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
       while (stack.length > 0 && stack[stack.length - 1].level === node.level) {
         const left = stack.pop();
         node = { level: node.level + 1, index: left.index / 2, hash: hashing.nodeHash(left.hash, node.hash) };
-        if (node.level >= hashing.LOWEST_STORED_LEVEL) text += row(chains[c].id, node.level, node.index, node.hash);
+        if (node.level >= hashing.LOWEST_STORED_LEVEL) text += row(nodeChainIds[c], node.level, node.index, node.hash);
       }
       stack.push(node);
       if (text.length > 1_000_000) {
@@ -184,8 +202,9 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     await client.query(
       // (hash_version: the column's default, 2 where it exists.)
       `INSERT INTO chains (id, account_id, name, created_at)
-       SELECT id, $2, name, $3 FROM unnest($1::varchar[], $4::varchar[]) AS c(id, name)`,
-      [chains.map((c) => c.id), accountId, new Date(t0 - 60_000), chains.map((c) => c.name)],
+       SELECT id, $2::${ids.type('chains', 'account_id')}, name, $3
+         FROM unnest($1::${ids.type('chains', 'id')}[], $4::varchar[]) AS c(id, name)`,
+      [chainRowIds, ids.stored('chains', 'account_id')(accountId), new Date(t0 - 60_000), chains.map((c) => c.name)],
     );
     // Secondary indexes are dropped and rebuilt from their own definitions: one sort per index
     // instead of a million random inserts into each (what keeps COPY slow with 128 MB of
@@ -210,10 +229,10 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     rebuilt = indexes.map((i) => i.name);
     await client.query(
       `UPDATE chains SET last_position = h.position, last_hash = ${binary ? `decode(h.hash, 'hex')` : 'h.hash'}, last_timestamp = h.ts
-         FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
+         FROM unnest($1::${ids.type('chains', 'id')}[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
       [
-        chains.map((c) => c.id),
+        chainRowIds,
         chains.map((c) => c.position),
         chains.map((c) => c.hash),
         chains.map((c) => (c.time === null ? null : new Date(c.time).toISOString())),

@@ -1,5 +1,6 @@
 'use strict';
 
+const { uuidToUlid } = require('../lib/ids');
 const { httpLoad } = require('../lib/load');
 const { median, spread } = require('../lib/stats');
 
@@ -159,13 +160,18 @@ function quietBaseline(result) {
   };
 }
 
-/** The hash of a stored events row (snake_case columns), recomputed with the service's hashing lib. */
-function rowHash(hashing, row, chainId = row.chain_id) {
+/**
+ * The hash of a stored events row (snake_case columns) of the current schema, recomputed with the
+ * service's hashing lib. The hash covers the ids as the API writes them: the row's `id` and
+ * `chain_id` are uuids' text (migrations 1765900000000, 1766000000000), converted here per row as
+ * the service's verification does (`chainId`, when given, is the chain's id already, `chn_…`).
+ */
+function rowHash(hashing, row, chainId = uuidToUlid('chn', row.chain_id)) {
   // By the event's own rule: version 2 with its seed or an erasure's secrets, else version 1.
   return hashing.recomputeStoredHash({
     saltSeed: row.salt_seed ?? null,
     erasure: row.erasure ?? null,
-    id: row.id,
+    id: uuidToUlid('evt', row.id),
     chainId,
     position: Number(row.position),
     actor: row.actor,

@@ -1,6 +1,7 @@
 'use strict';
 
 const http = require('node:http');
+const { ulidToUuid } = require('../lib/ids');
 const { median, prng, spread } = require('../lib/stats');
 const { SELECT } = require('./list');
 const { probe, unavailable } = require('./common');
@@ -95,7 +96,7 @@ async function exportScenario(ctx) {
       const started = performance.now();
       const { rows } = await ctx.readPool.query(
         `${SELECT} WHERE e.account_id = $1 AND e."timestamp" >= $2 AND e."timestamp" <= $3 ORDER BY e."timestamp", e.id LIMIT ${count + 1}`,
-        [ctx.accounts.bench, window.after, window.before],
+        [ulidToUuid(ctx.accounts.bench), window.after, window.before],
       );
       sqlRuns.push({ seconds: (performance.now() - started) / 1000, events: rows.length });
       log(

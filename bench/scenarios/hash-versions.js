@@ -1,6 +1,7 @@
 'use strict';
 
 const { monotonicFactory } = require('ulid');
+const { ulidToUuid } = require('../lib/ids');
 const { compareRuns, eventBody, serviceLoad } = require('./common');
 
 /**
@@ -16,8 +17,8 @@ async function hashVersionsScenario(ctx) {
   const names = Array.from({ length: 64 }, (_, i) => [`hv1-c${i}`, `hv1-b${i}`]).flat();
   await ctx.db.query(
     `INSERT INTO chains (id, account_id, name, hash_version)
-     SELECT id, $2, name, 1 FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`,
-    [names.map(() => `chn_${nextId()}`), ctx.accounts.ingest, names],
+     SELECT id, $2::uuid, name, 1 FROM unnest($1::uuid[], $3::varchar[]) AS c(id, name)`,
+    [names.map(() => ulidToUuid(`chn_${nextId()}`)), ulidToUuid(ctx.accounts.ingest), names],
   );
   const contender = (key, prefix, kind) => {
     let k = 0;
@@ -48,7 +49,7 @@ async function hashVersionsScenario(ctx) {
       `SELECT c.hash_version AS v, count(*)::int AS events, count(e.salt_seed)::int AS seeded
          FROM events e JOIN chains c ON c.id = e.chain_id
         WHERE e.account_id = $1 AND c.name LIKE 'hv_-%' GROUP BY 1 ORDER BY 1`,
-      [ctx.accounts.ingest],
+      [ulidToUuid(ctx.accounts.ingest)],
     );
     const [v1, v2] = [1, 2].map((v) => versions.find((r) => r.v === v) ?? { events: 0, seeded: 0 });
     if (v1.seeded !== 0 || v2.seeded !== v2.events || v2.events === 0 || v1.events === 0)

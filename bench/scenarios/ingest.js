@@ -3,6 +3,7 @@
 const path = require('node:path');
 const { monotonicFactory } = require('ulid');
 const { connectClients, withClient } = require('../lib/database');
+const { ulidToUuid } = require('../lib/ids');
 const { loopLoad } = require('../lib/load');
 const { freePort, startNode, waitUntilReady, stopChild } = require('../lib/processes');
 const { compareRuns, eventBody, quietBaseline, quietContender, serviceLoad } = require('./common');
@@ -10,16 +11,19 @@ const { compareRuns, eventBody, quietBaseline, quietContender, serviceLoad } = r
 /**
  * The design the issue measured and wants beaten: one transaction per event, the chain head
  * locked with SELECT … FOR UPDATE until COMMIT (so through the WAL flush), the hash computed by
- * the built hashing lib.
+ * the built hashing lib. `chainId` is the chain's id (`chn_…`, hashed as such); the ids are bound as
+ * the columns store them, ulidToUuid of each (as the service's append converts them), the account's
+ * converted once per client (withClients).
  */
 function rawAppender(hashing) {
   const nextId = monotonicFactory();
   return async function appendOne(client, chainId, body) {
+    const storedChainId = ulidToUuid(chainId);
     await client.query('BEGIN');
     try {
       const { rows } = await client.query(
         `SELECT last_position, encode(last_hash, 'hex') AS last_hash, last_timestamp FROM chains WHERE id = $1 FOR UPDATE`,
-        [chainId],
+        [storedChainId],
       );
       const head = rows[0];
       const time = Math.max(Date.now(), head.last_timestamp ? head.last_timestamp.getTime() : 0);
@@ -39,9 +43,9 @@ function rawAppender(hashing) {
         `INSERT INTO events (id, account_id, chain_id, position, actor, action, resource, context, "timestamp", previous_hash, hash)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, decode($10, 'hex'), decode($11, 'hex'))`,
         [
-          event.id,
-          client.benchAccountId,
-          chainId,
+          ulidToUuid(event.id),
+          client.benchAccountUuid,
+          storedChainId,
           event.position,
           event.actor,
           event.action,
@@ -54,7 +58,7 @@ function rawAppender(hashing) {
       );
       await client.query(
         `UPDATE chains SET last_position = $2, last_hash = decode($3, 'hex'), last_timestamp = $4 WHERE id = $1`,
-        [chainId, event.position, hash, event.timestamp],
+        [storedChainId, event.position, hash, event.timestamp],
       );
       await client.query('COMMIT');
     } catch (error) {
@@ -64,26 +68,29 @@ function rawAppender(hashing) {
   };
 }
 
-/** Chains for the raw-pg baseline, made in the database; remembered in ctx.rawPgChains (they get no Merkle nodes). */
+/**
+ * Chains for the raw-pg baseline, made in the database; their ids (`chn_…`) are returned and remembered
+ * in ctx.rawPgChains (they get no Merkle nodes).
+ */
 async function createChains(ctx, names) {
   const nextId = monotonicFactory();
   const ids = names.map(() => `chn_${nextId()}`);
   await ctx.db.query(
-    `INSERT INTO chains (id, account_id, name) SELECT id, $2, name FROM unnest($1::varchar[], $3::varchar[]) AS c(id, name)`,
-    [ids, ctx.accounts.ingest, names],
+    `INSERT INTO chains (id, account_id, name) SELECT id, $2::uuid, name FROM unnest($1::uuid[], $3::varchar[]) AS c(id, name)`,
+    [ids.map((id) => ulidToUuid(id)), ulidToUuid(ctx.accounts.ingest), names],
   );
   ctx.rawPgChains.push(...ids);
   return ids;
 }
 
-/** Every event of an account links to its predecessor: positions contiguous, hashes chained. */
+/** Every event of an account (`acc_…`) links to its predecessor: positions contiguous, hashes chained. */
 async function brokenLinks(db, accountId) {
   const { rows } = await db.query(
     `SELECT count(*)::int AS events,
             count(*) FILTER (WHERE e.position > 1 AND (p.hash IS NULL OR p.hash <> e.previous_hash))::int AS broken
        FROM events e LEFT JOIN events p ON p.chain_id = e.chain_id AND p.position = e.position - 1
       WHERE e.account_id = $1`,
-    [accountId],
+    [ulidToUuid(accountId)],
   );
   return rows[0];
 }
@@ -106,10 +113,10 @@ async function integrity(ctx) {
     `SELECT coalesce(sum(c.last_position), 0)::int AS events, coalesce(sum(c.last_position / (1 << $3::int)), 0)::int AS spans,
             (SELECT count(*) FROM merkle_nodes m
               WHERE m.level = $3::int AND m.chain_id IN (SELECT id FROM chains
-                                                    WHERE account_id = $1 AND NOT (id = ANY($2::varchar[]))))::int AS parents
+                                                    WHERE account_id = $1 AND NOT (id = ANY($2::uuid[]))))::int AS parents
        FROM chains c
-      WHERE c.account_id = $1 AND NOT (c.id = ANY($2::varchar[]))`,
-    [ctx.accounts.ingest, ctx.rawPgChains, LOWEST_STORED_LEVEL],
+      WHERE c.account_id = $1 AND NOT (c.id = ANY($2::uuid[]))`,
+    [ulidToUuid(ctx.accounts.ingest), ctx.rawPgChains.map((id) => ulidToUuid(id)), LOWEST_STORED_LEVEL],
   );
   const tree = rows[0];
   const noTree = await withClient(ctx.noTree.benchUrl, async (client) => ({
@@ -117,7 +124,7 @@ async function integrity(ctx) {
     nodes: (
       await client.query(
         'SELECT count(*)::int AS n FROM merkle_nodes WHERE chain_id IN (SELECT id FROM chains WHERE account_id = $1)',
-        [ctx.noTree.accounts.ingest],
+        [ulidToUuid(ctx.noTree.accounts.ingest)],
       )
     ).rows[0].n,
   }));
@@ -180,7 +187,9 @@ function rawPgContender(ctx, clients, chainIds) {
 
 async function withClients(ctx, n, fn) {
   const clients = await connectClients(ctx.benchUrl, n);
-  for (const c of clients) c.benchAccountId = ctx.accounts.ingest;
+  // The account as events.account_id stores it (a uuid's text), bound by every raw-pg append.
+  const accountUuid = ulidToUuid(ctx.accounts.ingest);
+  for (const c of clients) c.benchAccountUuid = accountUuid;
   try {
     return await fn(clients);
   } finally {

@@ -1,5 +1,6 @@
 'use strict';
 
+const { ulidToUuid } = require('../lib/ids');
 const { loopLoad } = require('../lib/load');
 const { prng } = require('../lib/stats');
 const { compareRuns, probe, quietBaseline, quietContender, serviceGets, unavailable } = require('./common');
@@ -42,15 +43,20 @@ function pathOf(filters) {
   return `/v1/events?${params.toString()}`;
 }
 
+/**
+ * The statement and its values for the account `accountId` (`acc_…`) and `filters` (a `chain_id` is
+ * `chn_…`): the ids bound as the columns store them, ulidToUuid of each, converted per request as the
+ * service's filters convert them.
+ */
 function sqlOf(accountId, filters) {
   const where = ['e.account_id = $1'];
-  const values = [accountId];
+  const values = [ulidToUuid(accountId)];
   const add = (clause, value) => {
     values.push(value);
     where.push(clause.replace('?', `$${values.length}`));
   };
   if (filters.actor !== undefined) add('e.actor = ?', filters.actor);
-  if (filters.chain_id !== undefined) add('e.chain_id = ?', filters.chain_id);
+  if (filters.chain_id !== undefined) add('e.chain_id = ?', ulidToUuid(filters.chain_id));
   if (filters.after !== undefined) add('e."timestamp" > ?', filters.after);
   if (filters.before !== undefined) add('e."timestamp" < ?', filters.before);
   return { text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY e."timestamp" DESC, e.id DESC LIMIT 51`, values };

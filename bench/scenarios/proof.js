@@ -1,6 +1,7 @@
 'use strict';
 
 const path = require('node:path');
+const { ulidToUuid } = require('../lib/ids');
 const { loopLoad } = require('../lib/load');
 const { prng } = require('../lib/stats');
 const { compareRuns, probe, serviceGets, unavailable } = require('./common');
@@ -8,14 +9,16 @@ const { compareRuns, probe, serviceGets, unavailable } = require('./common');
 /**
  * The service's own statement (MerkleNodesRepository.inclusion, from the build), issued directly
  * with pg as the same named prepared statement, the proof and root assembled with the same
- * hashing lib: what the endpoint does, minus HTTP and the framework.
+ * hashing lib: what the endpoint does, minus HTTP and the framework. The event's and the account's
+ * ids (`evt_…`, `acc_…`) are bound as the columns store them, ulidToUuid of each per request, as the
+ * repository binds them.
  */
 async function proofDirect(ctx, sql, id) {
   const { hashing } = ctx;
   const { rows } = await ctx.readPool.query({
     name: 'inclusion',
     text: sql,
-    values: [id, ctx.accounts.proofs, null],
+    values: [ulidToUuid(id), ulidToUuid(ctx.accounts.proofs), null],
   });
   const row = rows[0];
   const stored = (n) =>

@@ -1,5 +1,6 @@
 'use strict';
 
+const { ulidToUuid } = require('../lib/ids');
 const { loopLoad } = require('../lib/load');
 const { prng } = require('../lib/stats');
 const { compareRuns, probe, serviceGets, unavailable } = require('./common');
@@ -26,7 +27,7 @@ const searchSql = (accountId, { prefix, ip }) => ({
   text: `SELECT ${COLUMNS} FROM events e JOIN chains c ON c.id = e.chain_id
           WHERE e.account_id = $1 AND starts_with(e.action, $2) AND e.context @> $3::jsonb
           ORDER BY e."timestamp" DESC, e.id DESC LIMIT 51`,
-  values: [accountId, prefix, JSON.stringify({ ip })],
+  values: [ulidToUuid(accountId), prefix, JSON.stringify({ ip })],
 });
 
 async function searchScenario(ctx) {
@@ -88,7 +89,7 @@ function statsVariants(seed) {
                  FROM generate_series(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC'),
                                       date_trunc('day', $3::timestamptz AT TIME ZONE 'UTC'), interval '1 day') AS b(bucket)
                  LEFT JOIN counted c ON c.bucket = b.bucket ORDER BY b.bucket`,
-        values: [accountId, after, before],
+        values: [ulidToUuid(accountId), after, before],
       }),
     },
     {
@@ -100,7 +101,7 @@ function statsVariants(seed) {
                         WHERE e.account_id = $1 AND e."timestamp" >= $2::timestamptz AND e."timestamp" <= $3::timestamptz
                         GROUP BY 1) AS g
                 ORDER BY count DESC, key COLLATE "C" ASC NULLS LAST LIMIT 50`,
-        values: [accountId, after, before],
+        values: [ulidToUuid(accountId), after, before],
       }),
     },
   ];

@@ -1,6 +1,7 @@
 'use strict';
 
 const { destinationsApi } = require('../lib/destinations');
+const { ulidToUuid } = require('../lib/ids');
 const { sleep } = require('../lib/processes');
 const { percentileOfSorted } = require('../lib/stats');
 const { DeliveredEvents, WebhookReceiver } = require('../lib/webhook-receiver');
@@ -87,7 +88,7 @@ async function committedEvents(ctx) {
     const { rows } = await ctx.db.query(
       `SELECT count(*)::int8 AS n FROM events e JOIN chains c ON c.id = e.chain_id
         WHERE e.account_id = $1 AND c.name <> $2`,
-      [ctx.accounts.ingest, AUDIT_CHAIN],
+      [ulidToUuid(ctx.accounts.ingest), AUDIT_CHAIN],
     );
     return Number(rows[0].n);
   };

@@ -1,6 +1,7 @@
 'use strict';
 
 const http = require('node:http');
+const { ulidToUuid } = require('../lib/ids');
 const { percentileOfSorted, sorted } = require('../lib/stats');
 const { eventBody, serviceLoad } = require('./common');
 
@@ -143,7 +144,7 @@ async function underLoad(ctx) {
 /** The events of the account the bench appends with (ctx.headers' key), committed so far. */
 async function countEvents(ctx) {
   const { rows } = await ctx.db.query('SELECT count(*)::int8 AS n FROM events WHERE account_id = $1', [
-    ctx.accounts.ingest,
+    ulidToUuid(ctx.accounts.ingest),
   ]);
   return Number(rows[0].n);
 }

@@ -1,17 +1,23 @@
 'use strict';
 
+const { ulidToUuid } = require('../lib/ids');
 const { loopLoad } = require('../lib/load');
 const { median, prng, spread } = require('../lib/stats');
 const { compareRuns, probe, rowHash, serviceGets, unavailable } = require('./common');
 
 const MB = 1024 * 1024;
 
-/** What a verification has to read: the event with its chain, and its predecessor's hash. */
+/**
+ * What a verification has to read: the event with its chain, and its predecessor's hash. `id` is
+ * the event's (`evt_…`); the ids are bound as the columns store them (ulidToUuid, per request as the
+ * service binds them), and the row's uuids are read back as the API's ids for the hash (rowHash);
+ * the predecessor is looked up by the row's chain_id as stored.
+ */
 async function verifyDirect(ctx, id) {
   const { rows } = await ctx.readPool.query(
     `SELECT e.id, e.chain_id, e.position, e.actor, e.action, e.resource, e.context, e."timestamp", encode(e.previous_hash, 'hex') AS previous_hash, encode(e.hash, 'hex') AS hash, encode(e.salt_seed, 'hex') AS salt_seed, e.erasure, c.name
        FROM events e INNER JOIN chains c ON c.id = e.chain_id WHERE e.id = $1 AND e.account_id = $2`,
-    [id, ctx.accounts.bench],
+    [ulidToUuid(id), ulidToUuid(ctx.accounts.bench)],
   );
   const row = rows[0];
   const computed = rowHash(ctx.hashing, row);
@@ -77,8 +83,12 @@ async function verifyScenario(ctx) {
   ];
 }
 
-/** Reads the chain in position order, page by page, re-hashing every event and checking every link. */
+/**
+ * Reads the chain (`chn_…`) in position order, page by page, re-hashing every event (its id read back
+ * as `evt_…` per row, rowHash, as the service's verification worker does) and checking every link.
+ */
 async function walkChain(ctx, chainId) {
+  const storedChainId = ulidToUuid(chainId);
   let position = 0;
   let previous = ctx.hashing.GENESIS_HASH;
   let checked = 0;
@@ -88,7 +98,7 @@ async function walkChain(ctx, chainId) {
       `SELECT id, position, actor, action, resource, context, "timestamp", encode(previous_hash, 'hex') AS previous_hash, encode(hash, 'hex') AS hash,
               encode(salt_seed, 'hex') AS salt_seed, erasure
          FROM events WHERE chain_id = $1 AND position > $2 ORDER BY position LIMIT 5000`,
-      [chainId, position],
+      [storedChainId, position],
     );
     if (rows.length === 0) break;
     for (const row of rows) {

@@ -13,10 +13,10 @@ type Queryable = Pick<DataSource, 'query'>;
 /** A chain's events straight from the table, in position order. */
 export async function readChainEvents(db: Queryable, chainId: string): Promise<StoredChainEvent[]> {
   return await db.query<StoredChainEvent[]>(
-    `SELECT audit_uuid_ulid('evt', id) AS id, chain_id AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
+    `SELECT audit_uuid_ulid('evt', id) AS id, audit_uuid_ulid('chn', chain_id) AS "chainId", position::int AS position, actor, action, resource, context, "timestamp",
             encode(previous_hash, 'hex') AS "previousHash", encode(hash, 'hex') AS hash,
             encode(salt_seed, 'hex') AS "saltSeed", erasure
-       FROM events WHERE chain_id = $1 ORDER BY position`,
+       FROM events WHERE chain_id = audit_ulid_uuid($1) ORDER BY position`,
     [chainId],
   );
 }
@@ -46,7 +46,7 @@ export async function assertChainIntact(dataSource: DataSource, chainId: string)
     lastTime = e.timestamp.getTime();
   });
   const [head] = await dataSource.query<{ position: number; last_hash: string }[]>(
-    `SELECT last_position::int AS position, encode(last_hash, 'hex') AS last_hash FROM chains WHERE id = $1`,
+    `SELECT last_position::int AS position, encode(last_hash, 'hex') AS last_hash FROM chains WHERE id = audit_ulid_uuid($1)`,
     [chainId],
   );
   expect(head).toEqual({ position: events.length, last_hash: previous });

@@ -4,9 +4,12 @@ import { MAX_CHAIN_NAME_LENGTH, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REQUEST_ID_LENGT
  * Ids as we issue them: a type prefix and a ULID (docs/contract.md §2). An id that does not match is
  * answered like an unknown one (404), without a database round trip.
  */
-/** The first digit 0–7: a ULID is 128 bits (the 26 digits carry 130), and only such an id can be stored (ulidToUuid). */
+/**
+ * Event, chain and account ids: the ULID's first digit is 0–7, for a ULID is 128 bits (26 digits carry
+ * 130) and only such an id can be stored (ulidToUuid); no other was ever issued.
+ */
 export const EVENT_ID = /^evt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
-export const CHAIN_ID = /^chn_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const CHAIN_ID = /^chn_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 /** A chain's name, as the caller chooses it (an event's `chain`, the `name` filter of GET /v1/chains). */
 export const CHAIN_NAME = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_CHAIN_NAME_LENGTH}}$`);
 /** CHAIN_NAME in words, for error messages. */
@@ -18,7 +21,7 @@ export const IDEMPOTENCY_KEY = new RegExp(String.raw`^[\x21-\x7e][\x20-\x7e]{0,$
 /** IDEMPOTENCY_KEY in words, for error messages and the OpenAPI description. */
 export const IDEMPOTENCY_KEY_TEXT = `1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, the first not a space`;
 /** An account's id and a key's id as we issue them (docs/contract.md §2, §12): anything else is answered as unknown (404). */
-export const ACCOUNT_ID = /^acc_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const ACCOUNT_ID = /^acc_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 export const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A stream destination's id (docs/contract.md §16): anything else is answered as unknown (404). */
 export const DESTINATION_ID = /^dst_[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -82,6 +85,18 @@ export function ulidToUuid(id: string): string {
   }
   const h = bytes.map((byte) => HEX[byte]!);
   return `${h[0]}${h[1]}${h[2]}${h[3]}-${h[4]}${h[5]}-${h[6]}${h[7]}-${h[8]}${h[9]}-${h[10]}${h[11]}${h[12]}${h[13]}${h[14]}${h[15]}`;
+}
+
+/**
+ * ulidToUuid, or null for a string that is no storable id: a filter on it then matches nothing
+ * (`column = NULL`), where the client's value is compared, not checked (a `q` term's `chain_id:`).
+ */
+export function ulidToUuidOrNull(id: string): string | null {
+  try {
+    return ulidToUuid(id);
+  } catch {
+    return null;
+  }
 }
 
 /** ulidToUuid's inverse: a stored `uuid` (the text pg gives) and the column's prefix to the id. */

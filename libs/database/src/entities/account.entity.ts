@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * Migration 1763798400000; ix_accounts_created (GET /v1/accounts, oldest first): 1764520000000;
@@ -14,7 +15,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique }
   `(legal_hold AND legal_hold_by IN ('operator', 'admin')) OR (NOT legal_hold AND legal_hold_by IS NULL)`,
 )
 export class AccountEntity {
-  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_accounts' })
+  @PrimaryColumn({ type: 'uuid', transformer: ulidAsUuid('acc'), primaryKeyConstraintName: 'pk_accounts' })
   id!: string;
 
   @Column({ type: 'text' })

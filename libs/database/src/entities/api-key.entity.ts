@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import type { KeyOrigin, Scope } from '@app/common';
 import { AccountEntity } from './account.entity';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * A key is stored only as its SHA-256 digest plus a short prefix that people can recognise.
@@ -15,7 +16,7 @@ export class ApiKeyEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_api_keys' })
   id!: string;
 
-  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc') })
   accountId!: string;
 
   @ManyToOne(() => AccountEntity, { nullable: false })

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Uni
 import { AccountEntity } from './account.entity';
 import { bigintAsNumber } from './bigint-number.transformer';
 import { hexBytes } from './hex-bytes.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * A chain row is also the chain's head: appends lock it (FOR UPDATE) and move it forward in
@@ -29,10 +30,10 @@ import { hexBytes } from './hex-bytes.transformer';
 @Check('ck_chains_hash_version', 'hash_version IN (1, 2)')
 @Index('ix_chains_account_created', ['accountId', 'createdAt', 'id'])
 export class ChainEntity {
-  @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_chains' })
+  @PrimaryColumn({ type: 'uuid', transformer: ulidAsUuid('chn'), primaryKeyConstraintName: 'pk_chains' })
   id!: string;
 
-  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc') })
   accountId!: string;
 
   @ManyToOne(() => AccountEntity, { nullable: false })

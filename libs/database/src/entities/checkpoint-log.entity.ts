@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
 import { ChainEntity } from './chain.entity';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /*
  * The checkpoint log (docs/contract.md §18, migration 1765500000000): an RFC 9162 tree over every
@@ -22,7 +23,7 @@ export class CheckpointLogLeafEntity {
   })
   leafIndex!: number;
 
-  @Column({ name: 'chain_id', type: 'varchar', length: 30 })
+  @Column({ name: 'chain_id', type: 'uuid', transformer: ulidAsUuid('chn') })
   chainId!: string;
 
   @ManyToOne(() => ChainEntity, { nullable: false })

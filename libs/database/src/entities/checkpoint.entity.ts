@@ -2,6 +2,7 @@ import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 import { bigintAsNumber } from './bigint-number.transformer';
 import { hexBytes } from './hex-bytes.transformer';
 import { ChainEntity } from './chain.entity';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * A checkpoint the service signed: the chain had `size` events and Merkle root `hash` when it was
@@ -15,7 +16,12 @@ import { ChainEntity } from './chain.entity';
 @Check('ck_checkpoints_hash', 'octet_length(hash) = 32')
 @Check('ck_checkpoints_key_id', `key_id ~ '^[0-9a-f]{8}$'`)
 export class CheckpointEntity {
-  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_checkpoints' })
+  @PrimaryColumn({
+    name: 'chain_id',
+    type: 'uuid',
+    transformer: ulidAsUuid('chn'),
+    primaryKeyConstraintName: 'pk_checkpoints',
+  })
   chainId!: string;
 
   @ManyToOne(() => ChainEntity, { nullable: false })

@@ -1,6 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 export type DestinationState = 'active' | 'retrying' | 'paused' | 'disabled';
 
@@ -31,7 +32,7 @@ export class DestinationEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_destinations' })
   id!: string;
 
-  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc') })
   accountId!: string;
 
   @ManyToOne(() => AccountEntity, { nullable: false })

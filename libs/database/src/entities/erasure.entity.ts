@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * An erasure (docs/contract.md §17, migration 1765600000000): who erased which fields of how many
@@ -12,7 +13,7 @@ export class ErasureEntity {
   @PrimaryColumn({ type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_erasures' })
   id!: string;
 
-  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc') })
   accountId!: string;
 
   @ManyToOne(() => AccountEntity, { nullable: false })

@@ -1,5 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * How many events of one (account, chain, action) fall in one UTC day: the rollup statistics
@@ -10,14 +11,24 @@ import { bigintAsNumber } from './bigint-number.transformer';
 @Entity({ name: 'event_counts' })
 @Check('ck_event_counts_count', 'count > 0')
 export class EventCountEntity {
-  @PrimaryColumn({ name: 'account_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_event_counts' })
+  @PrimaryColumn({
+    name: 'account_id',
+    type: 'uuid',
+    transformer: ulidAsUuid('acc'),
+    primaryKeyConstraintName: 'pk_event_counts',
+  })
   accountId!: string;
 
   /** The UTC day, as PostgreSQL prints a date (YYYY-MM-DD). */
   @PrimaryColumn({ type: 'date', primaryKeyConstraintName: 'pk_event_counts' })
   day!: string;
 
-  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_event_counts' })
+  @PrimaryColumn({
+    name: 'chain_id',
+    type: 'uuid',
+    transformer: ulidAsUuid('chn'),
+    primaryKeyConstraintName: 'pk_event_counts',
+  })
   chainId!: string;
 
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'pk_event_counts' })

@@ -48,10 +48,10 @@ export class EventEntity {
   id!: string;
 
   /** No foreign key: the chain's account is the event's account. */
-  @Column({ name: 'account_id', type: 'varchar', length: 30 })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc') })
   accountId!: string;
 
-  @Column({ name: 'chain_id', type: 'varchar', length: 30 })
+  @Column({ name: 'chain_id', type: 'uuid', transformer: ulidAsUuid('chn') })
   chainId!: string;
 
   @ManyToOne(() => ChainEntity, { nullable: false })

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { AccountEntity } from './account.entity';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * An Idempotency-Key of POST /v1/events (docs/contract.md §7): claimed before the append, its stored
@@ -8,7 +9,12 @@ import { AccountEntity } from './account.entity';
 @Entity({ name: 'idempotency_keys' })
 @Index('ix_idempotency_keys_claimed', ['claimedAt'])
 export class IdempotencyKeyEntity {
-  @PrimaryColumn({ name: 'account_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_idempotency_keys' })
+  @PrimaryColumn({
+    name: 'account_id',
+    type: 'uuid',
+    transformer: ulidAsUuid('acc'),
+    primaryKeyConstraintName: 'pk_idempotency_keys',
+  })
   accountId!: string;
 
   @ManyToOne(() => AccountEntity, { nullable: false })

@@ -1,5 +1,6 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * One perfect subtree of a chain's RFC 9162 Merkle tree (migration 1764100000000): the hash of
@@ -14,7 +15,12 @@ import { bigintAsNumber } from './bigint-number.transformer';
 @Check('ck_merkle_nodes_index', `"index" >= 0`)
 @Check('ck_merkle_nodes_hash', `octet_length(hash) = 32`)
 export class MerkleNodeEntity {
-  @PrimaryColumn({ name: 'chain_id', type: 'varchar', length: 30, primaryKeyConstraintName: 'pk_merkle_nodes' })
+  @PrimaryColumn({
+    name: 'chain_id',
+    type: 'uuid',
+    transformer: ulidAsUuid('chn'),
+    primaryKeyConstraintName: 'pk_merkle_nodes',
+  })
   chainId!: string;
 
   @PrimaryColumn({ type: 'smallint', primaryKeyConstraintName: 'pk_merkle_nodes' })

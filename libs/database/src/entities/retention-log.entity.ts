@@ -1,5 +1,6 @@
 import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintAsNumber } from './bigint-number.transformer';
+import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * The database's own record of retention (docs/contract.md §14, migration 1765000000000): every change of a
@@ -24,11 +25,11 @@ export class RetentionLogEntity {
   kind!: 'retention' | 'hold.placed' | 'hold.lifted' | 'pruned' | 'policy';
 
   /** Null for `policy`. */
-  @Column({ name: 'account_id', type: 'varchar', length: 30, nullable: true })
+  @Column({ name: 'account_id', type: 'uuid', transformer: ulidAsUuid('acc'), nullable: true })
   accountId!: string | null;
 
   /** Null for an account's settings and for `policy`. */
-  @Column({ name: 'chain_id', type: 'varchar', length: 30, nullable: true })
+  @Column({ name: 'chain_id', type: 'uuid', transformer: ulidAsUuid('chn'), nullable: true })
   chainId!: string | null;
 
   /** `retention`: the new days (null: forever, or follow the account); `policy`: audit_min_retention_days. */

@@ -13,6 +13,16 @@ export function edited(text: string, replacements: [string, string][]): string {
   }, text);
 }
 
+/** audit_hold_lifted_recently as this migration creates it (1766000000000 takes uuids). */
+export const HOLD_LIFTED_RECENTLY_1765000000000 = `
+      CREATE FUNCTION audit_hold_lifted_recently(p_chain_id varchar, p_account_id varchar, p_now timestamptz)
+        RETURNS boolean LANGUAGE sql STABLE AS $$
+        SELECT EXISTS (SELECT 1 FROM retention_log l WHERE l.chain_id = p_chain_id AND l.kind = 'hold.lifted'
+                          AND l.logged_at > p_now - audit_hold_release_delay())
+            OR EXISTS (SELECT 1 FROM retention_log l WHERE l.account_id = p_account_id AND l.chain_id IS NULL
+                          AND l.kind = 'hold.lifted' AND l.logged_at > p_now - audit_hold_release_delay())
+      $$`;
+
 /** audit_prune_chain as this migration replaces it (1765300000000 replaces it again; its down() restores this). */
 export const PRUNE_CHAIN_1765000000000 = edited(PRUNE_CHAIN_1764800000000, [
   ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
@@ -127,14 +137,7 @@ export class RetentionLog1765000000000 implements MigrationInterface {
                                   COALESCE((SELECT p.audit_min_retention_days FROM retention_policy p WHERE p.id), 365))
                     ELSE COALESCE(chain_days, account_days) END
       $$`);
-    await q.query(`
-      CREATE FUNCTION audit_hold_lifted_recently(p_chain_id varchar, p_account_id varchar, p_now timestamptz)
-        RETURNS boolean LANGUAGE sql STABLE AS $$
-        SELECT EXISTS (SELECT 1 FROM retention_log l WHERE l.chain_id = p_chain_id AND l.kind = 'hold.lifted'
-                          AND l.logged_at > p_now - audit_hold_release_delay())
-            OR EXISTS (SELECT 1 FROM retention_log l WHERE l.account_id = p_account_id AND l.chain_id IS NULL
-                          AND l.kind = 'hold.lifted' AND l.logged_at > p_now - audit_hold_release_delay())
-      $$`);
+    await q.query(HOLD_LIFTED_RECENTLY_1765000000000);
 
     await q.query(`
       CREATE FUNCTION audit_chain_retention_logged() RETURNS trigger

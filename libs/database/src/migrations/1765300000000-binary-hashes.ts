@@ -5,6 +5,12 @@ import { edited, PRUNE_CHAIN_1765000000000 } from './1765000000000-retention-log
 /** audit_chain_head_forward, `CREATE OR REPLACE`. */
 const HEAD_FORWARD = HEAD_FORWARD_1763800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
 
+/** audit_prune_chain as this migration replaces it (`CREATE OR REPLACE`; 1766000000000 replaces it again). */
+export const PRUNE_CHAIN_1765300000000 = edited(PRUNE_CHAIN_1765000000000, [
+  [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
+  [`decode(e.hash, 'hex')) AS hash`, `e.hash) AS hash`],
+]);
+
 /** The genesis hash, 32 zero bytes: a new chain's `last_hash`. */
 const GENESIS = `decode(repeat('00', 32), 'hex')`;
 
@@ -62,12 +68,7 @@ export class BinaryHashes1765300000000 implements MigrationInterface {
     await q.query(`ALTER TABLE chains ALTER COLUMN last_hash SET DEFAULT ${GENESIS}`);
     await q.query(STARTS_EMPTY_1763800000000.replace(`repeat('0', 64)`, GENESIS));
     await q.query(edited(HEAD_FORWARD, [['first_link char(64);', 'first_link bytea;']]));
-    await q.query(
-      edited(PRUNE_CHAIN_1765000000000, [
-        [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
-        [`decode(e.hash, 'hex')) AS hash`, `e.hash) AS hash`],
-      ]),
-    );
+    await q.query(PRUNE_CHAIN_1765300000000);
   }
 
   async down(q: QueryRunner): Promise<void> {

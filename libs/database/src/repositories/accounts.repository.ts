@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -25,7 +26,10 @@ export class AccountsRepository {
 
   /** The id of the account with this name, creating it (with `newId`) when there is none. Race-safe. */
   async ensureByName(name: string, newId: string, db: Db = this.pool): Promise<string> {
-    await db.query(`INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [newId, name]);
+    await db.query(`INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [
+      ulidToUuid(newId),
+      name,
+    ]);
     const [row] = await selectRows(db, accounts.select('id'), `SELECT a.id AS "id" FROM accounts a WHERE a.name = $1`, [
       name,
     ]);
@@ -39,7 +43,7 @@ export class AccountsRepository {
       db,
       ACCOUNT,
       `INSERT INTO accounts AS a (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-      [id, name],
+      [ulidToUuid(id), name],
     );
     return row ?? null;
   }
@@ -50,7 +54,7 @@ export class AccountsRepository {
   }
 
   async findById(id: string, db: Db = this.pool): Promise<AccountRow | null> {
-    const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1`, [id]);
+    const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1`, [ulidToUuid(id)]);
     return row ?? null;
   }
 
@@ -61,7 +65,7 @@ export class AccountsRepository {
    */
   async lockById(id: string, db: Db): Promise<AccountRow | null> {
     const [row] = await selectRows(db, ACCOUNT, `SELECT ${COLUMNS} FROM accounts a WHERE a.id = $1 FOR NO KEY UPDATE`, [
-      id,
+      ulidToUuid(id),
     ]);
     return row ?? null;
   }
@@ -73,9 +77,9 @@ export class AccountsRepository {
       db,
       ACCOUNT,
       `SELECT ${COLUMNS} FROM accounts a
-        WHERE ($1::timestamptz IS NULL OR (${created}, a.id) > ($1::timestamptz, $2::varchar))
+        WHERE ($1::timestamptz IS NULL OR (${created}, a.id) > ($1::timestamptz, $2::uuid))
         ORDER BY ${created}, a.id LIMIT $3`,
-      [cursor?.time ?? null, cursor?.id ?? null, limit],
+      [cursor?.time ?? null, cursor ? ulidToUuid(cursor.id) : null, limit],
     );
   }
 
@@ -85,7 +89,7 @@ export class AccountsRepository {
       db,
       accounts.select('id'),
       `WITH a AS (UPDATE accounts SET ${accounts.bare('retentionDays')} = $2 WHERE id = $1 RETURNING id) SELECT a.id AS "id" FROM a`,
-      [id, days],
+      [ulidToUuid(id), days],
     );
     return rows.length === 1;
   }
@@ -104,7 +108,7 @@ export class AccountsRepository {
       db,
       accounts.select('id'),
       `WITH a AS (UPDATE accounts SET ${set.join(', ')} WHERE id = $1 RETURNING id) SELECT a.id AS "id" FROM a`,
-      [id, hold.hold, hold.reason, hold.by],
+      [ulidToUuid(id), hold.hold, hold.reason, hold.by],
     );
     return rows.length === 1;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -92,7 +93,7 @@ export class ApiKeysRepository {
   async insert(key: NewApiKey, db: Db = this.pool): Promise<void> {
     await db.query(`INSERT INTO api_keys (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [
       key.id,
-      key.accountId,
+      ulidToUuid(key.accountId),
       key.name,
       key.prefix,
       key.keyDigest,
@@ -113,7 +114,7 @@ export class ApiKeysRepository {
       `INSERT INTO api_keys AS k (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, 'config', NULL)
        ON CONFLICT (${keys.bare('keyDigest')}) DO UPDATE SET ${scopes} = EXCLUDED.${scopes}, ${origin} = 'config'
         WHERE ${keys.column('accountId')} = EXCLUDED.${keys.bare('accountId')}`,
-      [key.id, key.accountId, key.name, key.prefix, key.keyDigest, key.scopes],
+      [key.id, ulidToUuid(key.accountId), key.name, key.prefix, key.keyDigest, key.scopes],
     );
     const owner = keys.select('id', 'accountId');
     const [row] = await selectRows(
@@ -156,14 +157,14 @@ export class ApiKeysRepository {
       `${LISTING} WHERE ${keys.column('accountId')} = $1
           AND ($2::timestamptz IS NULL OR (${created}, k.id) > ($2::timestamptz, $3::varchar))
         ORDER BY ${created}, k.id LIMIT $4`,
-      [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
+      [ulidToUuid(accountId), cursor?.time ?? null, cursor?.id ?? null, limit],
     );
   }
 
   /** The key `id` of the account, revoked or not, or null. */
   async findInAccount(accountId: string, id: string, db: Db = this.pool): Promise<ApiKeyRow | null> {
     const [row] = await selectRows(db, KEY, `${LISTING} WHERE ${keys.column('accountId')} = $1 AND k.id = $2`, [
-      accountId,
+      ulidToUuid(accountId),
       id,
     ]);
     return row ?? null;
@@ -188,7 +189,7 @@ export class ApiKeysRepository {
       COUNT,
       `SELECT ${COUNT.sql} FROM api_keys k
         WHERE ${keys.column('accountId')} = $1 AND $2 = ANY(${keys.column('scopes')}) AND k.id <> $3 AND ${ACTIVE}`,
-      [accountId, scope, exceptId],
+      [ulidToUuid(accountId), scope, exceptId],
     );
     return row?.n ?? 0;
   }
@@ -200,8 +201,8 @@ export class ApiKeysRepository {
       db,
       perAccount,
       `SELECT ${perAccount.sql} FROM api_keys k
-        WHERE ${keys.column('accountId')} = ANY($1::varchar[]) AND ${ACTIVE} GROUP BY ${keys.column('accountId')}`,
-      [accountIds],
+        WHERE ${keys.column('accountId')} = ANY($1::uuid[]) AND ${ACTIVE} GROUP BY ${keys.column('accountId')}`,
+      [accountIds.map(ulidToUuid)],
     );
     return new Map(rows.map((r) => [r.accountId, r.n]));
   }

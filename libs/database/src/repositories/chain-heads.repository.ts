@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -42,7 +43,7 @@ export class ChainHeadsRepository {
       db,
       SHARED_HEAD,
       `SELECT ${SHARED_HEAD.sql} FROM chains c WHERE c.id = $1 AND ${chains.column('accountId')} = $2 FOR SHARE`,
-      [chainId, accountId],
+      [ulidToUuid(chainId), ulidToUuid(accountId)],
     );
     return row ?? null;
   }
@@ -58,10 +59,10 @@ export class ChainHeadsRepository {
     const [account, name] = [chains.bare('accountId'), chains.bare('name')];
     await db.query(
       `INSERT INTO chains (id, ${account}, ${name})
-       SELECT w.id, w.account_id, w.name FROM unnest($1::varchar[], $2::varchar[], $3::varchar[]) AS w(id, account_id, name)
+       SELECT w.id, w.account_id, w.name FROM unnest($1::uuid[], $2::uuid[], $3::varchar[]) AS w(id, account_id, name)
        WHERE NOT EXISTS (SELECT 1 FROM chains c WHERE ${chains.column('accountId')} = w.account_id AND ${chains.column('name')} = w.name)
        ON CONFLICT (${account}, ${name}) DO NOTHING`,
-      [wanted.map((c) => c.id), wanted.map((c) => c.accountId), wanted.map((c) => c.name)],
+      [wanted.map((c) => ulidToUuid(c.id)), wanted.map((c) => ulidToUuid(c.accountId)), wanted.map((c) => c.name)],
     );
   }
 
@@ -78,11 +79,11 @@ export class ChainHeadsRepository {
       db,
       CHAIN,
       `SELECT ${CHAIN.sql}
-         FROM chains c JOIN unnest($1::varchar[], $2::varchar[]) AS w(account_id, name)
+         FROM chains c JOIN unnest($1::uuid[], $2::varchar[]) AS w(account_id, name)
            ON ${chains.column('accountId')} = w.account_id AND ${chains.column('name')} = w.name
         ORDER BY c.id
           FOR UPDATE OF c`,
-      [wanted.map((c) => c.accountId), wanted.map((c) => c.name)],
+      [wanted.map((c) => ulidToUuid(c.accountId)), wanted.map((c) => c.name)],
     );
   }
 
@@ -94,10 +95,10 @@ export class ChainHeadsRepository {
   async moveHeads(heads: readonly ChainHeadMove[], db: Db = this.pool, along: SqlQuery | null = null): Promise<void> {
     const move: SqlQuery = {
       text: `UPDATE chains SET ${chains.bare('lastPosition')} = h.position, ${chains.bare('lastHash')} = decode(h.hash, 'hex'), ${chains.bare('lastTimestamp')} = h.ts
-         FROM unnest($1::varchar[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
+         FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::timestamptz[]) AS h(id, position, hash, ts)
         WHERE chains.id = h.id`,
       values: [
-        heads.map((h) => h.id),
+        heads.map((h) => ulidToUuid(h.id)),
         heads.map((h) => h.lastPosition),
         heads.map((h) => h.lastHash),
         heads.map((h) => h.lastTimestamp.toISOString()),

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -43,8 +44,8 @@ export class ChainRetentionRepository {
       db,
       CHAIN_STATUS_RECORD,
       `SELECT ${CHAIN_STATUS_RECORD.sql} FROM ${STATUS_FROM}
-        WHERE c.id = $1 AND ($2::varchar IS NULL OR ${chains.column('accountId')} = $2) FOR NO KEY UPDATE OF c`,
-      [id, accountId],
+        WHERE c.id = $1 AND ($2::uuid IS NULL OR ${chains.column('accountId')} = $2) FOR NO KEY UPDATE OF c`,
+      [ulidToUuid(id), accountId === null ? null : ulidToUuid(accountId)],
     );
     return row ?? null;
   }
@@ -88,12 +89,12 @@ export class ChainRetentionRepository {
          FROM ${STATUS_FROM}
         CROSS JOIN LATERAL (SELECT audit_effective_retention_days(${chains.column('name')}, ${chains.column('retentionDays')}, ${chainAccounts.column('retentionDays')}) AS days) r
         WHERE NOT ${chains.column('legalHold')} AND NOT ${chainAccounts.column('legalHold')} AND r.days IS NOT NULL
-          AND ${first} <= ${chains.column('lastPosition')} AND ($2::varchar IS NULL OR ${account} = $2)
+          AND ${first} <= ${chains.column('lastPosition')} AND ($2::uuid IS NULL OR ${account} = $2)
           AND EXISTS (SELECT 1 FROM events e WHERE ${events.column('chainId')} = c.id AND ${events.column('position')} = ${first}
                          AND ${events.column('timestamp')} < now() + make_interval(secs => $1::bigint) - make_interval(days => r.days))
           AND NOT audit_hold_lifted_recently(c.id, ${account}, now() + make_interval(secs => $1::bigint))
         ORDER BY c.id`,
-      [clockOffsetSeconds, accountId],
+      [clockOffsetSeconds, accountId === null ? null : ulidToUuid(accountId)],
     );
   }
 
@@ -103,7 +104,7 @@ export class ChainRetentionRepository {
    * waited for an append to let go of it). audit_prune_chain takes it again, a no-op then.
    */
   async lockForPrune(chainId: string, db: Db): Promise<void> {
-    await db.query(`SELECT 1 FROM chains WHERE id = $1 FOR UPDATE`, [chainId]);
+    await db.query(`SELECT 1 FROM chains WHERE id = $1 FOR UPDATE`, [ulidToUuid(chainId)]);
   }
 
   /**
@@ -121,26 +122,32 @@ export class ChainRetentionRepository {
   ): Promise<{ deleted: number; from: number; to: number }> {
     const pruned = computed({ deleted: ['audit_prune_chain($1, $2, $3, $4)::float8', asNumber] });
     const [batch] = await selectRows(db, pruned, `SELECT ${pruned.sql}`, [
-      chainId,
+      ulidToUuid(chainId),
       upTo,
       maxEvents,
       clockOffsetSeconds,
     ]);
     const first = chains.select('firstPosition');
-    const [chain] = await selectRows(db, first, `SELECT ${first.sql} FROM chains c WHERE c.id = $1`, [chainId]);
+    const [chain] = await selectRows(db, first, `SELECT ${first.sql} FROM chains c WHERE c.id = $1`, [
+      ulidToUuid(chainId),
+    ]);
     const deleted = batch?.deleted ?? 0;
     const to = (chain?.firstPosition ?? 1) - 1;
     return { deleted, from: to - deleted + 1, to };
   }
 
   /** One UPDATE of the chain `$1` of the account `$2`: `set` with its values from `$3`; false when no row matched. */
-  private async update(set: string, values: unknown[], db: Db): Promise<boolean> {
+  private async update(
+    set: string,
+    [id, accountId, ...values]: [string, string, ...unknown[]],
+    db: Db,
+  ): Promise<boolean> {
     const rows = await selectRows(
       db,
       UPDATED,
       `WITH c AS (UPDATE chains SET ${set} WHERE id = $1 AND ${chains.bare('accountId')} = $2 RETURNING id)
        SELECT ${UPDATED.sql} FROM c`,
-      values,
+      [ulidToUuid(id), ulidToUuid(accountId), ...values],
     );
     return rows.length === 1;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -87,13 +88,13 @@ export class ChainsRepository {
   ): Promise<ChainStatusRecord[]> {
     const created = chains.column('createdAt');
     const where = [`${chains.column('accountId')} = $1`];
-    const params: unknown[] = [accountId];
+    const params: unknown[] = [ulidToUuid(accountId)];
     if (filters.name !== undefined) {
       params.push(filters.name);
       where.push(`${chains.column('name')} = $${params.length}`);
     }
     if (cursor) {
-      params.push(cursor.time, cursor.id);
+      params.push(cursor.time, ulidToUuid(cursor.id));
       where.push(`(${created}, c.id) > ($${params.length - 1}::timestamptz, $${params.length})`);
     }
     params.push(limit);
@@ -112,14 +113,16 @@ export class ChainsRepository {
       db,
       CHAIN_STATUS_RECORD,
       `SELECT ${CHAIN_STATUS_RECORD.sql} FROM ${STATUS_FROM} WHERE c.id = $1 AND ${chains.column('accountId')} = $2`,
-      [id, accountId],
+      [ulidToUuid(id), ulidToUuid(accountId)],
     );
     return row ?? null;
   }
 
   /** The head now, and what lies above it, read in one statement (one snapshot); zeros for an unknown chain. */
   async headFacts(chainId: string, db: Db = this.pool): Promise<HeadFacts> {
-    const [row] = await selectRows(db, HEAD_FACTS, `SELECT ${HEAD_FACTS.sql} FROM chains c WHERE c.id = $1`, [chainId]);
+    const [row] = await selectRows(db, HEAD_FACTS, `SELECT ${HEAD_FACTS.sql} FROM chains c WHERE c.id = $1`, [
+      ulidToUuid(chainId),
+    ]);
     return {
       position: row?.position ?? 0,
       checkpointsAbove: row?.checkpointsAbove ?? 0,
@@ -146,7 +149,7 @@ export class ChainsRepository {
       `SELECT ${PRUNED_LINK.sql} FROM chains c
         WHERE c.id = $1 AND ${chains.column('accountId')} = $2 AND ${chains.column('firstPosition')} = $3
           AND ${chains.column('prunedHash')} IS NOT NULL`,
-      [chainId, accountId, position],
+      [ulidToUuid(chainId), ulidToUuid(accountId), position],
     );
     return row ?? null;
   }
@@ -163,8 +166,8 @@ export class ChainsRepository {
     const rows = await selectRows(
       db,
       ACCOUNT_TOTALS,
-      `SELECT ${ACCOUNT_TOTALS.sql} FROM chains c WHERE ${account} = ANY($1::varchar[]) GROUP BY ${account}`,
-      [accountIds],
+      `SELECT ${ACCOUNT_TOTALS.sql} FROM chains c WHERE ${account} = ANY($1::uuid[]) GROUP BY ${account}`,
+      [accountIds.map(ulidToUuid)],
     );
     return new Map(rows.map(({ accountId, ...totals }) => [accountId, totals]));
   }

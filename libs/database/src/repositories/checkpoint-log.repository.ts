@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -60,7 +61,7 @@ export class CheckpointLogRepository {
       `INSERT INTO checkpoint_log_leaves AS l (${columns.join(', ')})
        SELECT coalesce(max(${leaves.bare('leafIndex')}) + 1, 0), $1, $2, $3, decode($4, 'hex') FROM checkpoint_log_leaves
        RETURNING ${leaves.select('leafIndex').sql}`,
-      [leaf.chainId, leaf.chainSize, leaf.note, leaf.leafHash.toString('hex')],
+      [ulidToUuid(leaf.chainId), leaf.chainSize, leaf.note, leaf.leafHash.toString('hex')],
     );
     return row!.leafIndex;
   }
@@ -101,7 +102,7 @@ export class CheckpointLogRepository {
       LEAF,
       `SELECT ${LEAF.sql} FROM checkpoint_log_leaves l
         WHERE ${leaves.column('chainId')} = $1 AND ${index} < $2 ORDER BY ${index} DESC LIMIT 1`,
-      [chainId, size],
+      [ulidToUuid(chainId), size],
     );
     return row ?? null;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -28,7 +29,7 @@ export class CheckpointsRepository {
       CHECKPOINT,
       `SELECT ${CHECKPOINT.sql} FROM checkpoints k
         WHERE ${checkpoints.column('chainId')} = $1 AND ${size} <= $2 ORDER BY ${size} DESC LIMIT 1`,
-      [chainId, atMost],
+      [ulidToUuid(chainId), atMost],
     );
     return row ?? null;
   }
@@ -41,7 +42,7 @@ export class CheckpointsRepository {
       CHECKPOINT,
       `SELECT ${CHECKPOINT.sql} FROM checkpoints k
         WHERE ${checkpoints.column('chainId')} = $1 AND ${checkpoints.column('size')} = ANY($2::int8[])`,
-      [chainId, [...new Set(sizes)]],
+      [ulidToUuid(chainId), [...new Set(sizes)]],
     );
   }
 
@@ -58,7 +59,7 @@ export class CheckpointsRepository {
       stored,
       `INSERT INTO checkpoints AS k (${columns.join(', ')}) VALUES ($1, $2, decode($3, 'hex'), $4, $5)
        ON CONFLICT (${columns[0]}, ${columns[1]}) DO NOTHING RETURNING ${stored.sql}`,
-      [chainId, size, hash, keyId, note],
+      [ulidToUuid(chainId), size, hash, keyId, note],
     );
     return inserted.length === 1;
   }

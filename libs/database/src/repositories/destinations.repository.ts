@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -118,7 +119,7 @@ export class DestinationsRepository {
       `INSERT INTO destinations AS d (${CREATED.map(bare).join(', ')}, ${bare('state')})
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'active')
        RETURNING ${COLUMNS}`,
-      CREATED.map((property) => row[property]),
+      CREATED.map((property) => (property === 'accountId' ? ulidToUuid(row.accountId) : row[property])),
     );
     return made!;
   }
@@ -129,7 +130,7 @@ export class DestinationsRepository {
       db,
       count,
       `SELECT ${count.sql} FROM destinations d WHERE ${column('accountId')} = $1`,
-      [accountId],
+      [ulidToUuid(accountId)],
     );
     return row!.n;
   }
@@ -149,7 +150,7 @@ export class DestinationsRepository {
         WHERE ${column('accountId')} = $1
           AND ($2::timestamptz IS NULL OR (${created}, d.id) > ($2::timestamptz, $3::varchar))
         ORDER BY ${created}, d.id LIMIT $4`,
-      [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
+      [ulidToUuid(accountId), cursor?.time ?? null, cursor?.id ?? null, limit],
     );
   }
 
@@ -159,7 +160,7 @@ export class DestinationsRepository {
       db,
       DESTINATION,
       `SELECT ${COLUMNS} FROM destinations d WHERE ${column('accountId')} = $1 AND d.id = $2 ${lock ? 'FOR UPDATE' : ''}`,
-      [accountId, id],
+      [ulidToUuid(accountId), id],
     );
     return row ?? null;
   }
@@ -199,7 +200,7 @@ export class DestinationsRepository {
       db,
       DESTINATION,
       `SELECT ${COLUMNS} FROM destinations d WHERE ${column('accountId')} = $1 ORDER BY d.id`,
-      [accountId],
+      [ulidToUuid(accountId)],
     );
   }
 

@@ -69,7 +69,7 @@ export class ErasuresRepository {
   /** Erases through audit_erase_events (the only way an event changes); the number of events changed. */
   async erase(accountId: string, rows: readonly EventErasure[], db: Db): Promise<number> {
     const [result] = await db.query<{ n: number }[]>(`SELECT audit_erase_events($1, $2::jsonb) AS n`, [
-      accountId,
+      ulidToUuid(accountId),
       JSON.stringify(rows.map((row) => ({ ...row, id: ulidToUuid(row.id) }))),
     ]);
     return result?.n ?? 0;
@@ -82,7 +82,7 @@ export class ErasuresRepository {
       `WITH r AS (INSERT INTO erasures (${INSERTED.map((p) => erasures.bare(p)).join(', ')})
          VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)
        SELECT ${RECORD.sql} FROM r`,
-      INSERTED.map((p: (typeof INSERTED)[number]) => erasure[p]),
+      INSERTED.map((p: (typeof INSERTED)[number]) => (p === 'accountId' ? ulidToUuid(erasure.accountId) : erasure[p])),
     );
     return row!;
   }
@@ -102,7 +102,7 @@ export class ErasuresRepository {
         WHERE ${erasures.column('accountId')} = $1
           AND ($2::timestamptz IS NULL OR (${at}, r.id) < ($2::timestamptz, $3::varchar))
         ORDER BY ${at} DESC, r.id DESC LIMIT $4`,
-      [accountId, cursor?.time ?? null, cursor?.id ?? null, limit],
+      [ulidToUuid(accountId), cursor?.time ?? null, cursor?.id ?? null, limit],
     );
   }
 }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryRunner } from 'typeorm';
@@ -90,9 +91,9 @@ export class EventSnapshot {
              FROM (SELECT l.level, ((${first} - 2) >> l.level) - 1 AS idx FROM generate_series(0, 62) AS l(level)
                     WHERE ((${first} - 2) >> l.level) & 1 = 1) w
              CROSS JOIN ${merkleNodeAt(chains.column('id'), 'w.level', 'w.idx')}) n
-        WHERE ${chains.column('accountId')} = $1 AND ${first} > 1 AND ($2::varchar IS NULL OR ${chains.column('id')} = $2)
+        WHERE ${chains.column('accountId')} = $1 AND ${first} > 1 AND ($2::uuid IS NULL OR ${chains.column('id')} = $2)
         ORDER BY ${chains.column('id')}`,
-      [accountId, chainId],
+      [ulidToUuid(accountId), chainId === null ? null : ulidToUuid(chainId)],
     );
     return rows.map(({ chainId, lastPosition, lastHash, lastTimestamp, levels, indexes, hashes }) => ({
       chainId,

@@ -1,3 +1,4 @@
+import { ulidToUuid, ulidToUuidOrNull } from '@app/common/ids';
 import type { SearchTerm, TextField } from '@app/common';
 import { events, chains } from './event-record';
 
@@ -27,7 +28,7 @@ export interface Sql {
  * Parameters are appended to `params` (a query that has some already numbers on from them).
  */
 export function matching(accountId: string, filters: EventFilters, params: unknown[] = []): Sql {
-  const where = [`${events.column('accountId')} = $${params.push(accountId)}`];
+  const where = [`${events.column('accountId')} = $${params.push(ulidToUuid(accountId))}`];
   const add = (condition: (placeholder: string) => string, value: unknown) => {
     params.push(value);
     where.push(condition(`$${params.length}`));
@@ -36,7 +37,8 @@ export function matching(accountId: string, filters: EventFilters, params: unkno
   if (filters.actor !== undefined) add((p) => `${events.column('actor')} = ${p}`, filters.actor);
   if (filters.action !== undefined) add((p) => `${events.column('action')} = ${p}`, filters.action);
   if (filters.resource !== undefined) add((p) => `${events.column('resource')} = ${p}`, filters.resource);
-  if (filters.chainId !== undefined) add((p) => `${events.column('chainId')} = ${p}`, filters.chainId);
+  if (filters.chainId !== undefined)
+    add((p) => `${events.column('chainId')} = ${p}`, ulidToUuidOrNull(filters.chainId));
   if (filters.after !== undefined)
     add((p) => `${timestamp} ${filters.inclusive ? '>=' : '>'} ${p}::timestamptz`, filters.after.toISOString());
   if (filters.before !== undefined)
@@ -75,6 +77,8 @@ export function searchCondition(
   switch (term.kind) {
     case 'text': {
       const column = columns[term.field]!;
+      // A chain's id is stored as a uuid: a value that is none matches no event (`= NULL`).
+      if (term.field === 'chain_id') return [(p) => `${column} = ${p}`, ulidToUuidOrNull(term.value)];
       return term.prefix
         ? [(p) => `starts_with(${column}, ${p})`, term.value]
         : [(p) => `${column} = ${p}`, term.value];

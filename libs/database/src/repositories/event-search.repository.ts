@@ -53,7 +53,7 @@ export class EventSearchRepository {
       EVENT_RECORD,
       `SELECT ${EVENT_RECORD.sql} FROM events e JOIN chains c ON ${chains.column('id')} = ${events.column('chainId')}
         WHERE ${events.column('id')} = $1 AND ${events.column('accountId')} = $2`,
-      [ulidToUuid(id), accountId],
+      [ulidToUuid(id), ulidToUuid(accountId)],
     );
     return row ?? null;
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid, ulidToUuidOrNull, uuidToUlid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -70,11 +71,12 @@ function fromRollup(
   // First and last day (`to` is the midnight after the last, year 10000 after 9999-12-31).
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   const where = [
-    `${rollups.column('accountId')} = ${param(accountId)}`,
+    `${rollups.column('accountId')} = ${param(ulidToUuid(accountId))}`,
     `${rollups.column('day')} BETWEEN ${param(day(from))}::date AND ${param(day(to - 1))}::date`,
   ];
   if (filters.action !== undefined) where.push(`${rollups.column('action')} = ${param(filters.action)}`);
-  if (filters.chainId !== undefined) where.push(`${rollups.column('chainId')} = ${param(filters.chainId)}`);
+  if (filters.chainId !== undefined)
+    where.push(`${rollups.column('chainId')} = ${param(ulidToUuidOrNull(filters.chainId))}`);
   const terms = (filters.search ?? []).filter((term) => term.kind === 'text');
   for (const term of terms) {
     const [condition, value] = searchCondition(term, ROLLUP_TEXT_COLUMN);
@@ -129,13 +131,15 @@ export class EventStatisticsRepository {
       GROUP_COUNT,
       `SELECT ${GROUP_COUNT.sql}
          FROM (${groups}) AS g
-        ORDER BY count DESC, key COLLATE "C" ASC NULLS LAST
+        ORDER BY count DESC, key::text COLLATE "C" ASC NULLS LAST
         LIMIT $${params.length}`,
       params,
     );
     // No group at all means no matching event.
     const total = rows.length === 0 ? 0 : rows[0]!.total;
-    return { data: rows.map(({ key, count }) => ({ key, count })), total };
+    // A chain's id is stored as a uuid (whose text sorts as the id's): written as the API writes it.
+    const shown = (key: string | null) => (group === 'chain' && key !== null ? uuidToUlid('chn', key) : key);
+    return { data: rows.map(({ key, count }) => ({ key: shown(key), count })), total };
   }
 
   /** The matching events counted by UTC hour or day over the (inclusive) period, every bucket present, oldest first. */

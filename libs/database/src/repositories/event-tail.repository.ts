@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -21,6 +22,13 @@ export interface TailWindow {
 }
 
 /** The live tail's order, (timestamp, chain, position): an ORDER BY list, and in parentheses the key it compares. */
+/**
+ * A tail key's chain as stored: `''` (a start from a time, apps/api stream-start.ts: before every chain of
+ * that millisecond) is the smallest uuid.
+ */
+const tailChain = (chainId: string): string =>
+  chainId === '' ? '00000000-0000-0000-0000-000000000000' : ulidToUuid(chainId);
+
 const TAIL_ORDER = [events.column('timestamp'), events.column('chainId'), events.column('position')].join(', ');
 
 const SNAPSHOT = computed({ snapshot: ['pg_current_snapshot()::text', asString] });
@@ -80,7 +88,7 @@ export class EventTailRepository {
     if (window.until !== null) text += ` AND pg_visible_in_snapshot(${events.column('txid')}::text::xid8, ${until})`;
     if (window.after) {
       const { time, chainId, position } = window.after;
-      text += ` AND (${TAIL_ORDER}) > (${param(time)}::timestamptz, ${param(chainId)}, ${param(position)}::int8)`;
+      text += ` AND (${TAIL_ORDER}) > (${param(time)}::timestamptz, ${param(tailChain(chainId))}, ${param(position)}::int8)`;
     }
     const page = pageRow(until);
     const rows = await selectRows(
@@ -113,12 +121,12 @@ export class EventTailRepository {
     const where = matching(accountId, filters);
     const param = (value: unknown): string => `$${where.params.push(value)}`;
     const [position, txid] = [events.column('position'), events.column('txid')];
-    let text = `${where.text} AND ${events.column('chainId')} = ${param(chainId)} AND ${position} >= ${chains.column('firstPosition')}
+    let text = `${where.text} AND ${events.column('chainId')} = ${param(ulidToUuid(chainId))} AND ${position} >= ${chains.column('firstPosition')}
                 AND ${position} <= ${param(upTo)} AND ${txid} IS NOT NULL
                 AND NOT pg_visible_in_snapshot(${txid}::text::xid8, ${param(window.since)}::pg_snapshot)`;
     if (window.after !== null) {
       const { time, chainId: afterChain, position: afterPosition } = window.after;
-      const key = `(${param(time)}::timestamptz, ${param(afterChain)}, ${param(afterPosition)}::int8)`;
+      const key = `(${param(time)}::timestamptz, ${param(tailChain(afterChain))}, ${param(afterPosition)}::int8)`;
       // Read from the current window up to `after`; or, before its first read (a start or a replay from a
       // time), nothing up to `after` was ever to be read.
       text +=

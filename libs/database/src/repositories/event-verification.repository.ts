@@ -46,7 +46,7 @@ export class EventVerificationRepository {
       db,
       VERIFIED_EVENT,
       `SELECT ${VERIFIED_EVENT.sql} FROM events e WHERE ${events.column('id')} = $1 AND ${events.column('accountId')} = $2`,
-      [ulidToUuid(id), accountId],
+      [ulidToUuid(id), ulidToUuid(accountId)],
     );
     return row ?? null;
   }
@@ -63,7 +63,7 @@ export class EventVerificationRepository {
       LINK,
       `SELECT ${LINK.sql} FROM events e
         WHERE ${events.column('accountId')} = $1 AND ${events.column('chainId')} = $2 AND ${events.column('position')} = $3`,
-      [accountId, chainId, position],
+      [ulidToUuid(accountId), ulidToUuid(chainId), position],
     );
     return row ?? null;
   }

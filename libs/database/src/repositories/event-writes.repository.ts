@@ -10,8 +10,8 @@ import { EventRecord, events } from './event-record';
 /** The columns an append writes, each with the array type its `unnest` parameter has and its value of a record. */
 const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) => unknown][] = [
   ['id', 'uuid', (e) => ulidToUuid(e.id)],
-  ['accountId', 'varchar', (e) => e.accountId],
-  ['chainId', 'varchar', (e) => e.chainId],
+  ['accountId', 'uuid', (e) => ulidToUuid(e.accountId)],
+  ['chainId', 'uuid', (e) => ulidToUuid(e.chainId)],
   ['position', 'int8', (e) => e.position],
   ['actor', 'text', (e) => e.actor],
   ['action', 'text', (e) => e.action],

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -63,7 +64,7 @@ export class IdempotencyKeysRepository {
       TOKEN,
       `INSERT INTO idempotency_keys AS k (${inserted}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
        RETURNING ${TOKEN.sql}`,
-      [accountId, key, requestDigest],
+      [ulidToUuid(accountId), key, requestDigest],
     );
     return row?.token ?? null;
   }
@@ -84,12 +85,12 @@ export class IdempotencyKeysRepository {
       db,
       held,
       `SELECT ${held.sql}
-         FROM idempotency_keys k JOIN unnest($1::varchar[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
+         FROM idempotency_keys k JOIN unnest($1::uuid[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
            ON ${ACCOUNT_ID} = w.account_id AND ${KEY} = w.key AND ${CLAIMED_AT} = w.token::timestamptz
         WHERE ${RESPONSE} IS NULL
         ORDER BY ${ACCOUNT_ID}, ${KEY}
           FOR UPDATE OF k`,
-      [claims.map((c) => c.accountId), claims.map((c) => c.key), claims.map((c) => c.token)],
+      [claims.map((c) => ulidToUuid(c.accountId)), claims.map((c) => c.key), claims.map((c) => c.token)],
     );
     return new Set(rows.map((r) => claimId(r.accountId, r.key, r.token)));
   }
@@ -104,7 +105,7 @@ export class IdempotencyKeysRepository {
       db,
       RECORD,
       `SELECT ${RECORD.sql} FROM idempotency_keys k WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2`,
-      [accountId, key, staleAfterSeconds],
+      [ulidToUuid(accountId), key, staleAfterSeconds],
     );
     return row ?? null;
   }
@@ -128,7 +129,7 @@ export class IdempotencyKeysRepository {
             AND ${CLAIMED_BEFORE_STALE}
          RETURNING ${CLAIMED_AT})
        SELECT ${TOKEN.sql} FROM k`,
-      [accountId, key, staleAfterSeconds],
+      [ulidToUuid(accountId), key, staleAfterSeconds],
     );
     return taken?.token ?? null;
   }
@@ -139,7 +140,7 @@ export class IdempotencyKeysRepository {
       `DELETE FROM idempotency_keys k
         WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2 AND ${CLAIMED_AT} = $3::timestamptz
           AND ${RESPONSE} IS NULL`,
-      [accountId, key, token],
+      [ulidToUuid(accountId), key, token],
     );
   }
 
@@ -151,9 +152,9 @@ export class IdempotencyKeysRepository {
     if (responses.length === 0) return;
     await db.query(
       `UPDATE idempotency_keys k SET ${keys.bare('response')} = r.response
-         FROM unnest($1::varchar[], $2::varchar[], $3::text[]) AS r(account_id, key, response)
+         FROM unnest($1::uuid[], $2::varchar[], $3::text[]) AS r(account_id, key, response)
         WHERE ${ACCOUNT_ID} = r.account_id AND ${KEY} = r.key`,
-      [responses.map((r) => r.accountId), responses.map((r) => r.key), responses.map((r) => r.response)],
+      [responses.map((r) => ulidToUuid(r.accountId)), responses.map((r) => r.key), responses.map((r) => r.response)],
     );
   }
 
@@ -167,7 +168,7 @@ export class IdempotencyKeysRepository {
         WHERE ${ACCOUNT_ID} = $1 AND ${RESPONSE} IS NOT NULL
           AND EXISTS (SELECT 1 FROM jsonb_path_query(${RESPONSE}::jsonb, 'lax $.**.id') AS x(v)
                        WHERE x.v #>> '{}' = ANY($2::varchar[]))`,
-      [accountId, eventIds],
+      [ulidToUuid(accountId), eventIds],
     );
   }
 
@@ -178,7 +179,7 @@ export class IdempotencyKeysRepository {
       `UPDATE idempotency_keys k SET ${keys.bare('response')} = r.response, ${keys.bare('requestDigest')} = $4
          FROM unnest($2::varchar[], $3::text[]) AS r(key, response)
         WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = r.key`,
-      [accountId, answers.map((a) => a.key), answers.map((a) => a.response), ERASED_REQUEST_DIGEST],
+      [ulidToUuid(accountId), answers.map((a) => a.key), answers.map((a) => a.response), ERASED_REQUEST_DIGEST],
     );
   }
 

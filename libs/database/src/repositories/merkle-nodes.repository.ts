@@ -8,9 +8,9 @@ import { EventEntity } from '../entities/event.entity';
 import { MerkleNodeEntity } from '../entities/merkle-node.entity';
 import {
   arrayOf,
+  asId,
   asBuffer,
   asNumber,
-  asString,
   computed,
   joined,
   orNull,
@@ -126,7 +126,7 @@ export const INCLUSION_SQL = (() => {
 const CHAIN_NODES = joined(
   computed<{ chainId: ChainEntity['id'] } & Pick<ChainEntity, 'firstPosition'> & { size: ChainEntity['lastPosition'] }>(
     {
-      chainId: ['c.id', asString],
+      chainId: ['c.id', asId('chn')],
       size: [`${chains.column('lastPosition')}::float8`, asNumber],
       firstPosition: [`${chains.column('firstPosition')}::float8`, asNumber],
     },
@@ -152,7 +152,10 @@ function splitHashes(bytes: Buffer | null): Buffer[] {
 }
 
 /** The nodes of several chains' trees (`frontiers`): NODE and the chain asked for. */
-const CHAIN_NODE = joined(computed<Pick<MerkleNodeEntity, 'chainId'>>({ chainId: ['want.chain_id', asString] }), NODE);
+const CHAIN_NODE = joined(
+  computed<Pick<MerkleNodeEntity, 'chainId'>>({ chainId: ['want.chain_id', asId('chn')] }),
+  NODE,
+);
 
 /**
  * Every query of the chains' Merkle trees: each chain's perfect subtrees (level, index), those from
@@ -176,9 +179,9 @@ export class MerkleNodesRepository {
       NODE,
       `SELECT ${NODE.sql}
          FROM unnest($2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(level, idx, ord)
-         CROSS JOIN ${merkleNodeAt('$1::varchar', 'want.level', 'want.idx')}
+         CROSS JOIN ${merkleNodeAt('$1::uuid', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
-      [chainId, ids.map((id) => id.level), ids.map((id) => id.index)],
+      [ulidToUuid(chainId), ids.map((id) => id.level), ids.map((id) => id.index)],
     );
   }
 
@@ -197,7 +200,11 @@ export class MerkleNodesRepository {
     size: number | null,
     db: Db = this.pool,
   ): Promise<InclusionFacts | null> {
-    const [row] = await selectPrepared(db, INCLUSION, INCLUSION_SQL, [ulidToUuid(eventId), accountId, size]);
+    const [row] = await selectPrepared(db, INCLUSION, INCLUSION_SQL, [
+      ulidToUuid(eventId),
+      ulidToUuid(accountId),
+      size,
+    ]);
     if (!row) return null;
     const { levels, indexes, hashes, ...facts } = row;
     return {
@@ -220,8 +227,8 @@ export class MerkleNodesRepository {
     db: Db = this.pool,
   ): Promise<(Omit<ReturnType<typeof CHAIN_NODES.decode>, 'hashes'> & { hashes: Buffer[] }) | null> {
     const [row] = await selectPrepared(db, CHAIN_NODES, CHAIN_NODES_SQL, [
-      chainId,
-      accountId,
+      ulidToUuid(chainId),
+      ulidToUuid(accountId),
       ids.map((id) => id.level),
       ids.map((id) => id.index),
       upTo,
@@ -242,17 +249,20 @@ export class MerkleNodesRepository {
    */
   async frontiers(sizes: ReadonlyMap<string, number>, db: Db = this.pool): Promise<Map<string, MerkleNode[]>> {
     const frontiers = [...sizes].map(([chainId, size]) => ({ chainId, size, ids: frontierIds(size) }));
-    const wanted = frontiers.flatMap(({ chainId, ids }) => ids.map((id) => ({ chainId, ...id })));
+    const wanted = frontiers.flatMap(({ chainId, ids }) => {
+      const stored = ulidToUuid(chainId);
+      return ids.map((id) => ({ stored, ...id }));
+    });
     const result = new Map<string, MerkleNode[]>([...sizes.keys()].map((chainId) => [chainId, []]));
     if (wanted.length === 0) return result;
     const rows = await selectRows(
       db,
       CHAIN_NODE,
       `SELECT ${CHAIN_NODE.sql}
-         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
+         FROM unnest($1::uuid[], $2::smallint[], $3::bigint[]) WITH ORDINALITY AS want(chain_id, level, idx, ord)
          CROSS JOIN ${merkleNodeAt('want.chain_id', 'want.level', 'want.idx')}
         ORDER BY want.ord`,
-      [wanted.map((w) => w.chainId), wanted.map((w) => w.level), wanted.map((w) => w.index)],
+      [wanted.map((w) => w.stored), wanted.map((w) => w.level), wanted.map((w) => w.index)],
     );
     for (const { chainId, ...node } of rows) result.get(chainId)!.push(node);
     for (const { chainId, size, ids } of frontiers)
@@ -272,20 +282,22 @@ export class MerkleNodesRepository {
     const levels: number[] = [];
     const indexes: number[] = [];
     const hashes: string[] = [];
-    for (const { chainId, nodes } of trees)
+    for (const { chainId, nodes } of trees) {
+      let stored: string | undefined;
       for (const node of nodes) {
         if (node.level < LOWEST_STORED_LEVEL) continue;
-        chainIds.push(chainId);
+        chainIds.push((stored ??= ulidToUuid(chainId)));
         levels.push(node.level);
         indexes.push(node.index);
         hashes.push(node.hash.toString('hex'));
       }
+    }
     if (chainIds.length === 0) return null;
     const columns = (['chainId', 'level', 'index', 'hash'] as const).map((p) => merkleNodes.bare(p)).join(', ');
     return {
       text: `INSERT INTO merkle_nodes (${columns})
        SELECT chain_id, level, idx, decode(hash, 'hex')
-         FROM unnest($1::varchar[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
+         FROM unnest($1::uuid[], $2::smallint[], $3::bigint[], $4::text[]) AS node(chain_id, level, idx, hash)`,
       values: [chainIds, levels, indexes, hashes],
     };
   }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -36,7 +37,7 @@ export class RetentionLogRepository {
       PRUNE,
       `SELECT ${PRUNE.sql} FROM retention_log r
         WHERE ${log.column('chainId')} = $1 AND ${log.column('kind')} = 'pruned' ORDER BY r.id`,
-      [chainId],
+      [ulidToUuid(chainId)],
     );
   }
 }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { CheckpointEntity } from '../entities/checkpoint.entity';
 import { EventEntity } from '../entities/event.entity';
 import { MerkleNodeEntity } from '../entities/merkle-node.entity';
@@ -18,25 +19,33 @@ describe('whole-chain verification window queries', () => {
 
   it('read the events of (after, upTo], at most one more than the window holds, and the checkpoints of that range', () => {
     const window = { chainId, accountId, after: 2, upTo: 6 };
-    expect(verificationWindowCheckpointsQuery(window).values).toEqual([chainId, 2, 6]);
-    expect(verificationWindowEventsQuery(window).values).toEqual([chainId, 2, 6, 5, accountId]);
+    // Ids bound as stored (uuid), the chain's also as the API writes it: it is hashed.
+    expect(verificationWindowCheckpointsQuery(window).values).toEqual([ulidToUuid(chainId), 2, 6]);
+    expect(verificationWindowEventsQuery(window).values).toEqual([
+      ulidToUuid(chainId),
+      2,
+      6,
+      5,
+      ulidToUuid(accountId),
+      chainId,
+    ]);
     expect(verificationWindowEventsQuery(window).text).toMatch(/ORDER BY events\.position\s+LIMIT \$4$/);
   });
 
   it('take checkpoints of size 0 in the first window', () => {
     expect(verificationWindowCheckpointsQuery({ chainId, accountId, after: 0, upTo: 0 }).values).toEqual([
-      chainId,
+      ulidToUuid(chainId),
       -1,
       0,
     ]);
   });
 
-  it('run each read through the one stream given, its own query, handing on every row', async () => {
+  it('run each read through the one stream given, its own query, handing on every row (an event its id as the API writes it)', async () => {
     const window = { chainId, accountId, after: 4, upTo: 9 };
     const ran: SqlQuery[] = [];
     const reads = verificationWindowReads(<Row>(query: SqlQuery, onRow: (row: Row) => void) => {
       ran.push(query);
-      [1, 2].forEach((n) => onRow({ n } as Row));
+      [1, 2].forEach((n) => onRow({ n, id: ulidToUuid(`evt_01JDQ8Z5WZ2M7K4N9P3R6T0V1${n}`) } as Row));
       return Promise.resolve();
     });
     const got: unknown[] = [];
@@ -49,6 +58,10 @@ describe('whole-chain verification window queries', () => {
       verificationWindowNodesQuery(window),
     ]);
     expect(got).toHaveLength(6);
+    expect(got.slice(2, 4)).toEqual([
+      { n: 1, id: 'evt_01JDQ8Z5WZ2M7K4N9P3R6T0V11' },
+      { n: 2, id: 'evt_01JDQ8Z5WZ2M7K4N9P3R6T0V12' },
+    ]);
   });
 
   it('name the columns the entities map their properties to (the file cannot load the metadata: workers load it)', () => {

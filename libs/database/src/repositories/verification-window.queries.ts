@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { Query } from 'pg';
-import { uuidToUlid } from '@app/common/ids';
+import { ulidToUuid, uuidToUlid } from '@app/common/ids';
 import { LOWEST_STORED_LEVEL } from '@app/hashing';
 // Types only: a worker thread loads this file, and the entities would load TypeORM.
 import type { CheckpointEntity } from '../entities/checkpoint.entity';
@@ -152,7 +152,7 @@ export const ISO_TIMESTAMP = isoTimestamp(E.timestamp);
  */
 export function verificationWindowEventsQuery({ chainId, accountId, after, upTo }: VerificationWindow): SqlQuery {
   return {
-    text: `SELECT ${E.id} AS "id", $1::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
+    text: `SELECT ${E.id} AS "id", $6::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
         ${E.action} AS "action", ${E.resource} AS "resource", ${E.context} AS "context", ${ISO_TIMESTAMP} AS "timestamp",
         encode(${E.previousHash}, 'hex') AS "previousHash", encode(${E.hash}, 'hex') AS "hash",
         encode(${E.saltSeed}, 'hex') AS "saltSeed", ${E.erasure} AS "erasure", ${E.accountId} = $5 AS "ownAccount"
@@ -160,7 +160,7 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
   WHERE ${E.chainId} = $1 AND events.${E.position} > $2 AND events.${E.position} <= $3
   ORDER BY events.${E.position}
   LIMIT $4`,
-    values: [chainId, after, upTo, upTo - after + 1, accountId],
+    values: [ulidToUuid(chainId), after, upTo, upTo - after + 1, ulidToUuid(accountId), chainId],
   };
 }
 
@@ -172,7 +172,7 @@ export function verificationWindowCheckpointsQuery({ chainId, after, upTo, first
   return {
     text: `SELECT ${K.size}::text AS "size", encode(${K.hash}, 'hex') AS "hash", ${K.note} AS "note" FROM checkpoints
   WHERE ${K.chainId} = $1 AND ${K.size} > $2 AND ${K.size} <= $3 ORDER BY checkpoints.${K.size}`,
-    values: [chainId, first || after === 0 ? after - 1 : after, upTo],
+    values: [ulidToUuid(chainId), first || after === 0 ? after - 1 : after, upTo],
   };
 }
 
@@ -203,6 +203,12 @@ export function verificationWindowNodesQuery({ chainId, after, upTo }: Verificat
         AND m.${M.index} >= ($2::bigint >> l.level) AND m.${M.index} < ($3::bigint >> l.level)
         AND octet_length(m.${M.hash}) = 32) n
   WHERE n.nodes IS NOT NULL`,
-    values: [chainId, after, upTo, Math.max(0, Math.floor(Math.log2(Math.max(1, upTo)))), LOWEST_STORED_LEVEL],
+    values: [
+      ulidToUuid(chainId),
+      after,
+      upTo,
+      Math.max(0, Math.floor(Math.log2(Math.max(1, upTo)))),
+      LOWEST_STORED_LEVEL,
+    ],
   };
 }

@@ -1,3 +1,4 @@
+import { ulidToUuid } from '@app/common/ids';
 import { AccountEntity } from '../entities/account.entity';
 import { ChainEntity } from '../entities/chain.entity';
 import { EventEntity } from '../entities/event.entity';
@@ -21,8 +22,10 @@ describe('Table: SQL written from the entity', () => {
       'c.id AS "id", c.last_position AS "lastPosition", c.pruned_timestamp AS "prunedTimestamp"',
     );
     // pg gives int8 as text; the entity's bigintAsNumber makes it a number. Nulls stay null.
-    expect(selection.decode({ id: 'chn_1', lastPosition: '42', prunedTimestamp: null })).toEqual({
-      id: 'chn_1',
+    // The id as stored (uuid, migration 1766000000000) through the column's transformer.
+    const id = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
+    expect(selection.decode({ id: ulidToUuid(id), lastPosition: '42', prunedTimestamp: null })).toEqual({
+      id,
       lastPosition: 42,
       prunedTimestamp: null,
     });
@@ -54,8 +57,9 @@ describe('Table: SQL written from the entity', () => {
     expect(selection.sql).toBe(
       'e.id AS "id", e.position AS "position", c.name AS "chainName", pg_current_snapshot()::text AS "until", count(*) AS "total"',
     );
-    const row = selection.decode({ id: 'evt_1', position: '7', chainName: 'orders', until: '5:5:', total: '3' });
-    expect(row).toEqual({ id: 'evt_1', position: 7, chainName: 'orders', until: '5:5:', total: 3 });
+    const id = 'evt_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
+    const row = selection.decode({ id: ulidToUuid(id), position: '7', chainName: 'orders', until: '5:5:', total: '3' });
+    expect(row).toEqual({ id, position: 7, chainName: 'orders', until: '5:5:', total: 3 });
     // The row's type is the entity's: a number position, a string chain name.
     const typed: { id: string; position: number; chainName: string; until: string; total: number | null } = row;
     expect(typed.total).toBe(3);

@@ -1,4 +1,5 @@
 import { getMetadataArgsStorage, ValueTransformer } from 'typeorm';
+import { uuidToUlid } from '@app/common/ids';
 import { Db, queryPrepared } from '../transaction-runner';
 
 /** The names of an entity's properties that hold data (not methods). */
@@ -115,6 +116,13 @@ export const asDate: Decoder<Date> = (raw) => {
   if (!(raw instanceof Date)) throw new Error(`expected a timestamp from the database, got ${typeof raw}`);
   return raw;
 };
+/**
+ * A stored id (a uuid: migrations 1765900000000, 1766000000000) as the API writes it, `prefix_` and
+ * the ULID: for ids read under a computed name (a column read through a Table decodes itself).
+ */
+export function asId(prefix: string): Decoder<string> {
+  return (raw) => uuidToUlid(prefix, asString(raw));
+}
 /** bytea (pg gives a Buffer). */
 export const asBuffer: Decoder<Buffer> = (raw) => {
   if (!Buffer.isBuffer(raw)) throw new Error(`expected bytea from the database, got ${typeof raw}`);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, AppError, Metrics } from '@app/common';
+import { AppConfig, AppError, Metrics, uuidToUlid } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { BodyAdmission } from '../../common/json-body';
 import { Appended, AppendRequest } from './append-request';
@@ -190,8 +190,11 @@ export function appendRequestBytes(request: AppendRequest): number {
 function foreignTreeNode(error: unknown): AppError | null {
   const { constraint, detail } = (error ?? {}) as { constraint?: unknown; detail?: unknown };
   if (sqlState(error) !== '23505' || constraint !== 'pk_merkle_nodes') return null;
-  const [, chainId = '?', level = '?', index = '?'] =
-    /\(chain_id, level, "?index"?\)=\(([^,]+), (\d+), (\d+)\)/.exec(typeof detail === 'string' ? detail : '') ?? [];
+  const [, stored, level = '?', index = '?'] =
+    /\(chain_id, level, "?index"?\)=\(([0-9a-f-]{36}), (\d+), (\d+)\)/.exec(typeof detail === 'string' ? detail : '') ??
+    [];
+  // The key as PostgreSQL reports it: the chain's id as stored (a uuid, migration 1766000000000).
+  const chainId = stored === undefined ? '?' : uuidToUlid('chn', stored);
   return new AppError(
     'INTERNAL_ERROR',
     `Chain ${chainId} cannot grow: its stored Merkle tree already holds node (${level}, ${index}) beyond the chain head, which this service did not write. Nothing was appended; GET /v1/chain/${chainId}/verify reports it, and the row must be removed by an operator.`,
