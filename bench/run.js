@@ -330,7 +330,7 @@ async function createBenchDatabase(name) {
 
 /**
  * The account's id as the API gives it (`acc_…`: the bench uses it in paths and hands it to the
- * seed): the stored uuid's text converted (migration 1766000000000), or the varchar id of an older
+ * seed): the stored uuid's text converted (migration 1765900000000), or the varchar id of an older
  * build's database (the `builds` scenario's build before) as it is. SQL of the scenarios binds
  * ulidToUuid of it.
  */

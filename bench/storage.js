@@ -8,6 +8,7 @@
  * and `merkle_nodes`, with the share of what issue 20 added: its indexes (ix_events_account_txid,
  * ix_events_context), the txid column, and the statistics' day rollup `event_counts` with its key
  * (one row per account, UTC day, chain and action the seed wrote). Drops the database at the end.
+ * STORAGE_SERVICE_MAIN=<another build's main.js> measures that build's schema instead.
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -30,7 +31,8 @@ async function main() {
   try {
     const port = await freePort();
     const logFile = path.join(tmp, 'service.log');
-    const service = startNode(cfg.serviceMain, {
+    // Another build's main.js (STORAGE_SERVICE_MAIN) measures its schema with the same seed (which writes either).
+    const service = startNode(process.env.STORAGE_SERVICE_MAIN || cfg.serviceMain, {
       logFile,
       env: {
         ...process.env,

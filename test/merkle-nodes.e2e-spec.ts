@@ -25,7 +25,7 @@ import { BinaryHashes1765300000000 } from '@app/database/migrations/176530000000
 import { ChainPositionLookups1765700000000 } from '@app/database/migrations/1765700000000-chain-position-lookups';
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
-import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
+import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
 
 /**
  * merkle_nodes (migrations 1764100000000–1764400000000): the backfill of existing chains' trees,
@@ -79,10 +79,10 @@ describe('merkle_nodes', () => {
       ];
       // They read the hashes as the hex text they were then: undone around them (migration 1765300000000,
       // and 1765700000000, which replaces a function 1765300000000 restores), and the chain ids as the
-      // text they were then (1766000000000: their foreign key is made again).
+      // text they were then (1765900000000: their foreign key is made again).
       const binaryHashes = new BinaryHashes1765300000000();
       const lookups = new ChainPositionLookups1765700000000();
-      const binaryIds = new BinaryAccountChainIds1766000000000();
+      const binaryIds = new BinaryIds1765900000000();
       await binaryIds.down(runner);
       await lookups.down(runner);
       await binaryHashes.down(runner);

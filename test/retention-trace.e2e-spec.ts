@@ -5,7 +5,7 @@ import { attemptSql } from './support/raw-sql';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
-import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
+import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -296,15 +296,15 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
       await runner.startTransaction();
       // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it
       // (and 1765700000000, which replaces a function 1765300000000 restores), and the ids as the text
-      // they were then (1766000000000).
-      await new BinaryAccountChainIds1766000000000().down(runner);
+      // they were then (1765900000000).
+      await new BinaryIds1765900000000().down(runner);
       await new ChainPositionLookups1765700000000().down(runner);
       await new BinaryHashes1765300000000().down(runner);
       await new RetentionLog1765000000000().down(runner);
       await new RetentionLog1765000000000().up(runner);
       await new BinaryHashes1765300000000().up(runner);
       await new ChainPositionLookups1765700000000().up(runner);
-      await new BinaryAccountChainIds1766000000000().up(runner);
+      await new BinaryIds1765900000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

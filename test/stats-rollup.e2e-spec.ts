@@ -2,7 +2,7 @@ import { EventCounts1764900000000 } from '../libs/database/src/migrations/176490
 import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
 import { attemptSql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
-import { BinaryAccountChainIds1766000000000 } from '@app/database/migrations/1766000000000-binary-account-chain-ids';
+import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
 
 /**
  * The rollup `event_counts` (migration 1764900000000) against the events it counts: the table
@@ -144,11 +144,11 @@ describe('Statistics from the event_counts rollup', () => {
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
-      // The rollup's migration as it was written, on the ids as they were then (text: 1766000000000 undone around it).
-      await new BinaryAccountChainIds1766000000000().down(runner);
+      // The rollup's migration as it was written, on the ids as they were then (text: 1765900000000 undone around it).
+      await new BinaryIds1765900000000().down(runner);
       await new EventCounts1764900000000().down(runner);
       await new EventCounts1764900000000().up(runner);
-      await new BinaryAccountChainIds1766000000000().up(runner);
+      await new BinaryIds1765900000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

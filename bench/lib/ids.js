@@ -3,7 +3,7 @@
 const path = require('node:path');
 
 /**
- * Ids as the database stores them. Since migrations 1765900000000 (events.id) and 1766000000000 (every
+ * Ids as the database stores them. Since migration 1765900000000 (every event,
  * account and chain id column) an id is its ULID's 16 bytes, a `uuid`, whose text pg gives and takes
  * (`01563e3a-b5d3-d676-4c61-efb99302bd5b`); on the wire, in hashes and in the bench's own bookkeeping
  * it stays `evt_01ARZ3NDEKTSV4RRFFQ69G5FAV` (`acc_…`, `chn_…`). A database of an older build (the

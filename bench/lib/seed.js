@@ -38,7 +38,7 @@ const ACTIONS = [
  *
  * `accountId` is the account's id as the API gives it (`acc_…`); the returned chains' ids and
  * `sampleIds` are too (`chn_…`, `evt_…`). Each id column is written in the form the schema stores:
- * a uuid's text where the column is `uuid` (migrations 1765900000000, 1766000000000), the id itself
+ * a uuid's text where the column is `uuid` (migration 1765900000000), the id itself
  * where it is still varchar (a build from before them: the `builds` scenario, bench/upgrade.js).
  */
 /** `bytes` from the seeded generator as lowercase hex (a seeded event's salt seed: repeatable, as the rest of the seed). */
@@ -69,8 +69,8 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
   } = await client.query(
     `SELECT count(*) > 0 AS versioned FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'salt_seed'`,
   );
-  // Ids as each column stores them: uuid text since migrations 1765900000000 (events.id) and
-  // 1766000000000 (account and chain ids), the prefixed id (varchar) before.
+  // Ids as each column stores them: uuid text since migration 1765900000000, the prefixed id
+  // (varchar) before.
   const ids = await idColumns(client);
   const storedEventId = ids.stored('events', 'id');
   const eventAccountId = ids.stored('events', 'account_id')(accountId);

@@ -163,7 +163,7 @@ function quietBaseline(result) {
 /**
  * The hash of a stored events row (snake_case columns) of the current schema, recomputed with the
  * service's hashing lib. The hash covers the ids as the API writes them: the row's `id` and
- * `chain_id` are uuids' text (migrations 1765900000000, 1766000000000), converted here per row as
+ * `chain_id` are uuids' text (migration 1765900000000), converted here per row as
  * the service's verification does (`chainId`, when given, is the chain's id already, `chn_…`).
  */
 function rowHash(hashing, row, chainId = uuidToUlid('chn', row.chain_id)) {

@@ -1,5 +1,5 @@
 import { ulid } from 'ulid';
-import { EVENT_ID, ulidToUuid, uuidToUlid } from './ids';
+import { EVENT_ID, ulidToUuid, ulidToUuidOrNull, uuidToUlid } from './ids';
 
 describe('ids stored as uuid (ulidToUuid, uuidToUlid)', () => {
   it("gives the ULID's 16 bytes: the spec's example and the extremes", () => {
@@ -32,6 +32,13 @@ describe('ids stored as uuid (ulidToUuid, uuidToUlid)', () => {
   it('refuses what is not a uuid', () => {
     expect(() => uuidToUlid('evt', '01563e3ab5d3d6764c61efb99302bd5b')).toThrow('not a uuid');
     expect(() => uuidToUlid('evt', '01563e3a-b5d3-d676-4c61-efb99302bd5g')).toThrow('not a uuid');
+  });
+
+  it('ulidToUuidOrNull: null for what is no storable id of the kind asked', () => {
+    expect(ulidToUuidOrNull('chn_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'chn')).toBe('01563e3a-b5d3-d676-4c61-efb99302bd5b');
+    expect(ulidToUuidOrNull('evt_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'chn')).toBeNull();
+    expect(ulidToUuidOrNull('chn_8ZZZZZZZZZZZZZZZZZZZZZZZZZ', 'chn')).toBeNull();
+    expect(ulidToUuidOrNull('payments', 'chn')).toBeNull();
   });
 
   it('EVENT_ID matches only the ids that can be stored', () => {

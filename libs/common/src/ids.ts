@@ -88,10 +88,12 @@ export function ulidToUuid(id: string): string {
 }
 
 /**
- * ulidToUuid, or null for a string that is no storable id: a filter on it then matches nothing
- * (`column = NULL`), where the client's value is compared, not checked (a `q` term's `chain_id:`).
+ * ulidToUuid of an id of `prefix` (`chn`), or null for a string that is no storable id of that kind:
+ * a filter on it then matches nothing (`column = NULL`), where a client's value is compared, not
+ * matched first (a `q` term's `chain_id:`); `evt_…` with a chain's ULID is no chain's id.
  */
-export function ulidToUuidOrNull(id: string): string | null {
+export function ulidToUuidOrNull(id: string, prefix: string): string | null {
+  if (!id.startsWith(`${prefix}_`)) return null;
   try {
     return ulidToUuid(id);
   } catch {

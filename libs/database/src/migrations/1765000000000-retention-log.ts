@@ -13,7 +13,7 @@ export function edited(text: string, replacements: [string, string][]): string {
   }, text);
 }
 
-/** audit_hold_lifted_recently as this migration creates it (1766000000000 takes uuids). */
+/** audit_hold_lifted_recently as this migration creates it (1765900000000 takes uuids). */
 export const HOLD_LIFTED_RECENTLY_1765000000000 = `
       CREATE FUNCTION audit_hold_lifted_recently(p_chain_id varchar, p_account_id varchar, p_now timestamptz)
         RETURNS boolean LANGUAGE sql STABLE AS $$

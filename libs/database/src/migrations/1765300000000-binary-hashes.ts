@@ -5,7 +5,7 @@ import { edited, PRUNE_CHAIN_1765000000000 } from './1765000000000-retention-log
 /** audit_chain_head_forward, `CREATE OR REPLACE`. */
 const HEAD_FORWARD = HEAD_FORWARD_1763800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
 
-/** audit_prune_chain as this migration replaces it (`CREATE OR REPLACE`; 1766000000000 replaces it again). */
+/** audit_prune_chain as this migration replaces it (`CREATE OR REPLACE`; 1765900000000 replaces it again). */
 export const PRUNE_CHAIN_1765300000000 = edited(PRUNE_CHAIN_1765000000000, [
   [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
   [`decode(e.hash, 'hex')) AS hash`, `e.hash) AS hash`],

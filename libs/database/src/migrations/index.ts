@@ -20,8 +20,7 @@ import { CheckpointLog1765500000000 } from './1765500000000-checkpoint-log';
 import { Erasure1765600000000 } from './1765600000000-erasure';
 import { ChainPositionLookups1765700000000 } from './1765700000000-chain-position-lookups';
 import { CheckpointLogAppendOnly1765800000000 } from './1765800000000-checkpoint-log-append-only';
-import { BinaryEventIds1765900000000 } from './1765900000000-binary-event-ids';
-import { BinaryAccountChainIds1766000000000 } from './1766000000000-binary-account-chain-ids';
+import { BinaryIds1765900000000 } from './1765900000000-binary-ids';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -47,6 +46,5 @@ export const MIGRATIONS = [
   Erasure1765600000000,
   ChainPositionLookups1765700000000,
   CheckpointLogAppendOnly1765800000000,
-  BinaryEventIds1765900000000,
-  BinaryAccountChainIds1766000000000,
+  BinaryIds1765900000000,
 ];

@@ -38,7 +38,7 @@ export function matching(accountId: string, filters: EventFilters, params: unkno
   if (filters.action !== undefined) add((p) => `${events.column('action')} = ${p}`, filters.action);
   if (filters.resource !== undefined) add((p) => `${events.column('resource')} = ${p}`, filters.resource);
   if (filters.chainId !== undefined)
-    add((p) => `${events.column('chainId')} = ${p}`, ulidToUuidOrNull(filters.chainId));
+    add((p) => `${events.column('chainId')} = ${p}`, ulidToUuidOrNull(filters.chainId, 'chn'));
   if (filters.after !== undefined)
     add((p) => `${timestamp} ${filters.inclusive ? '>=' : '>'} ${p}::timestamptz`, filters.after.toISOString());
   if (filters.before !== undefined)
@@ -78,7 +78,7 @@ export function searchCondition(
     case 'text': {
       const column = columns[term.field]!;
       // A chain's id is stored as a uuid: a value that is none matches no event (`= NULL`).
-      if (term.field === 'chain_id') return [(p) => `${column} = ${p}`, ulidToUuidOrNull(term.value)];
+      if (term.field === 'chain_id') return [(p) => `${column} = ${p}`, ulidToUuidOrNull(term.value, 'chn')];
       return term.prefix
         ? [(p) => `starts_with(${column}, ${p})`, term.value]
         : [(p) => `${column} = ${p}`, term.value];

@@ -76,7 +76,7 @@ function fromRollup(
   ];
   if (filters.action !== undefined) where.push(`${rollups.column('action')} = ${param(filters.action)}`);
   if (filters.chainId !== undefined)
-    where.push(`${rollups.column('chainId')} = ${param(ulidToUuidOrNull(filters.chainId))}`);
+    where.push(`${rollups.column('chainId')} = ${param(ulidToUuidOrNull(filters.chainId, 'chn'))}`);
   const terms = (filters.search ?? []).filter((term) => term.kind === 'text');
   for (const term of terms) {
     const [condition, value] = searchCondition(term, ROLLUP_TEXT_COLUMN);

@@ -22,7 +22,7 @@ describe('Table: SQL written from the entity', () => {
       'c.id AS "id", c.last_position AS "lastPosition", c.pruned_timestamp AS "prunedTimestamp"',
     );
     // pg gives int8 as text; the entity's bigintAsNumber makes it a number. Nulls stay null.
-    // The id as stored (uuid, migration 1766000000000) through the column's transformer.
+    // The id as stored (uuid, migration 1765900000000) through the column's transformer.
     const id = 'chn_01JDQ8Z5WZ2M7K4N9P3R6T0V1X';
     expect(selection.decode({ id: ulidToUuid(id), lastPosition: '42', prunedTimestamp: null })).toEqual({
       id,

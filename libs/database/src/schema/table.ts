@@ -117,7 +117,7 @@ export const asDate: Decoder<Date> = (raw) => {
   return raw;
 };
 /**
- * A stored id (a uuid: migrations 1765900000000, 1766000000000) as the API writes it, `prefix_` and
+ * A stored id (a uuid: migration 1765900000000) as the API writes it, `prefix_` and
  * the ULID: for ids read under a computed name (a column read through a Table decodes itself).
  */
 export function asId(prefix: string): Decoder<string> {

@@ -193,7 +193,7 @@ function foreignTreeNode(error: unknown): AppError | null {
   const [, stored, level = '?', index = '?'] =
     /\(chain_id, level, "?index"?\)=\(([0-9a-f-]{36}), (\d+), (\d+)\)/.exec(typeof detail === 'string' ? detail : '') ??
     [];
-  // The key as PostgreSQL reports it: the chain's id as stored (a uuid, migration 1766000000000).
+  // The key as PostgreSQL reports it: the chain's id as stored (a uuid, migration 1765900000000).
   const chainId = stored === undefined ? '?' : uuidToUlid('chn', stored);
   return new AppError(
     'INTERNAL_ERROR',

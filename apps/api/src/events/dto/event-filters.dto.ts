@@ -64,7 +64,7 @@ export class EventFiltersDto {
   @ApiPropertyOptional({ description: 'A chain id', pattern: CHAIN_ID.source })
   @IsOptional()
   @IsString()
-  @Matches(CHAIN_ID, { message: 'chain_id must be a chain id (chn_ + 26 characters)' })
+  @Matches(CHAIN_ID, { message: 'chain_id must be a chain id (chn_ and a ULID)' })
   chain_id?: string;
 
   @ApiPropertyOptional({

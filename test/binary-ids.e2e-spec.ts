@@ -1,14 +1,14 @@
 import { ulid } from 'ulid';
 import { ulidToUuid } from '@app/common';
-import { BinaryEventIds1765900000000 } from '@app/database/migrations/1765900000000-binary-event-ids';
+import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
- * Migration 1765900000000: event ids stored as their ULID's 16 bytes (uuid), `evt_` and the ULID
- * everywhere else. Its SQL functions agree with libs/common's codec, and the rewrite in both
+ * Migration 1765900000000: event, chain and account ids stored as their ULID's 16 bytes (uuid),
+ * `evt_`, `chn_`, `acc_` and the ULID everywhere else. Its SQL functions agree with libs/common's codec, and the rewrite in both
  * directions gives every event back with its id, its place in the listing order and its hash.
  */
-describe('event ids stored as uuid (migration 1765900000000)', () => {
+describe('ids stored as uuid (migration 1765900000000)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -55,12 +55,21 @@ describe('event ids stored as uuid (migration 1765900000000)', () => {
         .expect(201);
       appended.push(res.body.data);
     }
-    const [column] = await sql<{ type: string; size: number }>(
-      `SELECT format_type(a.atttypid, a.atttypmod) AS type,
-              (SELECT max(pg_column_size(e.id)) FROM events e)::int AS size
-         FROM pg_attribute a WHERE a.attrelid = 'events'::regclass AND a.attname = 'id'`,
+    const columns = await sql<{ name: string; type: string }>(
+      `SELECT c.relname || '.' || a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = current_schema() AND c.relkind = 'r' AND NOT a.attisdropped
+          AND (a.attname IN ('account_id', 'chain_id') OR (a.attname = 'id' AND c.relname IN ('events', 'chains', 'accounts')))
+        ORDER BY 1`,
     );
-    expect(column).toEqual({ type: 'uuid', size: 16 });
+    // Every column of an event's, a chain's or an account's id, in every table (keys', destinations' and erasures' own ids stay text).
+    expect(columns.length).toBeGreaterThanOrEqual(17);
+    expect(columns.filter((c) => c.type !== 'uuid')).toEqual([]);
+    const [sizes] = await sql<{ id: number; account: number; chain: number }>(
+      `SELECT max(pg_column_size(id))::int AS id, max(pg_column_size(account_id))::int AS account,
+              max(pg_column_size(chain_id))::int AS chain FROM events`,
+    );
+    expect(sizes).toEqual({ id: 16, account: 16, chain: 16 });
 
     const read = async () => {
       const list = await http()
@@ -97,15 +106,38 @@ describe('event ids stored as uuid (migration 1765900000000)', () => {
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
-      await new BinaryEventIds1765900000000().down(runner);
-      const [text] = await runner.query(`SELECT id FROM events ORDER BY id LIMIT 1`);
-      expect(text.id).toMatch(/^evt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
-      await new BinaryEventIds1765900000000().up(runner);
+      await new BinaryIds1765900000000().down(runner);
+      const [text] = await runner.query(`SELECT id, account_id, chain_id FROM events ORDER BY id LIMIT 1`);
+      expect(text).toEqual({
+        id: expect.stringMatching(/^evt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/),
+        account_id: expect.stringMatching(/^acc_[0-7][0-9A-HJKMNP-TV-Z]{25}$/),
+        chain_id: expect.stringMatching(/^chn_[0-7][0-9A-HJKMNP-TV-Z]{25}$/),
+      });
+      await new BinaryIds1765900000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
     }
     const after = await read();
     expect(after).toEqual(before);
+  });
+
+  it("q's chain_id: compares the stored id: another kind's id, an id of no chain and a non-id match nothing (not a 500)", async () => {
+    const list = async (q: string) =>
+      (
+        await t
+          .http()
+          .get(`/v1/events?limit=100&q=${encodeURIComponent(q)}`)
+          .set(...bearer(KEYS.acme))
+          .expect(200)
+      ).body.data as { id: string; chain: { id: string } }[];
+    const all = await list('action:ids.check');
+    const chainId = all[0]!.chain.id;
+    const inChain = all.filter((e) => e.chain.id === chainId).map((e) => e.id);
+    expect(inChain.length).toBeGreaterThan(0);
+    expect((await list(`action:ids.check chain_id:${chainId}`)).map((e) => e.id)).toEqual(inChain);
+    for (const other of [`evt_${chainId.slice(4)}`, 'chn_8ZZZZZZZZZZZZZZZZZZZZZZZZZ', 'payments'])
+      expect(await list(`action:ids.check chain_id:${other}`)).toEqual([]);
+    expect(await list('action:ids.check -chain_id:payments')).toHaveLength(all.length);
   });
 });
