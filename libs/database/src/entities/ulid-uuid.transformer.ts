@@ -1,5 +1,6 @@
 import { ValueTransformer } from 'typeorm';
-import { ulidToUuid, uuidToUlid } from '@app/common/ids';
+// Relative, not @app/common: the TypeORM CLI (npm run migration:run) loads the entities without the path aliases.
+import { ulidToUuid, uuidToUlid } from '../../../common/src/ids';
 
 /**
  * An id stored as its ULID's 16 bytes (`uuid`, migration 1765900000000) and handled everywhere else

@@ -1,5 +1,6 @@
 import { getMetadataArgsStorage, ValueTransformer } from 'typeorm';
-import { uuidToUlid } from '@app/common/ids';
+// Relative, not @app/common: migration-check.ts loads this file without the path aliases.
+import { uuidToUlid } from '../../../common/src/ids';
 import { Db, queryPrepared } from '../transaction-runner';
 
 /** The names of an entity's properties that hold data (not methods). */
