@@ -190,7 +190,7 @@ echo "  127.0.0.1:$API_PORT only; /data 700 node; uid $(sed -n 2p <<<"$inside")"
 psql() { compose exec -T postgres psql -v ON_ERROR_STOP=1 -qAtX -U postgres "$@"; }
 acked_missing() { # ids on stdin: how many are not in the events table
   { echo 'CREATE TEMP TABLE acked (id text); COPY acked FROM STDIN;'; cat; printf '\\.\n'
-    echo 'SELECT count(*) FROM acked a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = a.id);'; } | psql
+    echo 'SELECT count(*) FROM acked a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = audit_ulid_uuid(a.id));'; } | psql
 }
 
 step "the API's role: owns nothing, refused UPDATE events (docs/verification.md §7)"
