@@ -2,11 +2,9 @@ import { MAX_CHAIN_NAME_LENGTH, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REQUEST_ID_LENGT
 
 /**
  * Ids as we issue them: a type prefix and a ULID (docs/contract.md §2). An id that does not match is
- * answered like an unknown one (404), without a database round trip.
- */
-/**
- * Event, chain and account ids: the ULID's first digit is 0–7, for a ULID is 128 bits (26 digits carry
- * 130) and only such an id can be stored (ulidToUuid); no other was ever issued.
+ * answered like an unknown one (404), without a database round trip. Event, chain and account ids
+ * take a first digit of 0–7 only: a ULID is 128 bits (26 digits carry 130), only such an id can be
+ * stored (ulidToUuid), and no other was ever issued.
  */
 export const EVENT_ID = /^evt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 export const CHAIN_ID = /^chn_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;

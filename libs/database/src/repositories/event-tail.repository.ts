@@ -21,14 +21,14 @@ export interface TailWindow {
   after: StreamKey | null;
 }
 
-/** The live tail's order, (timestamp, chain, position): an ORDER BY list, and in parentheses the key it compares. */
 /**
  * A tail key's chain as stored: `''` (a start from a time, apps/api stream-start.ts: before every chain of
- * that millisecond) is the smallest uuid.
+ * that millisecond; destinations keep such positions) is the smallest uuid.
  */
 const tailChain = (chainId: string): string =>
   chainId === '' ? '00000000-0000-0000-0000-000000000000' : ulidToUuid(chainId);
 
+/** The live tail's order, (timestamp, chain, position): an ORDER BY list, and in parentheses the key it compares. */
 const TAIL_ORDER = [events.column('timestamp'), events.column('chainId'), events.column('position')].join(', ');
 
 const SNAPSHOT = computed({ snapshot: ['pg_current_snapshot()::text', asString] });
