@@ -115,7 +115,7 @@ function hashVersionsIn(answers: any): unknown[] {
       // The fixture's idempotency records were claimed the day it was made; their age is part of the set-up,
       // not of the day the test runs: an hour old, well inside IDEMPOTENCY_RETENTION_HOURS, so the retry below
       // is answered from its record on any date (they expire after 24 hours, and the sweep at start deletes them).
-      await client.query(`UPDATE idempotency_keys SET claimed_at = now() - interval '1 hour'`);
+      await client.query(`UPDATE public.idempotency_keys SET claimed_at = now() - interval '1 hour'`);
     });
     const before = JSON.parse(readFileSync(join(FIXTURE, 'answers.json'), 'utf8'));
     const dataDir = () => {
