@@ -281,10 +281,10 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
     await expect(
       t.dataSource.query(`UPDATE events SET actor = NULL WHERE id = audit_ulid_uuid($1)`, [e.id]),
     ).rejects.toThrow(/append-only/);
-    // Even with the gate opened by hand, the statement must be an erasure: a changed action is refused.
+    // Even with the gate opened by hand (it wants an erasure's id), the statement must be an erasure: a changed action is refused.
     await expect(
       t.dataSource.transaction(async (m) => {
-        await m.query(`SELECT set_config('audit.erasure', 'on', true)`);
+        await m.query(`SELECT set_config('audit.erasure', 'era_01KAR2Y6T0F5M3Q8W9Z1B4C7E3', true)`);
         await m.query(
           `UPDATE events SET action = 'x.y', salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = audit_ulid_uuid($1)`,
           [e.id],
@@ -294,7 +294,7 @@ describe('POST /v1/erasures, GET /v1/erasures', () => {
     // And so is nulling a field without keeping its commitment.
     await expect(
       t.dataSource.transaction(async (m) => {
-        await m.query(`SELECT set_config('audit.erasure', 'on', true)`);
+        await m.query(`SELECT set_config('audit.erasure', 'era_01KAR2Y6T0F5M3Q8W9Z1B4C7E3', true)`);
         await m.query(
           `UPDATE events SET actor = NULL, salt_seed = NULL, erasure = '{"salts":{},"commitments":{}}' WHERE id = audit_ulid_uuid($1)`,
           [e.id],

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { Scope } from '@app/common';
 import { dataSourceOptions, runMigrations, setUpServiceRole } from '@app/database';
+import { erase } from '@app/hashing';
+import type { EventView } from '../apps/api/src/events/dto/event.view';
 import { MIGRATIONS } from '../libs/database/src/migrations';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin, withClient } from './support/postgres';
@@ -163,6 +165,64 @@ async function dropRole(role: string, databaseUrl: string | null): Promise<void>
       events: 0,
     });
     expect((await req().get(`/v1/chain/${chainId}/verify`).expect(200)).body.data.valid).toBe(true);
+  });
+
+  it('records an erasure the role makes by hand (P2): listed with no key, every erased field held against the database’s record, which the role cannot write or change', async () => {
+    const admin = req(ADMIN_KEYS.acmeAdmin);
+    const appendOne = async (actor: string) =>
+      (
+        await req()
+          .post('/v1/events', { actor, action: 'a.b', context: { pin: '4821' }, chain: 'by-hand' })
+          .expect(201)
+      ).body.data as EventView;
+    /** The row audit_erase_events takes to erase the actor of `e`, as the service computes it (public ids). */
+    const actorErasure = (e: EventView) => {
+      const payload = { ...e, chainId: e.chain.id, position: e.chain.position };
+      const { event, hashing } = erase(payload, e.hashing!, ['actor']);
+      return { id: e.id, actor: true, resource: false, context: event.context, erasure: hashing };
+    };
+    const accountId = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    const byHand = await appendOne('by-hand@example.com');
+    const n = await t.dataSource.query<{ n: number }[]>(`SELECT audit_erase_events($1, $2::jsonb) AS n`, [
+      accountId,
+      JSON.stringify([actorErasure(byHand)]),
+    ]);
+    expect(n).toEqual([{ n: 1 }]);
+    const [listed] = (await admin.get('/v1/erasures').expect(200)).body.data;
+    expect(listed).toMatchObject({ keyId: null, reason: null, events: 1, fields: ['actor'] });
+    expect((await req().get(`/v1/events/${byHand.id}/verify`).expect(200)).body.data).toMatchObject({ valid: true });
+    expect((await req().get(`/v1/chain/${byHand.chain.id}/verify`).expect(200)).body.data).toMatchObject({
+      valid: true,
+    });
+
+    // The record is the database's: the role can neither write, change nor remove a row of it.
+    for (const sql of [
+      `INSERT INTO erasure_events (account_id, chain_id, position, event_id, fields, erased_at, database_role)
+         SELECT account_id, chain_id, position, id, '{resource}', now(), 'x' FROM events LIMIT 1`,
+      `INSERT INTO erasures (id, account_id, events, skipped, fields) VALUES ('era_01KAR2Y6T0F5M3Q8W9Z1B4C7E9', audit_ulid_uuid('${accountId}'), 0, 0, '{}')`,
+      `UPDATE erasures SET reason = 'x'`,
+      `DELETE FROM erasure_events`,
+      `TRUNCATE erasure_events`,
+    ])
+      expect((await attemptSql(t.dataSource, (m) => m.query(sql)))?.code).toBe('42501');
+
+    // An erasure the record does not explain (a superuser silenced its trigger): both verifications say where.
+    const unseen = await appendOne('unseen@example.com');
+    await asOwner(db.url!, async (c) => {
+      await c.query('BEGIN');
+      await c.query('ALTER TABLE events DISABLE TRIGGER trg_events_erasure_record');
+      await c.query(`SELECT audit_erase_events($1, $2::jsonb)`, [accountId, JSON.stringify([actorErasure(unseen)])]);
+      await c.query('ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_erasure_record');
+      await c.query('COMMIT');
+    });
+    const verdict = (await req().get(`/v1/events/${unseen.id}/verify`).expect(200)).body.data;
+    expect(verdict).toMatchObject({ valid: false, erased: ['actor'] });
+    expect(verdict.errors).toEqual([
+      expect.stringMatching(/position 2 has actor erased, but the database's erasure record/),
+    ]);
+    const whole = (await req().get(`/v1/chain/${unseen.chain.id}/verify`).expect(200)).body.data;
+    expect(whole).toMatchObject({ valid: false, firstInvalidPosition: 2 });
+    expect(whole.errors).toEqual([expect.objectContaining({ position: 2, eventId: unseen.id })]);
   });
 
   it('follows API_KEYS at a restart (scopes changed, a removed key revoked) on the same grants', async () => {

@@ -50,9 +50,11 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON idempotency_keys TO :"service_role";
 GRANT SELECT, INSERT, UPDATE, DELETE ON destinations TO :"service_role";
 
 -- Erasure (docs/contract.md §17): events change only through audit_erase_events (SECURITY DEFINER, the
--- owner's; no UPDATE of events is granted), whose record is written here.
-GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb) TO :"service_role";
-GRANT SELECT, INSERT ON erasures TO :"service_role";
+-- owner's; no UPDATE of events is granted). The database writes the record of every erasure itself
+-- (erasures, by that function; erasure_events, by the owner's trigger on events: migration 1766000000000):
+-- the service only reads them, and nothing it can do changes, deletes or skips a row.
+GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb, jsonb) TO :"service_role";
+GRANT SELECT ON erasures, erasure_events TO :"service_role";
 
 -- The checkpoint log (docs/contract.md §18): leaves stored with each chain checkpoint, the tree's nodes,
 -- the log checkpoints and the witnesses' cosignatures; appended, never changed (UPDATE, DELETE and

@@ -220,7 +220,9 @@ export const NEVER_ERASABLE: readonly string[] = ['id', 'chainId', 'position', '
  */
 export function parseFieldPath(path: string): FieldPath | null {
   if (path === 'actor' || path === 'resource' || path === 'context.*') return { kind: path };
-  if (path.startsWith(CONTEXT)) return { kind: 'context', member: path.slice(CONTEXT.length) };
+  // A member's name is never empty (`context.` names nothing).
+  if (path.startsWith(CONTEXT) && path.length > CONTEXT.length)
+    return { kind: 'context', member: path.slice(CONTEXT.length) };
   return null;
 }
 

@@ -17,6 +17,7 @@ import {
   repeatedPositionFailure,
   timestampFailure,
 } from './event-checks';
+import { erasureRecordFailure } from './erasure-record';
 import { pruneRecordFailures, RecordedPrune } from './prune-record';
 
 /** One error of whole-chain verification. */
@@ -55,6 +56,8 @@ export interface AuditedEvent {
   previousHash: string;
   /** ISO 8601 UTC with milliseconds, as hashed. */
   timestamp: string;
+  /** Erased fields that the database's erasure record does not explain (unrecordedErasures); absent: none. */
+  unrecordedErasures?: string[];
 }
 
 export interface StoredCheckpoint {
@@ -199,6 +202,8 @@ export class ChainAudit {
     if (!event.ownAccount) this.fail(position, id, FOREIGN_EVENT_FAILURE);
     const altered = hashFailure(event, computedHash);
     if (altered) this.fail(position, id, altered);
+    if (event.unrecordedErasures?.length)
+      this.fail(position, id, erasureRecordFailure(position, event.unrecordedErasures));
     if (!gap) {
       // The event walked before it stands for position − 1 (a gap was reported above instead).
       const broken = linkFailure(event, this.last);

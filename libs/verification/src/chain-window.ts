@@ -1,5 +1,6 @@
 import { EventHashPayload, recomputeStoredHash, StoredSecrets } from '@app/hashing';
 import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
+import { unrecordedErasures } from './erasure-record';
 import { follows } from './event-checks';
 import { StoredLevelRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';
 
@@ -47,6 +48,8 @@ export interface StoredEvent extends EventHashPayload, StoredSecrets {
   /** False when the row's account is not the chain's. */
   ownAccount: boolean;
   hash: string;
+  /** The erased fields the database recorded for it (null: it keeps no erasure); absent: not read. */
+  recordedErasures?: string[] | null;
 }
 
 export type HashedEvent = AuditedEvent & { computedHash: string | null };
@@ -115,13 +118,20 @@ class WindowHasher {
 
   add(event: StoredEvent): void {
     const computedHash = recomputeStoredHash(event);
+    const unrecorded = unrecordedErasures(event.erasure, event.recordedErasures);
     const last = this.run?.last;
     const fits =
       this.events.length === 0 &&
       event.ownAccount &&
       computedHash === event.hash &&
+      unrecorded.length === 0 &&
       (last === undefined || (event.position === last.position + 1 && follows(event, last)));
-    if (!fits) this.events.push({ ...audited(event), computedHash });
+    if (!fits)
+      this.events.push({
+        ...audited(event),
+        computedHash,
+        ...(unrecorded.length > 0 ? { unrecordedErasures: unrecorded } : {}),
+      });
     else if (this.run) {
       this.run.count++;
       this.run.last = audited(event);

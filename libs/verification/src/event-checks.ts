@@ -1,4 +1,5 @@
 import { EventHashPayload, isLinked, recomputeStoredHash, StoredSecrets } from '@app/hashing';
+import { erasureRecordFailure, unrecordedErasures } from './erasure-record';
 
 /**
  * How one event is judged against the event before it: the single place that says what is
@@ -90,19 +91,22 @@ export interface EventJudgement {
   hashMatches: boolean;
   /** The link to the predecessor (or the genesis hash) holds, and time does not go backwards. */
   chainIntact: boolean;
-  /** One sentence per failure; empty exactly when the hash matches and the chain is intact. */
+  /** One sentence per failure; empty exactly when the event is valid: its hash matches, its chain is intact, its erasures recorded. */
   errors: string[];
 }
 
 /**
  * Judges one stored event against its stored predecessor (the event at position − 1 of its
- * chain; null when it is missing, or for position 1).
+ * chain; null when it is missing, or for position 1), and, where the database's erasure record was
+ * read (`recordedErasures`), each erased field against it.
  */
 export function judgeEvent(
   event: EventHashPayload & StoredSecrets & { hash: string },
   predecessor: PredecessorFacts | null,
+  recordedErasures?: readonly string[] | null,
 ): EventJudgement {
   const computedHash = recomputeStoredHash(event);
+  const unrecorded = unrecordedErasures(event.erasure, recordedErasures);
   const hashError = hashFailure(event, computedHash);
   const chainErrors =
     event.position > 1 && predecessor === null
@@ -112,6 +116,10 @@ export function judgeEvent(
     computedHash,
     hashMatches: hashError === null,
     chainIntact: chainErrors.length === 0,
-    errors: hashError === null ? chainErrors : [hashError, ...chainErrors],
+    errors: [
+      ...(hashError === null ? [] : [hashError]),
+      ...chainErrors,
+      ...(unrecorded.length > 0 ? [erasureRecordFailure(event.position, unrecorded)] : []),
+    ],
   };
 }

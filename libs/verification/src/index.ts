@@ -4,3 +4,4 @@ export * from './chain-window';
 export * from './exported-event';
 export * from './window-tree';
 export * from './prune-record';
+export * from './erasure-record';

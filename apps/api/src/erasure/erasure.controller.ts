@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey, MANAGE, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
-import { ApiConflict, ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
+import { ApiConflict, ApiDataOneOf, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { EraseDto } from './dto/erase.dto';
-import { ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
+import { ErasureDryRunView, ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
 import { ErasureService } from './erasure.service';
 
 /**
@@ -23,7 +23,7 @@ export class ErasureController {
     summary:
       'Erase fields of every version-2 event that q matches: values and salts deleted, commitments kept, every hash and proof unchanged',
   })
-  @ApiData(ErasureResultView, 200, 'Erased')
+  @ApiDataOneOf([ErasureResultView, ErasureDryRunView], 200, 'Erased (or, for dryRun, what would be)')
   @ApiConflict('matching events are under legal hold')
   @ApiErrors(404, 413, 415, 422)
   erase(@CallerKey() key: AuthenticatedKey, @Body() body: EraseDto, @Query() _query: NoQueryDto) {

@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
-import { AuditTrail, AuthenticatedKey, keyActor, mayManage, seesEveryAccount } from '@app/auth';
-import { AppConfig, AppError, ERASURES_CURSOR, parseSearchQuery } from '@app/common';
+import {
+  AUDIT_CHAIN,
+  AuditTrail,
+  AuthenticatedKey,
+  keyActor,
+  lockActiveCaller,
+  mayManage,
+  seesEveryAccount,
+} from '@app/auth';
+import { AppConfig, AppError, ERASURES_CURSOR, parseSearchQuery, SearchTerm } from '@app/common';
 import {
   AccountsRepository,
+  ApiKeysRepository,
   Db,
   ErasureMatch,
+  ErasureRecord,
   ErasuresRepository,
   EventErasure,
   IdempotencyKeysRepository,
@@ -13,16 +23,23 @@ import {
 } from '@app/database';
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
 import { EraseDto } from './dto/erase.dto';
-import { ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
+import { ErasureDryRunView, ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
+import { needleOf, quotingMembers, valuesOf } from './quoted-values';
+
+const CONTEXT_PREFIX = 'context.';
 
 /**
  * Erasure (docs/contract.md §17): the personal fields of the matching version-2 events are nulled
  * through the database's erasure function, their values and salts deleted, their commitments kept,
- * so every hash, link, tree node, proof and checkpoint stays. One transaction: the events, the
- * idempotency records that answered their appends (their stored answers rewritten, their request
- * digests no longer kept), the erasure's record and its `_audit` entry `erasure.done` (without the
- * query or any value). Who (@RequireScopes(MANAGE)): an admin for its own account, an operator naming
- * `accountId`; an account the caller may not manage is a 404.
+ * so every hash, link, tree node, proof and checkpoint stays. One transaction, which re-checks the
+ * calling key first (an irreversible action: a key revoked a moment ago elsewhere erases nothing):
+ * the events, the idempotency records that answered their appends (their stored answers rewritten,
+ * their request digests no longer kept), the members of the account's `_audit` entries that quote
+ * an erased value (a second erasure, of its own record), and an `_audit` entry `erasure.done` for
+ * each (without the query or any value). The database writes the records of both itself.
+ * Who (@RequireScopes(MANAGE)): an admin for its own account, `_audit` excepted; an operator naming
+ * `accountId`, `_audit` included (recorded in `system`'s `_audit` too); an account the caller may
+ * not manage is a 404.
  */
 @Injectable()
 export class ErasureService {
@@ -32,29 +49,47 @@ export class ErasureService {
     private readonly transactions: TransactionRunner,
     private readonly erasures: ErasuresRepository,
     private readonly accounts: AccountsRepository,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly idempotency: IdempotencyKeysRepository,
     private readonly trail: AuditTrail,
     private readonly config: AppConfig,
   ) {}
 
-  async erase(caller: AuthenticatedKey, dto: EraseDto): Promise<{ data: ErasureResultView }> {
+  async erase(
+    caller: AuthenticatedKey,
+    dto: EraseDto,
+  ): Promise<{ data: ErasureResultView } | { data: ErasureDryRunView }> {
     checkFields(dto.fields);
     const search = parseSearchQuery(dto.q).terms;
-    if (search.length === 0)
+    if (!search.some(namesValue))
       throw AppError.validation([
-        { field: 'q', message: 'q must have at least one term: an erasure never matches everything' },
+        {
+          field: 'q',
+          message:
+            'q must have at least one term that is not negated and names a value (actor:, action:, resource:, chain:, chain_id: or context.<path>:): an erasure never matches everything',
+        },
       ]);
     const accountId = await this.accountOf(caller, dto.accountId);
-    const id = `era_${this.nextId()}`;
-    const record = await this.transactions.run(async (tx) => {
+    return this.transactions.run(async (tx) => {
+      const by = await lockActiveCaller(this.apiKeys, caller, tx);
+      if (!mayManage(by, accountId)) throw AppError.notFound(`Account ${accountId}`);
       // A hold placed while this runs is either committed before the matches are read (and refuses them) or waits.
       await this.erasures.lockLegalHolds(accountId, tx);
       const matches = await this.erasures.matches(accountId, { search }, this.config.erasureMaxEvents + 1, tx);
+      if (matches.length === 0)
+        throw new AppError('NOTHING_MATCHED', 'No event matches q: nothing was erased or recorded.', {});
       if (matches.length > this.config.erasureMaxEvents)
         throw new AppError(
           'NOT_ERASABLE',
           `More than ${this.config.erasureMaxEvents} events match (ERASURE_MAX_EVENTS); narrow q.`,
           { limit: this.config.erasureMaxEvents },
+        );
+      const reserved = matches.filter((m) => m.chainName === AUDIT_CHAIN);
+      if (reserved.length > 0 && !seesEveryAccount(by))
+        throw new AppError(
+          'NOT_ERASABLE',
+          `Matching events are on the account's ${AUDIT_CHAIN} chain, which only an operator may erase fields of; narrow q (for example with -chain:${AUDIT_CHAIN}).`,
+          { chains: [...new Set(reserved.map((m) => m.chainId))].sort(), reserved: AUDIT_CHAIN },
         );
       // Each match with its hashing (derived from its seed once): none on version-1 chains.
       const hashed = matches.map((match) => ({ match, hashing: hashingOf(match) }));
@@ -77,38 +112,26 @@ export class ErasureService {
             accountHold: account?.legalHold ?? false,
           },
         );
-      const rows = erasable.map((m) => erasureOf(m, dto.fields)).filter((row) => row !== null);
-      const changed = rows.length === 0 ? 0 : await this.erasures.erase(accountId, rows, tx);
-      if (changed !== rows.length) throw new Error(`the erasure changed ${changed} events, not ${rows.length}`);
+      const erased = erasable.map((m) => erasureOf(m, dto.fields)).filter((e) => e !== null);
+      const rows = erased.map((e) => e.row);
+      if (dto.dryRun === true) return { data: { events: rows.length, skipped: versionOne.length, dryRun: true } };
+
+      const request = { keyId: by.keyId, fields: dto.fields, reason: dto.reason, skipped: versionOne.length };
+      const record = await this.erasures.erase(accountId, rows, { id: this.newId(), ...request }, tx);
+      if (record.events !== rows.length)
+        throw new Error(`the erasure changed ${record.events} events, not ${rows.length}`);
       await this.rewriteAnswers(accountId, rows, tx);
-      const saved = await this.erasures.record(
-        {
-          id,
-          accountId,
-          keyId: caller.keyId,
-          events: rows.length,
-          skipped: versionOne.length,
-          fields: dto.fields,
-          reason: dto.reason,
-        },
-        tx,
-      );
-      await this.trail.record(
+      const quotes = await this.eraseQuotes(
         accountId,
-        [
-          {
-            actor: keyActor(caller.keyId),
-            action: 'erasure.done',
-            resource: id,
-            context: { events: rows.length, fields: dto.fields, reason: dto.reason },
-          },
-        ],
+        by,
+        record.id,
+        erased.flatMap((e) => e.values),
         tx,
       );
-      return saved;
+      for (const done of quotes ? [record, quotes] : [record]) await this.recordDone(by, accountId, done, tx);
+      const { id, at, events, fields, skipped } = record;
+      return { data: { id, at: at.toISOString(), events, fields, skipped } };
     });
-    const { at, events, fields, skipped } = record;
-    return { data: { id, at: at.toISOString(), events, fields, skipped } };
   }
 
   async list(
@@ -142,6 +165,55 @@ export class ErasureService {
       response: JSON.stringify(JSON.parse(response ?? 'null'), (_name, value: unknown) => erasedView(value, byId)),
     }));
     await this.idempotency.replaceErasedAnswers(accountId, rewritten, tx);
+  }
+
+  /**
+   * The members of the account's `_audit` entries that quote one of the `values` just erased, erased
+   * as an erasure of their own (its reason names the first), in the same transaction; null when none
+   * does. Entries on a version-1 `_audit` chain or one under legal hold are left as they are.
+   */
+  private async eraseQuotes(
+    accountId: string,
+    by: AuthenticatedKey,
+    erasureId: string,
+    values: readonly string[],
+    tx: Db,
+  ): Promise<ErasureRecord | null> {
+    const distinct = [...new Set(values)];
+    const candidates = await this.erasures.auditEntriesHolding(accountId, distinct.map(needleOf), tx);
+    const rows = candidates.flatMap((match) => {
+      const hashing = hashingOf(match);
+      const members = match.context === null ? [] : quotingMembers(match.context, distinct);
+      if (hashing === null || match.chainHeld || members.length === 0) return [];
+      const erased = erasureOf(
+        { ...match, hashing },
+        members.map((m) => `${CONTEXT_PREFIX}${m}`),
+      );
+      return erased === null ? [] : [erased.row];
+    });
+    if (rows.length === 0) return null;
+    const fields = [
+      ...new Set(
+        rows.flatMap((row) => (row.erasure.commitments.context ? Object.keys(row.erasure.commitments.context) : [])),
+      ),
+    ]
+      .sort()
+      .map((m) => `${CONTEXT_PREFIX}${m}`);
+    const reason = `${AUDIT_CHAIN} entries quoting values erased by ${erasureId}`;
+    return this.erasures.erase(accountId, rows, { id: this.newId(), keyId: by.keyId, fields, reason, skipped: 0 }, tx);
+  }
+
+  /** `erasure.done` in the account's `_audit`, and in the operator's own (`system`) when it erased another account. */
+  private async recordDone(by: AuthenticatedKey, accountId: string, done: ErasureRecord, tx: Db): Promise<void> {
+    const context = { events: done.events, fields: done.fields, reason: done.reason };
+    const entry = { actor: keyActor(by.keyId), action: 'erasure.done', resource: done.id } as const;
+    await this.trail.record(accountId, [{ ...entry, context }], tx);
+    if (by.accountId !== accountId)
+      await this.trail.record(by.accountId, [{ ...entry, context: { accountId, ...context } }], tx);
+  }
+
+  private newId(): string {
+    return `era_${this.nextId()}`;
   }
 
   /** The account erased: the caller's own for an admin (another one is a 404), the named one for an operator (required). */
@@ -195,16 +267,35 @@ function erasedView(value: unknown, byId: ReadonlyMap<string, EventErasure>): un
   };
 }
 
-/** The row audit_erase_events takes for one event, or null when none of `fields` holds a value in it. */
-function erasureOf(match: ErasureMatch & { hashing: HashingV2 }, fields: readonly string[]): EventErasure | null {
+/** A term that selects by a value: not negated, and not a time bound. */
+function namesValue(term: SearchTerm): boolean {
+  return !term.negated && term.kind !== 'time';
+}
+
+/**
+ * The row audit_erase_events takes for one event, with the text of each value it erases (to find
+ * their quotes in `_audit`), or null when none of `fields` holds a value in it.
+ */
+function erasureOf(
+  match: ErasureMatch & { hashing: HashingV2 },
+  fields: readonly string[],
+): { row: EventErasure; values: string[] } | null {
   const event = { ...match, timestamp: match.timestamp.toISOString() };
   const result = erase(event, match.hashing, fields);
   if (result.erased.length === 0) return null;
+  const values = result.erased.flatMap((path) =>
+    path.startsWith(CONTEXT_PREFIX)
+      ? valuesOf(match.context?.[path.slice(CONTEXT_PREFIX.length)])
+      : valuesOf(match[path as 'actor' | 'resource']),
+  );
   return {
-    id: match.id,
-    actor: result.event.actor === null && match.actor !== null,
-    resource: result.event.resource === null && match.resource !== null,
-    context: result.event.context,
-    erasure: { salts: result.hashing.salts, commitments: result.hashing.commitments },
+    row: {
+      id: match.id,
+      actor: result.event.actor === null && match.actor !== null,
+      resource: result.event.resource === null && match.resource !== null,
+      context: result.event.context,
+      erasure: { salts: result.hashing.salts, commitments: result.hashing.commitments },
+    },
+    values,
   };
 }

@@ -31,6 +31,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   IDEMPOTENCY_KEY_REUSED: true,
   QUERY_TOO_EXPENSIVE: true,
   NOT_ERASABLE: true,
+  NOTHING_MATCHED: true,
   RATE_LIMITED: true,
   SERVICE_UNAVAILABLE: true,
   INTERNAL_ERROR: true,
@@ -182,6 +183,14 @@ export function ApiData(
   headers: Record<string, HeaderObject> = {},
 ) {
   return apiDataOf(model, { $ref: getSchemaPath(model) }, status, description, headers);
+}
+
+/** `{ data: <one of models> }` with `status`: an answer whose shape depends on the request. */
+export function ApiDataOneOf(models: readonly Type<unknown>[], status = 200, description = 'OK') {
+  return applyDecorators(
+    ApiExtraModels(...models),
+    apiDataOf(models[0]!, { oneOf: models.map((m) => ({ $ref: getSchemaPath(m) })) }, status, description, {}),
+  );
 }
 
 /** `{ data: <model>[] }` with `status`: every item, no pages. */

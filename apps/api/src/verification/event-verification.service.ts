@@ -26,7 +26,9 @@ export class EventVerificationService {
         ? ((await this.events.findLinkFacts(accountId, event.chainId, event.position - 1)) ??
           (await this.chains.prunedLinkFacts(accountId, event.chainId, event.position)))
         : null;
-    const judged = judgeEvent(event, predecessor);
+    // Each erased field is held against the erasures the database recorded (docs/contract.md §17).
+    const recorded = event.erasure === null ? null : await this.events.recordedErasures(accountId, id);
+    const judged = judgeEvent(event, predecessor, recorded);
     this.metrics.eventVerified();
     return { data: toVerificationResult(event, judged, new Date()) };
   }

@@ -10,7 +10,7 @@ export function toVerificationResult(
 ): VerificationResultView {
   const hashing = hashingOf(event);
   return {
-    valid: judgement.hashMatches && judgement.chainIntact,
+    valid: judgement.errors.length === 0,
     errors: judgement.errors,
     eventHash: event.hash,
     computedHash: judgement.computedHash,

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'QUERY_TOO_EXPENSIVE'
   | 'NOT_ERASABLE'
+  | 'NOTHING_MATCHED'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
@@ -43,6 +44,7 @@ export function statusOf(code: ErrorCode): number {
     case 'IDEMPOTENCY_KEY_REUSED':
     case 'QUERY_TOO_EXPENSIVE':
     case 'NOT_ERASABLE':
+    case 'NOTHING_MATCHED':
       return 422;
     case 'RATE_LIMITED':
       return 429;

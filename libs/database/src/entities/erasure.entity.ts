@@ -4,7 +4,8 @@ import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
  * An erasure (docs/contract.md §17, migration 1765600000000): who erased which fields of how many
- * events, and why. Never the query, nor a value.
+ * events, and why. Never the query, nor a value. Written by audit_erase_events alone, in the
+ * erasure's transaction, and append-only for every role (1766000000000).
  */
 @Entity({ name: 'erasures' })
 @Check('ck_erasures_counts', 'events >= 0 AND skipped >= 0')
@@ -23,8 +24,9 @@ export class ErasureEntity {
   @Column({ type: 'timestamptz', precision: 3, default: () => 'now()' })
   at!: Date;
 
-  @Column({ name: 'key_id', type: 'varchar', length: 30 })
-  keyId!: string;
+  /** The key that asked; null for an erasure made by calling audit_erase_events by hand (1766000000000). */
+  @Column({ name: 'key_id', type: 'varchar', length: 30, nullable: true })
+  keyId!: string | null;
 
   /** The events erased. */
   @Column({ type: 'integer' })
@@ -38,6 +40,7 @@ export class ErasureEntity {
   @Column({ type: 'text', array: true })
   fields!: string[];
 
-  @Column({ type: 'text' })
-  reason!: string;
+  /** Null for an erasure made by hand. */
+  @Column({ type: 'text', nullable: true })
+  reason!: string | null;
 }

@@ -9,6 +9,7 @@ import {
   CheckpointLogNodeEntity,
 } from './checkpoint-log.entity';
 import { DestinationEntity } from './destination.entity';
+import { ErasureEventEntity } from './erasure-event.entity';
 import { ErasureEntity } from './erasure.entity';
 import { EventCountEntity } from './event-count.entity';
 import { EventEntity } from './event.entity';
@@ -24,6 +25,7 @@ export * from './checkpoint.entity';
 export * from './checkpoint-log.entity';
 export * from './destination.entity';
 export * from './erasure.entity';
+export * from './erasure-event.entity';
 export * from './event-count.entity';
 export * from './event.entity';
 export * from './idempotency-key.entity';
@@ -38,6 +40,7 @@ export const ENTITIES = [
   ChainEntity,
   EventEntity,
   ErasureEntity,
+  ErasureEventEntity,
   EventCountEntity,
   CheckpointEntity,
   IdempotencyKeyEntity,

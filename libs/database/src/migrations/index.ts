@@ -21,6 +21,7 @@ import { Erasure1765600000000 } from './1765600000000-erasure';
 import { ChainPositionLookups1765700000000 } from './1765700000000-chain-position-lookups';
 import { CheckpointLogAppendOnly1765800000000 } from './1765800000000-checkpoint-log-append-only';
 import { BinaryIds1765900000000 } from './1765900000000-binary-ids';
+import { ErasureRecord1766000000000 } from './1766000000000-erasure-record';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   ChainPositionLookups1765700000000,
   CheckpointLogAppendOnly1765800000000,
   BinaryIds1765900000000,
+  ErasureRecord1766000000000,
 ];

@@ -4,13 +4,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ErasureEntity } from '../entities/erasure.entity';
 import { StoredErasure } from '../entities/event.entity';
-import { joined, Property, selectRows, Table } from '../schema/table';
+import { joined, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 import { lockLegalHolds } from './legal-hold-lock';
 import { EventFilters, matching } from './event-filters.sql';
 import { chains, EVENT_RECORD, events } from './event-record';
 
 const erasures = new Table(ErasureEntity, 'r');
+
+/** The reserved chain of each account's own changes (AUDIT_CHAIN of libs/auth, which this lib may not import). */
+const AUDIT_CHAIN_NAME = '_audit';
 
 /** What an erasure reads of each matching event: the whole stored event (its secrets too), its chain's version and hold. */
 const MATCH = joined(EVENT_RECORD, chains.selectAs({ hashVersion: 'hashVersion', chainHeld: 'legalHold' }));
@@ -30,16 +33,15 @@ export interface EventErasure {
   erasure: StoredErasure;
 }
 
-/** The columns an erasure's record is inserted with (its time is the database's). */
-const INSERTED = [
-  'id',
-  'accountId',
-  'keyId',
-  'events',
-  'skipped',
-  'fields',
-  'reason',
-] as const satisfies readonly Property<ErasureEntity>[];
+/** What the service tells audit_erase_events of an erasure, for the record the function writes. */
+export interface ErasureRequest {
+  id: string;
+  keyId: string;
+  /** The field paths asked for, as given. */
+  fields: readonly string[];
+  reason: string;
+  skipped: number;
+}
 
 /** Erasures (docs/contract.md §17): the events a query matches, the database's erasure function, the record. */
 @Injectable()
@@ -66,25 +68,40 @@ export class ErasuresRepository {
     );
   }
 
-  /** Erases through audit_erase_events (the only way an event changes); the number of events changed. */
-  async erase(accountId: string, rows: readonly EventErasure[], db: Db): Promise<number> {
-    const [result] = await db.query<{ n: number }[]>(`SELECT audit_erase_events($1, $2::jsonb) AS n`, [
+  /**
+   * Erases through audit_erase_events (the only way an event changes), which also writes the
+   * erasure's record and, by its trigger, each changed event's (migration 1766000000000): the record.
+   */
+  async erase(
+    accountId: string,
+    rows: readonly EventErasure[],
+    request: ErasureRequest,
+    db: Db,
+  ): Promise<ErasureRecord> {
+    await db.query(`SELECT audit_erase_events($1, $2::jsonb, $3::jsonb)`, [
       ulidToUuid(accountId),
       JSON.stringify(rows.map((row) => ({ ...row, id: ulidToUuid(row.id) }))),
+      JSON.stringify(request),
     ]);
-    return result?.n ?? 0;
+    const [row] = await selectRows(db, RECORD, `SELECT ${RECORD.sql} FROM erasures r WHERE r.id = $1`, [request.id]);
+    return row!;
   }
 
-  async record(erasure: Omit<ErasureRecord, 'at'>, db: Db): Promise<ErasureRecord> {
-    const [row] = await selectRows(
+  /**
+   * The account's `_audit` events whose context holds one of `needles` in its text (a prefilter: the
+   * caller decides which members quote an erased value), with what an erasure needs of each.
+   */
+  async auditEntriesHolding(accountId: string, needles: readonly string[], db: Db): Promise<ErasureMatch[]> {
+    if (needles.length === 0) return [];
+    return selectRows(
       db,
-      RECORD,
-      `WITH r AS (INSERT INTO erasures (${INSERTED.map((p) => erasures.bare(p)).join(', ')})
-         VALUES (${INSERTED.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *)
-       SELECT ${RECORD.sql} FROM r`,
-      INSERTED.map((p: (typeof INSERTED)[number]) => (p === 'accountId' ? ulidToUuid(erasure.accountId) : erasure[p])),
+      MATCH,
+      `SELECT ${MATCH.sql} FROM events e JOIN chains c ON ${chains.column('id')} = ${events.column('chainId')}
+        WHERE ${events.column('accountId')} = $1 AND ${chains.column('name')} = $2 AND ${events.column('context')} IS NOT NULL
+          AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS n(needle) WHERE strpos(${events.column('context')}::text, n.needle) > 0)
+        ORDER BY ${events.column('id')}`,
+      [ulidToUuid(accountId), AUDIT_CHAIN_NAME, needles],
     );
-    return row!;
   }
 
   /** The account's erasures, newest first, after `cursor`. */

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { asString, computed, joined, selectRows } from '../schema/table';
 import { Db } from '../transaction-runner';
 import { events } from './event-record';
-import { isoTimestamp, VerifiedEventRow } from './verification-window.queries';
+import { isoTimestamp, recordedErasuresSql, VerifiedEventRow } from './verification-window.queries';
 
 /** The event's time as it was hashed: written by the database exactly as the API writes it. */
 const HASHED_TIME = computed({ timestamp: [isoTimestamp(events.column('timestamp')), asString] });
@@ -49,6 +49,18 @@ export class EventVerificationRepository {
       [ulidToUuid(id), ulidToUuid(accountId)],
     );
     return row ?? null;
+  }
+
+  /**
+   * The erased field paths the database recorded for the event (erasure_events), or null when the
+   * event keeps no erasure (docs/contract.md §17).
+   */
+  async recordedErasures(accountId: string, id: string, db: Db = this.pool): Promise<string[] | null> {
+    const [row] = await db.query<{ recorded: string[] | null }[]>(
+      `SELECT ${recordedErasuresSql('events')} AS recorded FROM events WHERE id = $1 AND account_id = $2`,
+      [ulidToUuid(id), ulidToUuid(accountId)],
+    );
+    return row?.recorded ?? null;
   }
 
   /** The hash and timestamp of the account's event at `position` of the chain; null when there is none. */

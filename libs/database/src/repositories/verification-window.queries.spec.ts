@@ -1,5 +1,6 @@
 import { ulidToUuid } from '@app/common/ids';
 import { CheckpointEntity } from '../entities/checkpoint.entity';
+import { ErasureEventEntity } from '../entities/erasure-event.entity';
 import { EventEntity } from '../entities/event.entity';
 import { MerkleNodeEntity } from '../entities/merkle-node.entity';
 import { Property, Table } from '../schema/table';
@@ -72,5 +73,6 @@ describe('whole-chain verification window queries', () => {
     same(new Table(EventEntity, 'e'), WINDOW_COLUMNS.events);
     same(new Table(CheckpointEntity, 'k'), WINDOW_COLUMNS.checkpoints);
     same(new Table(MerkleNodeEntity, 'm'), WINDOW_COLUMNS.merkleNodes);
+    same(new Table(ErasureEventEntity, 'r'), WINDOW_COLUMNS.erasureEvents);
   });
 });

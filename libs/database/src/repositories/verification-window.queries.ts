@@ -4,6 +4,7 @@ import { ulidToUuid, uuidToUlid } from '@app/common/ids';
 import { LOWEST_STORED_LEVEL } from '@app/hashing';
 // Types only: a worker thread loads this file, and the entities would load TypeORM.
 import type { CheckpointEntity } from '../entities/checkpoint.entity';
+import type { ErasureEventEntity } from '../entities/erasure-event.entity';
 import type { EventEntity } from '../entities/event.entity';
 import type { MerkleNodeEntity } from '../entities/merkle-node.entity';
 import type { SqlQuery } from './sql-query';
@@ -49,10 +50,28 @@ export const WINDOW_COLUMNS = {
     index: '"index"',
     hash: 'hash',
   } satisfies Partial<Record<keyof MerkleNodeEntity, string>>,
+  erasureEvents: {
+    chainId: 'chain_id',
+    position: 'position',
+    eventId: 'event_id',
+    fields: 'fields',
+  } satisfies Partial<Record<keyof ErasureEventEntity, string>>,
 };
 const E = WINDOW_COLUMNS.events;
 const K = WINDOW_COLUMNS.checkpoints;
 const M = WINDOW_COLUMNS.merkleNodes;
+const R = WINDOW_COLUMNS.erasureEvents;
+
+/**
+ * The field paths the database's erasure record (erasure_events, migration 1766000000000) holds for the
+ * event of the row `events` names (text[], distinct), or null for an event that keeps no erasure: what
+ * verification holds each erased field against (docs/contract.md §17).
+ */
+export function recordedErasuresSql(events: string): string {
+  return `CASE WHEN ${events}.${E.erasure} IS NOT NULL THEN (
+      SELECT coalesce(array_agg(DISTINCT f), '{}') FROM erasure_events r, unnest(r.${R.fields}) AS f
+       WHERE r.${R.chainId} = ${events}.${E.chainId} AND r.${R.position} = ${events}.${E.position} AND r.${R.eventId} = ${events}.${E.id}) END`;
+}
 
 /**
  * A stored event as verification reads it: exactly the hash payload, as hashed (the time as the
@@ -73,8 +92,11 @@ export type VerifiedEventRow = Pick<
   | 'erasure'
 > & { timestamp: string };
 
-/** A row of a whole-chain verification window: also whether its account is its chain's. */
-export type VerificationWindowEventRow = VerifiedEventRow & { ownAccount: boolean };
+/**
+ * A row of a whole-chain verification window: also whether its account is its chain's, and the
+ * erased fields the database recorded (recordedErasuresSql).
+ */
+export type VerificationWindowEventRow = VerifiedEventRow & { ownAccount: boolean; recordedErasures: string[] | null };
 
 /** What a whole-chain verification window covers: positions after < position <= upTo of one chain. */
 export interface VerificationWindow {
@@ -155,7 +177,8 @@ export function verificationWindowEventsQuery({ chainId, accountId, after, upTo 
     text: `SELECT ${E.id} AS "id", $6::varchar AS "chainId", ${E.position}::float8 AS "position", ${E.actor} AS "actor",
         ${E.action} AS "action", ${E.resource} AS "resource", ${E.context} AS "context", ${ISO_TIMESTAMP} AS "timestamp",
         encode(${E.previousHash}, 'hex') AS "previousHash", encode(${E.hash}, 'hex') AS "hash",
-        encode(${E.saltSeed}, 'hex') AS "saltSeed", ${E.erasure} AS "erasure", ${E.accountId} = $5 AS "ownAccount"
+        encode(${E.saltSeed}, 'hex') AS "saltSeed", ${E.erasure} AS "erasure", ${E.accountId} = $5 AS "ownAccount",
+        ${recordedErasuresSql('events')} AS "recordedErasures"
    FROM events
   WHERE ${E.chainId} = $1 AND events.${E.position} > $2 AND events.${E.position} <= $3
   ORDER BY events.${E.position}

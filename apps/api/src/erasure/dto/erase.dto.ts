@@ -4,6 +4,12 @@ import { ACCOUNT_ID, MAX_ERASURE_FIELDS, MAX_ERASURE_REASON_LENGTH, MAX_SEARCH_Q
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsSearchQuery } from '../../events/dto/search-query.validator';
 
+/**
+ * What a field path may look like: anything named (`action` too, refused as 422 NOT_ERASABLE by the
+ * service) but an empty context member (`context.`).
+ */
+const ERASURE_FIELD = /^(?!context\.$)[^.]+(\..+)?$/;
+
 /** Body of POST /v1/erasures (docs/contract.md §17). */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class EraseDto {
@@ -11,7 +17,7 @@ export class EraseDto {
     minLength: 1,
     maxLength: MAX_SEARCH_QUERY_LENGTH,
     description:
-      'The events to erase, as GET /v1/events?q= finds them (docs/contract.md §13); at least one term. Never stored nor logged',
+      'The events to erase, as GET /v1/events?q= finds them (docs/contract.md §13); at least one term that is not negated and names a value (actor:, action:, resource:, chain:, chain_id: or context.<path>:). Never stored nor logged',
     example: 'actor:"alice@example.com"',
   })
   @IsString()
@@ -20,7 +26,8 @@ export class EraseDto {
   q!: string;
 
   @ApiProperty({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: 256, pattern: ERASURE_FIELD.source },
     minItems: 1,
     maxItems: MAX_ERASURE_FIELDS,
     description:
@@ -32,6 +39,10 @@ export class EraseDto {
   @ArrayMaxSize(MAX_ERASURE_FIELDS)
   @IsString({ each: true })
   @Length(1, 256, { each: true })
+  @Matches(ERASURE_FIELD, {
+    each: true,
+    message: 'each of fields must be actor, resource, context.* or context.<member> with a non-empty member',
+  })
   fields!: string[];
 
   @ApiProperty({ minLength: 1, maxLength: MAX_ERASURE_REASON_LENGTH, example: 'GDPR Art. 17 request #4711' })
@@ -56,4 +67,13 @@ export class EraseDto {
   @IsOptional()
   @IsBoolean()
   allowPartial?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'true: every check is made and the events that would be erased are counted (`events`, `skipped`), but nothing is erased or recorded',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  dryRun?: boolean;
 }

@@ -24,6 +24,18 @@ export class ErasureResultView {
   skipped!: number;
 }
 
+/** The answer to a dry run of POST /v1/erasures: what would be erased; nothing is. */
+export class ErasureDryRunView {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The events that would be erased' })
+  events!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Matching events on version-1 chains (allowPartial)' })
+  skipped!: number;
+
+  @ApiProperty({ enum: [true] })
+  dryRun!: true;
+}
+
 /** A past erasure, as GET /v1/erasures lists it: never the query. */
 export class ErasureView {
   @ApiProperty({ pattern: ERASURE_ID.source })
@@ -32,8 +44,12 @@ export class ErasureView {
   @ApiProperty({ format: 'date-time' })
   at!: string;
 
-  @ApiProperty({ description: 'The id of the key that erased' })
-  keyId!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The id of the key that erased; null for an erasure made by calling the database function by hand',
+  })
+  keyId!: string | null;
 
   @ApiProperty({ type: 'integer', minimum: 0 })
   events!: number;
@@ -41,8 +57,8 @@ export class ErasureView {
   @ApiProperty({ type: [String] })
   fields!: string[];
 
-  @ApiProperty()
-  reason!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for an erasure made by hand' })
+  reason!: string | null;
 }
 
 /** GET /v1/erasures: `limit`, `cursor` and (an operator's) `accountId`, newest first. */

@@ -1,0 +1,257 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { edited } from './1765000000000-retention-log';
+import { PRUNE_CHAIN_1765300000000 } from './1765300000000-binary-hashes';
+import { ERASE_EVENTS_1765600000000 } from './1765600000000-erasure';
+
+/** The pattern of an erasure's id (`era_` + a ULID). */
+const ERASURE_ID = `'^era_[0-7][0-9A-HJKMNP-TV-Z]{25}$'`;
+
+/** An event's, account's or chain's id as stored: the public id (`evt_`…, `acc_`…, `chn_`…) or the uuid's text. */
+const ID_UUID = `
+      CREATE FUNCTION audit_id_uuid(id text, prefix text) RETURNS uuid
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+        SELECT CASE WHEN left(id, 4) = prefix || '_' THEN audit_ulid_uuid(id) ELSE id::uuid END
+      $$`;
+
+/** A new erasure id: `era_` and a ULID (the time in milliseconds, then 80 random bits). */
+const NEW_ERASURE_ID = `
+      CREATE FUNCTION audit_new_erasure_id() RETURNS varchar
+        LANGUAGE sql VOLATILE AS $$
+        SELECT audit_uuid_ulid('era', (lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')
+               || substr(md5(random()::text || clock_timestamp()::text), 1, 20))::uuid)
+      $$`;
+
+/** The field paths an event's stored erasure keeps commitments for (`actor`, `resource`, `context.<m>`), sorted. */
+const ERASED_PATHS = `
+      CREATE FUNCTION audit_erased_paths(erasure jsonb) RETURNS text[]
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT coalesce(array_agg(p ORDER BY p), '{}') FROM (
+          SELECT 'actor' AS p WHERE erasure -> 'commitments' ? 'actor'
+          UNION ALL SELECT 'resource' WHERE erasure -> 'commitments' ? 'resource'
+          UNION ALL SELECT 'context.' || k
+            FROM jsonb_object_keys(CASE WHEN jsonb_typeof(erasure -> 'commitments' -> 'context') = 'object'
+                                        THEN erasure -> 'commitments' -> 'context' ELSE '{}' END) k) paths
+      $$`;
+
+/** The gate audit_erase_events opens for its own statement: the erasure's id, transaction-local. */
+const UPDATE_GATE = `
+      CREATE OR REPLACE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF coalesce(current_setting('audit.erasure', true), '') !~ ${ERASURE_ID} THEN
+          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
+            USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NULL;
+      END $$`;
+
+/** The gate as 1765600000000 made it (down()). */
+const UPDATE_GATE_1765600000000 = `
+      CREATE OR REPLACE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF current_setting('audit.erasure', true) IS DISTINCT FROM 'on' THEN
+          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
+            USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN NULL;
+      END $$`;
+
+/**
+ * The database's record of each erased field (an AFTER ROW trigger, ENABLE ALWAYS): whatever changed
+ * the row, the paths it newly erased, under the erasure's id (the gate's value; null only when a
+ * superuser lifted the gate some other way), with the session's role.
+ */
+const ERASURE_RECORD = `
+      CREATE FUNCTION audit_events_erasure_record() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+      DECLARE
+        paths text[] := ARRAY(SELECT unnest(audit_erased_paths(NEW.erasure)) EXCEPT SELECT unnest(audit_erased_paths(OLD.erasure)));
+      BEGIN
+        IF cardinality(paths) > 0 THEN
+          INSERT INTO erasure_events (erasure_id, account_id, chain_id, position, event_id, fields, erased_at, database_role)
+          VALUES (nullif(current_setting('audit.erasure', true), ''), NEW.account_id, NEW.chain_id, NEW.position, NEW.id,
+                  ARRAY(SELECT unnest(paths) ORDER BY 1), now(), session_user);
+        END IF;
+        RETURN NULL;
+      END $$`;
+
+/**
+ * audit_erase_events as this migration makes it. `p_erasure` is what the service knows of the
+ * erasure (`id`, `keyId`, `fields` as asked, `reason`, `skipped`); called by hand without it, the
+ * erasure gets a new id, no key, no reason, and the paths it erased as its fields. Ids may be given
+ * as the API writes them or as stored.
+ */
+export const ERASE_EVENTS_1766000000000 = `
+      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb, p_erasure jsonb DEFAULT NULL) RETURNS integer
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+      DECLARE
+        v_account uuid := audit_id_uuid(p_account, 'acc');
+        v_erasure varchar := coalesce(p_erasure ->> 'id', audit_new_erasure_id());
+        n integer;
+      BEGIN
+        IF v_erasure !~ ${ERASURE_ID} THEN
+          RAISE EXCEPTION 'audit_erase_events: % is not an erasure id (era_ and a ULID)', v_erasure
+            USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        PERFORM set_config('audit.erasure', v_erasure, true);
+        UPDATE events e
+           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
+               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
+               context = r.context,
+               salt_seed = NULL,
+               erasure = r.erasure
+          FROM jsonb_to_recordset(p_rows) AS r(id text, actor boolean, resource boolean, context jsonb, erasure jsonb)
+         WHERE e.id = audit_id_uuid(r.id, 'evt') AND e.account_id = v_account;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        PERFORM set_config('audit.erasure', '', true);
+        INSERT INTO erasures (id, account_id, key_id, events, skipped, fields, reason)
+        VALUES (v_erasure, v_account, p_erasure ->> 'keyId', n, coalesce((p_erasure ->> 'skipped')::integer, 0),
+                CASE WHEN jsonb_typeof(p_erasure -> 'fields') = 'array'
+                     THEN ARRAY(SELECT jsonb_array_elements_text(p_erasure -> 'fields'))
+                     ELSE ARRAY(SELECT DISTINCT f FROM erasure_events r, unnest(r.fields) f WHERE r.erasure_id = v_erasure ORDER BY f) END,
+                p_erasure ->> 'reason');
+        RETURN n;
+      END $$`;
+
+const APPEND_ONLY = ['erasure_events', 'erasures'] as const;
+const OPERATIONS = ['UPDATE', 'DELETE', 'TRUNCATE'] as const;
+
+/**
+ * The database records every erasure itself (docs/contract.md §17, issue 37), as it records every prune
+ * (1765000000000): whoever erases, the service's code or its database role calling audit_erase_events
+ * by hand, leaves a record it cannot change, delete or skip, which verification holds the events against.
+ *
+ * - `erasure_events`: one row per event an erasure changed, with the field paths it newly erased, the
+ *   erasure's id, the time and the session's role; written only by `trg_events_erasure_record`, an
+ *   AFTER ROW trigger on events of the owner's (SECURITY DEFINER, ENABLE ALWAYS: it fires under
+ *   `session_replication_role = replica` too), so a row changed by any path is recorded. Events erased
+ *   before this migration get a row each with a null erasure id.
+ * - `erasures` is written by audit_erase_events alone now (its key and reason nullable: an erasure by
+ *   hand has neither), in the same transaction as the events; both tables refuse UPDATE, DELETE and
+ *   TRUNCATE for every role, and every INSERT grant on them to another role than the owner is revoked
+ *   (least-privilege.sql grants SELECT only).
+ * - `audit_erase_events(account, rows, erasure)`: takes the erasure's record (`p_erasure`; null by
+ *   hand), opens the update gate with the erasure's id (the gate now wants one), and writes the
+ *   erasure's row; ids may be the public ones (`acc_`…, `evt_`…) or their uuids (audit_id_uuid), and
+ *   so may audit_prune_chain's chain id.
+ */
+export class ErasureRecord1766000000000 implements MigrationInterface {
+  name = 'ErasureRecord1766000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(ID_UUID);
+    await q.query(NEW_ERASURE_ID);
+    await q.query(ERASED_PATHS);
+    await q.query(`
+      CREATE TABLE erasure_events (
+        id bigserial NOT NULL,
+        erasure_id varchar(30),
+        account_id uuid NOT NULL,
+        chain_id uuid NOT NULL,
+        position bigint NOT NULL,
+        event_id uuid NOT NULL,
+        fields text[] NOT NULL,
+        erased_at timestamptz(3) NOT NULL,
+        database_role text NOT NULL,
+        CONSTRAINT pk_erasure_events PRIMARY KEY (id)
+      )`);
+    await q.query(`CREATE INDEX ix_erasure_events_chain_position ON erasure_events (chain_id, position)`);
+    await q.query(`CREATE INDEX ix_erasure_events_erasure ON erasure_events (erasure_id)`);
+    await q.query(`
+      INSERT INTO erasure_events (erasure_id, account_id, chain_id, position, event_id, fields, erased_at, database_role)
+      SELECT NULL, account_id, chain_id, position, id, audit_erased_paths(erasure), now(), session_user
+        FROM events WHERE erasure IS NOT NULL AND cardinality(audit_erased_paths(erasure)) > 0`);
+    await q.query(`ALTER TABLE erasures ALTER COLUMN key_id DROP NOT NULL, ALTER COLUMN reason DROP NOT NULL`);
+    for (const table of APPEND_ONLY) {
+      for (const op of OPERATIONS) {
+        const trigger = `trg_${table}_reject_${op.toLowerCase()}`;
+        await q.query(
+          `CREATE TRIGGER ${trigger} BEFORE ${op} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`,
+        );
+        await q.query(`ALTER TABLE ${table} ENABLE ALWAYS TRIGGER ${trigger}`);
+      }
+      await revokeWrites(q, table);
+    }
+    await q.query(UPDATE_GATE);
+    await q.query(ERASURE_RECORD);
+    await q.query(`REVOKE ALL ON FUNCTION audit_events_erasure_record() FROM PUBLIC`);
+    await q.query(
+      `CREATE TRIGGER trg_events_erasure_record AFTER UPDATE ON events FOR EACH ROW EXECUTE FUNCTION audit_events_erasure_record()`,
+    );
+    await q.query(`ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_erasure_record`);
+
+    // The service's role keeps EXECUTE: a new signature gets the grants the old one had.
+    const grantees = await executeGrantees(q, 'audit_erase_events(varchar, jsonb)');
+    await q.query(`DROP FUNCTION audit_erase_events(varchar, jsonb)`);
+    await q.query(ERASE_EVENTS_1766000000000);
+    await q.query(`REVOKE ALL ON FUNCTION audit_erase_events(varchar, jsonb, jsonb) FROM PUBLIC`);
+    for (const role of grantees)
+      await q.query(`GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb, jsonb) TO ${quoteIdent(role)}`);
+    await q.query(PRUNE_CHAIN_1766000000000);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(PRUNE_CHAIN_1765900000000);
+    const grantees = await executeGrantees(q, 'audit_erase_events(varchar, jsonb, jsonb)');
+    await q.query(`DROP FUNCTION audit_erase_events(varchar, jsonb, jsonb)`);
+    await q.query(ERASE_EVENTS_1765900000000);
+    await q.query(`REVOKE ALL ON FUNCTION audit_erase_events(varchar, jsonb) FROM PUBLIC`);
+    for (const role of grantees)
+      await q.query(`GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb) TO ${quoteIdent(role)}`);
+    await q.query(`DROP TRIGGER trg_events_erasure_record ON events`);
+    await q.query(`DROP FUNCTION audit_events_erasure_record()`);
+    await q.query(UPDATE_GATE_1765600000000);
+    for (const table of APPEND_ONLY)
+      for (const op of OPERATIONS) await q.query(`DROP TRIGGER trg_${table}_reject_${op.toLowerCase()} ON ${table}`);
+    await q.query(`DELETE FROM erasures WHERE key_id IS NULL OR reason IS NULL`);
+    await q.query(`ALTER TABLE erasures ALTER COLUMN key_id SET NOT NULL, ALTER COLUMN reason SET NOT NULL`);
+    await q.query(`DROP TABLE erasure_events`);
+    await q.query(`DROP FUNCTION audit_erased_paths(jsonb)`);
+    await q.query(`DROP FUNCTION audit_new_erasure_id()`);
+    await q.query(`DROP FUNCTION audit_id_uuid(text, text)`);
+  }
+}
+
+/** audit_erase_events as 1765900000000 left it (down()). */
+const ERASE_EVENTS_1765900000000 = edited(ERASE_EVENTS_1765600000000, [
+  ['AS r(id varchar,', 'AS r(id uuid,'],
+  ['e.account_id = p_account;', 'e.account_id = p_account::uuid;'],
+]);
+
+/** audit_prune_chain as 1765900000000 left it. */
+const PRUNE_CHAIN_1765900000000 = edited(PRUNE_CHAIN_1765300000000, [
+  ['WHERE ch.id = p_chain_id FOR UPDATE', 'WHERE ch.id = p_chain_id::uuid FOR UPDATE'],
+  ["lifted less than % ago', c.id,", "lifted less than % ago', audit_uuid_ulid('chn', c.id),"],
+]);
+
+/** audit_prune_chain as this migration leaves it: the chain's public id or its uuid. */
+const PRUNE_CHAIN_1766000000000 = edited(PRUNE_CHAIN_1765900000000, [
+  ['WHERE ch.id = p_chain_id::uuid FOR UPDATE', `WHERE ch.id = audit_id_uuid(p_chain_id, 'chn') FOR UPDATE`],
+]);
+
+/** Every role but the owner loses INSERT, UPDATE, DELETE and TRUNCATE on `table`. */
+async function revokeWrites(q: QueryRunner, table: string): Promise<void> {
+  const rows = (await q.query(
+    `SELECT DISTINCT grantee FROM information_schema.role_table_grants
+      WHERE table_schema = 'public' AND table_name = $1 AND privilege_type IN ('INSERT', 'UPDATE', 'DELETE', 'TRUNCATE')
+        AND grantee <> (SELECT tableowner FROM pg_tables WHERE schemaname = 'public' AND tablename = $1)`,
+    [table],
+  )) as { grantee: string }[];
+  for (const { grantee } of rows)
+    await q.query(`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ${table} FROM ${quoteIdent(grantee)}`);
+}
+
+/** The roles (other than the owner) granted EXECUTE on `signature`. */
+async function executeGrantees(q: QueryRunner, signature: string): Promise<string[]> {
+  const rows = (await q.query(
+    `SELECT a.grantee::regrole::text AS grantee
+       FROM pg_proc p, aclexplode(p.proacl) a
+      WHERE p.oid = $1::regprocedure AND a.privilege_type = 'EXECUTE' AND a.grantee <> p.proowner AND a.grantee <> 0`,
+    [signature],
+  )) as { grantee: string }[];
+  return rows.map((r) => r.grantee);
+}
+
+/** A role's name as an SQL identifier (regrole's text is already quoted where it must be). */
+function quoteIdent(name: string): string {
+  return /^[a-z_][a-z0-9_$]*$/.test(name) || name.startsWith('"') ? name : `"${name.replace(/"/g, '""')}"`;
+}
