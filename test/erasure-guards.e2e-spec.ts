@@ -163,7 +163,7 @@ describe('erasure guards', () => {
     await erase({ q: 'actor:"nobody-dry@example.com"', fields: ['actor'], reason: 'r', dryRun: true }).expect(422);
   });
 
-  it('re-checks its caller in its transaction (P5): a key revoked a moment ago elsewhere erases nothing', async () => {
+  it('re-checks its caller in its transaction (P5): a key revoked a moment ago elsewhere erases and holds nothing', async () => {
     const e = await append({ actor: 'stale@example.com', action: 'a.b', chain: 'stale' });
     const made = (
       await t
@@ -178,5 +178,19 @@ describe('erasure guards', () => {
     await t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [made.id]);
     await erase({ q: 'actor:"stale@example.com"', fields: ['actor'], reason: 'r' }, made.secret).expect(401);
     expect((await get(`/v1/events/${e.id}`, KEYS.acme).expect(200)).body.data.actor).toBe('stale@example.com');
+    // So do retention and legal hold changes (docs/contract.md §8).
+    const put = (path: string, body: object) =>
+      t
+        .http()
+        .put(path)
+        .set(...bearer(made.secret))
+        .send(body);
+    await put(`/v1/chain/${e.chain.id}/legal-hold`, { hold: true, reason: 'stale' }).expect(401);
+    await put(`/v1/chain/${e.chain.id}/retention`, { days: 400 }).expect(401);
+    await put(`/v1/accounts/${await acmeId()}/legal-hold`, { hold: true, reason: 'stale' }).expect(401);
+    await put(`/v1/accounts/${await acmeId()}/retention`, { days: 400 }).expect(401);
+    expect((await get(`/v1/chain/${e.chain.id}/status`, KEYS.acme).expect(200)).body.data).toMatchObject({
+      legalHold: false,
+    });
   });
 });

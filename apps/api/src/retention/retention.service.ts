@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuthenticatedKey, mayManage, seesEveryAccount } from '@app/auth';
+import { AUDIT_CHAIN, AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
 import { ACCOUNT_ID, AppConfig, AppError, CHAIN_ID } from '@app/common';
 import {
   AccountsRepository,
+  ApiKeysRepository,
   ChainRetentionRepository,
   ChainsRepository,
   ChainStatusRecord,
@@ -31,6 +32,8 @@ interface HoldChange {
  * and accounts, an admin its own account's (`mayManage`, `seesEveryAccount`); anything else is a
  * 404. A hold placed by an operator key is changed or lifted only by an operator key (403), decided
  * under the row's lock; an `_audit` chain takes no retention below AUDIT_MIN_RETENTION_DAYS (400).
+ * Each change re-checks the calling key inside its transaction (lockActiveCaller, docs/contract.md §8):
+ * a key revoked a moment ago on another instance changes nothing (401).
  */
 @Injectable()
 export class RetentionService {
@@ -39,6 +42,7 @@ export class RetentionService {
     private readonly chains: ChainsRepository,
     private readonly chainSettings: ChainRetentionRepository,
     private readonly accounts: AccountsRepository,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly accountViews: AccountsService,
     private readonly audit: RetentionAudit,
     private readonly config: AppConfig,
@@ -108,8 +112,9 @@ export class RetentionService {
     if (!CHAIN_ID.test(chainId)) notFound(`Chain ${chainId}`);
     const scope = seesEveryAccount(key) ? null : key.accountId;
     const chain = await this.transactions.run(async (tx) => {
+      const by = await lockActiveCaller(this.apiKeys, key, tx);
       const locked = await this.chainSettings.lockForSettings(scope, chainId, tx);
-      if (!locked) return null;
+      if (!locked || !mayManage(by, locked.accountId)) return null;
       await change(locked, tx);
       return this.chains.findOwned(locked.accountId, chainId, tx);
     });
@@ -122,7 +127,11 @@ export class RetentionService {
     change: (tx: Db) => Promise<boolean>,
   ): Promise<{ data: AccountView }> {
     if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId)) notFound(`Account ${accountId}`);
-    if (!(await this.transactions.run(change))) notFound(`Account ${accountId}`);
+    const changed = await this.transactions.run(async (tx) => {
+      const by = await lockActiveCaller(this.apiKeys, key, tx);
+      return mayManage(by, accountId) && change(tx);
+    });
+    if (!changed) notFound(`Account ${accountId}`);
     return this.accountViews.get(key, accountId);
   }
 }
