@@ -89,6 +89,7 @@ describe('the console: Keys and Accounts', () => {
     await expect(row.getByRole('cell').last().textContent()).resolves.toMatch(/^active/);
 
     await row.getByRole('button', { name: /^Revoke/ }).click();
+    await page.getByRole('button', { name: 'Yes, revoke console-reader' }).click();
     await row.getByText(/^revoked /).waitFor();
     const deadline = Date.now() + 6_000;
     while ((await status(secret)) !== 401 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));

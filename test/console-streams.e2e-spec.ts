@@ -196,7 +196,10 @@ describe('the console: Streams', () => {
 
     // Delete asks first; Cancel keeps it.
     await row('siem-hook').getByRole('button', { name: 'Delete siem-hook…' }).click();
-    await page.getByRole('region', { name: 'Delete siem-hook?' }).getByRole('button', { name: 'Cancel' }).click();
+    await page
+      .getByRole('region', { name: 'Delete destination ‘siem-hook’?' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
     await expect(destinations(ADMIN_KEYS.acmeAdmin)).resolves.toHaveLength(1);
     await row('siem-hook').getByRole('button', { name: 'Delete siem-hook…' }).click();
     await page.getByRole('button', { name: 'Yes, delete siem-hook' }).click();

@@ -55,6 +55,8 @@ export function isOperator(me: Me | null): boolean {
 export type Account = Schemas['AccountView'];
 export type Key = Schemas['KeyView'];
 export type NewKey = Schemas['NewKeyView'];
+/** The body of POST /v1/accounts/:accountId/keys/:keyId/rotate (docs/contract.md §12). */
+export type RotateKeyBody = Schemas['RotateKeyDto'];
 
 /** Streams (docs/contract.md §16): a destination and where its delivery stands; never a credential. */
 export type Destination = Schemas['DestinationView'];

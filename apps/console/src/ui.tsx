@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
 
 /** An API error in words (never a blank page). */
@@ -90,6 +90,89 @@ export function CardTable<T>(props: {
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * The question asked in the page before an action that cannot be taken back (a key's revoke or
+ * rotation, a destination's delete): its title names the action and the thing, `words` say what
+ * will happen, `children` hold any field the action takes (a rotation's overlap). Not
+ * `window.confirm`: the page's own words and styles, in the keyboard order, read the same by a
+ * screen reader. It opens with the focus on its first field, or on Cancel, never on the action;
+ * Cancel or Escape close it and give the focus back to the button that opened it. The action is
+ * the one `danger solid` button (styles.css), never disabled while it runs (a disabled button
+ * drops the focus) but refusing a second press; after it, the page says what it did.
+ */
+export function Confirm(props: {
+  title: string;
+  action: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  words: ComponentChildren;
+  children?: ComponentChildren;
+}) {
+  const box = useRef<HTMLElement>(null);
+  const opener = useRef<Element | null>(null);
+  useEffect(() => {
+    if (!box.current?.contains(document.activeElement)) opener.current = document.activeElement;
+    // Opened from a row far down, it is shown whole, from its title, not only down to its focus.
+    box.current?.scrollIntoView({ block: 'nearest' });
+    box.current?.querySelector<HTMLElement>('input, select, button')?.focus({ preventScroll: true });
+  }, [props.title]);
+  const cancel = () => {
+    props.onCancel();
+    const back = opener.current;
+    if (back instanceof HTMLElement && back.isConnected) back.focus();
+  };
+  return (
+    <section
+      class="confirm"
+      aria-labelledby="confirm-title"
+      aria-describedby="confirm-words"
+      ref={box}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') cancel();
+      }}
+    >
+      <h2 id="confirm-title">{props.title}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!props.busy) props.onConfirm();
+        }}
+      >
+        <div id="confirm-words">{props.words}</div>
+        {props.children}
+        <div class="actions">
+          <button type="button" onClick={cancel}>
+            Cancel
+          </button>
+          <button type="submit" class="danger solid" aria-disabled={props.busy}>
+            {props.action}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+const INSTANT = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)/;
+
+/** A sentence whose ISO 8601 instants stay on one line each (a narrow screen broke them at their hyphens). */
+export function Sentence({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(INSTANT).map((part, i) =>
+        i % 2 === 1 ? (
+          <span key={i} class="instant">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
   );
 }
 

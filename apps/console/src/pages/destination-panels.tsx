@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Destination } from '../types';
 import { localToIso } from '../ui';
-import { hostOf } from './destination-text';
 
 /** A webhook's signing secret, from a create or a rotate-secret answer: shown this once, in memory only. */
 export interface ShownSecret {
@@ -48,45 +47,23 @@ export function SecretPanel({ shown, onDone }: { shown: ShownSecret; onDone: () 
   );
 }
 
-/** What a person asked for that needs one more answer: a replay's time, or a delete's confirmation. */
+/** What a person asked for that needs one more answer: a replay's time, or a delete's confirmation (`Confirm`). */
 export type Pending = { action: 'replay' | 'delete'; destination: Destination };
 
 /**
- * The question of a Replay or a Delete, in the page rather than a browser dialog, so it reads and
- * works the same with a keyboard and a screen reader; it takes the focus when it opens.
+ * The question of a Replay, in the page rather than a browser dialog, so it reads and works the
+ * same with a keyboard and a screen reader; it takes the focus when it opens.
  */
-export function PendingPanel(props: {
-  pending: Pending;
+export function ReplayPanel(props: {
+  destination: Destination;
   busy: boolean;
   onReplay: (from: string) => void;
-  onDelete: () => void;
   onCancel: () => void;
 }) {
-  const { action, destination } = props.pending;
+  const { destination } = props;
   const [from, setFrom] = useState('');
   const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.querySelector<HTMLElement>('input, button')?.focus(), [props.pending]);
-  const cancel = (
-    <button type="button" onClick={props.onCancel}>
-      Cancel
-    </button>
-  );
-  if (action === 'delete')
-    return (
-      <section class="pending" aria-labelledby="pending-title" ref={box}>
-        <h2 id="pending-title">Delete {destination.name}?</h2>
-        <p>
-          Delivery to {hostOf(destination.url)} stops for good and where it stood is forgotten. The events stay in the
-          trail.
-        </p>
-        <div class="actions">
-          {cancel}
-          <button type="button" class="danger" disabled={props.busy} onClick={props.onDelete}>
-            Yes, delete {destination.name}
-          </button>
-        </div>
-      </section>
-    );
+  useEffect(() => box.current?.querySelector<HTMLElement>('input')?.focus(), [destination]);
   return (
     <section class="pending" aria-labelledby="pending-title" ref={box}>
       <h2 id="pending-title">Replay {destination.name}</h2>
@@ -113,7 +90,9 @@ export function PendingPanel(props: {
         <button type="submit" disabled={props.busy}>
           Replay from this time
         </button>
-        {cancel}
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
       </form>
     </section>
   );

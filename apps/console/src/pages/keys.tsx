@@ -1,8 +1,10 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
-import type { Key, Me, NewKey, Page as ApiPage, Scope } from '../types';
-import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
+import type { Key, Me, NewKey, Page as ApiPage, RotateKeyBody, Scope } from '../types';
+import { Busy, CardTable, type Column, ErrorText, Page, Sentence, useLoad } from '../ui';
+import { KeyConfirm, KeySecretPanel, type PendingKey, type ShownKey } from './key-panels';
+import { oldKeyText, stopsAt } from './key-text';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin', 'operator'];
 
@@ -20,22 +22,52 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const keys = useLoad((signal) => api.get<ApiPage<Key>>(base, { limit: 100, cursor }, signal), [base, cursor]);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['ingest', 'read']);
-  const [created, setCreated] = useState<NewKey | null>(null);
-  const [copied, setCopied] = useState('');
+  const [shown, setShown] = useState<ShownKey | null>(null);
+  const [pending, setPending] = useState<PendingKey | null>(null);
+  const [done, setDone] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const act = async (work: () => Promise<void>) => {
+  const status = useRef<HTMLParagraphElement>(null);
+  /** Runs one change, then says what it did (its answer) or why the service refused it. */
+  const act = async (work: () => Promise<string>): Promise<boolean> => {
     setError(null);
+    setDone('');
     setBusy(true);
     try {
-      await work();
+      setDone(await work());
       keys.reload();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     } finally {
       setBusy(false);
     }
   };
+  /** A confirmed change: its button may be gone afterwards (a revoked key has none), so the focus goes to what it did. */
+  const confirmed = (work: () => Promise<string>) =>
+    void act(work).then((ok) => {
+      if (!ok) return;
+      setPending(null);
+      status.current?.focus();
+    });
+  const revoke = (key: Key) =>
+    confirmed(async () => {
+      await api.send('DELETE', `${base}/${encodeURIComponent(key.id)}`);
+      // Its secret, if still on screen, is of no use any more.
+      setShown((s) => (s?.key.id === key.id ? null : s));
+      return `Key ${key.name} (prefix ${key.prefix}) revoked: requests with it are refused within 5 seconds.`;
+    });
+  const rotate = (key: Key, overlapSeconds: number) =>
+    confirmed(async () => {
+      const body: RotateKeyBody = { overlapSeconds };
+      const made = (await api.send<{ data: NewKey }>('POST', `${base}/${encodeURIComponent(key.id)}/rotate`, body))
+        .data;
+      const madeAt = new Date(made.createdAt);
+      const old = oldKeyText(key.prefix, stopsAt(overlapSeconds, madeAt, key.expiresAt), madeAt);
+      setShown({ key: made, replaced: old });
+      return `Key ${key.name} rotated. ${old}`;
+    });
   const offered = SCOPES.filter((s) => s !== 'operator' || me?.scopes.includes('operator'));
   const columns: Column<Key>[] = [
     { header: 'Name', class: 'lead', cell: (key) => key.name },
@@ -55,24 +87,21 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
             <span class="actions">
               <button
                 type="button"
-                aria-label={`Revoke ${key.name} (${key.prefix})`}
+                class="danger"
+                aria-label={`Revoke ${key.name} (${key.prefix})…`}
                 disabled={busy}
-                onClick={() => void act(() => api.send('DELETE', `${base}/${key.id}`).then(() => undefined))}
+                onClick={() => setPending({ action: 'revoke', key })}
               >
-                Revoke
+                Revoke…
               </button>
               <button
                 type="button"
-                aria-label={`Rotate ${key.name} (${key.prefix})`}
+                class="danger"
+                aria-label={`Rotate ${key.name} (${key.prefix})…`}
                 disabled={busy}
-                onClick={() =>
-                  void act(async () => {
-                    setCopied('');
-                    setCreated((await api.send<{ data: NewKey }>('POST', `${base}/${key.id}/rotate`, {})).data);
-                  })
-                }
+                onClick={() => setPending({ action: 'rotate', key })}
               >
-                Rotate
+                Rotate…
               </button>
             </span>
           </>
@@ -86,9 +115,10 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
         onSubmit={(e) => {
           e.preventDefault();
           void act(async () => {
-            setCopied('');
-            setCreated((await api.send<{ data: NewKey }>('POST', base, { name: name.trim(), scopes })).data);
+            const made = (await api.send<{ data: NewKey }>('POST', base, { name: name.trim(), scopes })).data;
+            setShown({ key: made });
             setName('');
+            return '';
           });
         }}
       >
@@ -113,27 +143,21 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
           Create key
         </button>
       </form>
-      {created && (
-        <div class="secret" role="status">
-          <p>
-            The secret of <strong>{created.name}</strong> is shown this once; copy it now.
-          </p>
-          <code class="mono">{created.secret}</code>{' '}
-          <button
-            type="button"
-            onClick={() =>
-              void navigator.clipboard.writeText(created.secret).then(
-                () => setCopied('Copied.'),
-                () => setCopied('Copying was refused by the browser: select the secret and copy it.'),
-              )
-            }
-          >
-            Copy
-          </button>{' '}
-          <span>{copied}</span>
-        </div>
-      )}
+      {shown && <KeySecretPanel shown={shown} />}
+      <p role="status" tabIndex={-1} ref={status}>
+        <Sentence text={done} />
+      </p>
       <ErrorText error={error ?? keys.error} />
+      {pending && (
+        <KeyConfirm
+          pending={pending}
+          me={me}
+          busy={busy}
+          onRevoke={() => revoke(pending.key)}
+          onRotate={(overlap) => rotate(pending.key, overlap)}
+          onCancel={() => setPending(null)}
+        />
+      )}
       {keys.loading && <Busy label="Loading keys" />}
       {keys.value && (
         <CardTable

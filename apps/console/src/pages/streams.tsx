@@ -2,9 +2,9 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
 import type { Destination, DestinationWithSecret, Me, NewDestinationBody, ReplayBody } from '../types';
-import { Busy, CardTable, type Column, ErrorText, Page } from '../ui';
+import { Busy, CardTable, type Column, Confirm, ErrorText, Page } from '../ui';
 import { DestinationForm } from './destination-form';
-import { type Pending, PendingPanel, SecretPanel, type ShownSecret } from './destination-panels';
+import { type Pending, ReplayPanel, SecretPanel, type ShownSecret } from './destination-panels';
 import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
 import { useDestinations } from './use-destinations';
 
@@ -32,13 +32,15 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
   const [busy, setBusy] = useState(false);
   const [formKey, setFormKey] = useState(0);
   const acting = useRef(false);
+  const status = useRef<HTMLParagraphElement>(null);
 
   /**
    * Runs one change at a time; reads the list again, then says what it did (its answer) or why
    * the service refused it. The row's buttons stay enabled meanwhile, so none loses the focus.
+   * Whether it was done: a delete's button is gone after it, so the focus goes to its words.
    */
-  const act = async (work: () => Promise<string>): Promise<void> => {
-    if (acting.current) return;
+  const act = async (work: () => Promise<string>): Promise<boolean> => {
+    if (acting.current) return false;
     acting.current = true;
     setError(null);
     setDone('');
@@ -54,6 +56,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
     acting.current = false;
     setBusy(false);
     if (words !== null) setDone(words);
+    return words !== null;
   };
   const path = (d: Destination, verb = '') => `${base}/${encodeURIComponent(d.id)}${verb && `/${verb}`}`;
   const post = (d: Destination, verb: string, body: object = {}) =>
@@ -87,10 +90,10 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       await api.send('DELETE', path(d));
       if (secret?.id === d.id) setSecret(null);
       return `${d.name} deleted.`;
-    });
+    }).then((deleted) => deleted && status.current?.focus());
 
   /**
-   * A destination's buttons, below its state as on Keys; Replay and Delete ask first (PendingPanel).
+   * A destination's buttons, below its state as on Keys; Replay and Delete ask first (ReplayPanel, Confirm).
    * A function, not a component made here, so a refresh keeps the same buttons (and the focus).
    */
   const actions = (d: Destination) => (
@@ -118,6 +121,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       )}
       <button
         type="button"
+        class="danger"
         aria-label={`Delete ${d.name}…`}
         onClick={() => setPending({ action: 'delete', destination: d })}
       >
@@ -167,15 +171,31 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
     <Page title={me?.accountId === accountId ? 'Streams' : `Streams of ${accountId}`}>
       <DestinationForm key={formKey} busy={busy} onCreate={create} />
       {secret && <SecretPanel shown={secret} onDone={() => setSecret(null)} />}
-      <p role="status">{done}</p>
+      <p role="status" tabIndex={-1} ref={status}>
+        {done}
+      </p>
       <ErrorText error={error ?? list.error} />
-      {pending && (
-        <PendingPanel
-          pending={pending}
+      {pending?.action === 'replay' && (
+        <ReplayPanel
+          destination={pending.destination}
           busy={busy}
           onReplay={(from) => replay(pending.destination, from)}
-          onDelete={() => remove(pending.destination)}
           onCancel={() => setPending(null)}
+        />
+      )}
+      {pending?.action === 'delete' && (
+        <Confirm
+          title={`Delete destination ‘${pending.destination.name}’?`}
+          action={`Yes, delete ${pending.destination.name}`}
+          busy={busy}
+          onConfirm={() => remove(pending.destination)}
+          onCancel={() => setPending(null)}
+          words={
+            <p>
+              Delivery to {hostOf(pending.destination.url)} stops for good and where it stood is forgotten. The events
+              stay in the trail.
+            </p>
+          }
         />
       )}
       {list.loading && <Busy label="Loading destinations" />}
