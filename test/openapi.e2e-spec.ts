@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { ACCOUNT_ID } from '@app/common';
 import { OpenApiCheck } from './support/openapi-check';
 import { bearer, checkedAgainst, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -216,6 +217,39 @@ describe('OpenAPI description', () => {
   const param = (method: string, path: string, name: string): Parameter =>
     op(method, path).parameters!.find((p) => p.name === name)!;
   const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
+
+  it('documents accountId on the routes that read an account (an operator’s reads), with its pattern and 404, and on no other query', () => {
+    const taking = operations().filter(({ op }) =>
+      op.parameters?.some((p) => p.in === 'query' && p.name === 'accountId'),
+    );
+    expect(sorted(taking.map(({ method, path }) => `${method.toUpperCase()} ${path}`))).toEqual(
+      sorted([
+        'GET /v1/events',
+        'GET /v1/events/export',
+        'GET /v1/events/stream',
+        'GET /v1/events/{id}',
+        'GET /v1/events/{id}/verify',
+        'GET /v1/events/{id}/proof',
+        'GET /v1/stats/events',
+        'GET /v1/chains',
+        'GET /v1/chain/{chainId}/status',
+        'GET /v1/chain/{chainId}/verify',
+        'GET /v1/chain/{chainId}/consistency',
+        'GET /v1/chain/{chainId}/checkpoint',
+        'GET /v1/chain/{chainId}/checkpoint/witnessed',
+        // Its own accountId (docs/contract.md §17): the account whose erasures are listed.
+        'GET /v1/erasures',
+      ]),
+    );
+    for (const { method, path, op: operation } of taking) {
+      const accountId = param(method, path, 'accountId');
+      expect({ path, schema: accountId.schema }).toEqual({
+        path,
+        schema: { type: 'string', pattern: ACCOUNT_ID.source },
+      });
+      expect({ path, notFound: operation.responses['404'] !== undefined }).toEqual({ path, notFound: true });
+    }
+  });
 
   it('passes Redocly’s recommended lint with no errors and no warnings (no network, no telemetry)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));

@@ -15,6 +15,7 @@ import { HealthModule } from './health/health.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { KeysModule } from './keys/keys.module';
 import { ProofsModule } from './proofs/proofs.module';
+import { ReadAccountModule } from './read-account/read-account.module';
 import { ReadsModule } from './reads/reads.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { RetentionModule } from './retention/retention.module';
@@ -43,6 +44,7 @@ import { WitnessingModule } from './witnessing/witnessing.module';
     RetentionModule,
     ErasureModule,
     ReadsModule,
+    ReadAccountModule,
     DestinationsModule,
     WitnessingModule,
   ],

@@ -1639,6 +1639,8 @@ export interface operations {
                 after: string;
                 /** @description Period end, inclusive, not earlier than after. An RFC 3339 date-time with an offset (years 0000–9999; a leap second, :60, is the first instant of the next minute, as PostgreSQL reads it); a date alone (midnight UTC) or a time without seconds is also accepted. */
                 before: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -1686,6 +1688,17 @@ export interface operations {
             };
             /** @description FORBIDDEN: the key lacks the scope */
             403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
@@ -1765,6 +1778,8 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -1813,6 +1828,17 @@ export interface operations {
             };
             /** @description FORBIDDEN: the key lacks the scope */
             403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
@@ -2193,6 +2219,8 @@ export interface operations {
                 before?: string;
                 /** @description Resume right after this event: the `id` of the last event received (the Last-Event-ID header does the same; this wins) */
                 last_event_id?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: {
                 /** @description The id of the last event received */
@@ -2249,6 +2277,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2290,7 +2329,10 @@ export interface operations {
     };
     EventsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2347,7 +2389,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2399,7 +2445,10 @@ export interface operations {
     };
     VerificationController_verify: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2456,7 +2505,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2508,7 +2561,10 @@ export interface operations {
     };
     VerificationController_verifyChain: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2565,7 +2621,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2617,7 +2677,10 @@ export interface operations {
     };
     CheckpointsController_checkpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2672,7 +2735,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2787,6 +2854,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Exact chain name */
                 name?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -2844,6 +2913,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2885,7 +2965,10 @@ export interface operations {
     };
     ChainsController_status: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2942,7 +3025,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2997,6 +3084,8 @@ export interface operations {
             query?: {
                 /** @description The tree size to prove inclusion in (position ≤ size ≤ the chain’s size); default the chain’s size */
                 size?: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path: {
@@ -3054,7 +3143,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -3111,6 +3204,8 @@ export interface operations {
                 from: number;
                 /** @description The newer tree size (from ≤ to ≤ the chain’s size) */
                 to: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path: {
@@ -3168,7 +3263,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -3250,6 +3349,8 @@ export interface operations {
                 group_by: "action" | "actor" | "resource" | "chain" | "hour" | "day";
                 /** @description For action, actor, resource and chain: the largest counts, ties by key. Ignored for hour and day. */
                 limit?: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -3293,6 +3394,17 @@ export interface operations {
             };
             /** @description FORBIDDEN: the key lacks the scope */
             403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
@@ -6469,7 +6581,10 @@ export interface operations {
     };
     WitnessingController_witnessed: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -6526,7 +6641,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

@@ -1,11 +1,12 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, READ, RequireScopes } from '@app/auth';
+import { READ, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors, ApiPage } from '../openapi/openapi-responses';
 import { ChainsService } from './chains.service';
 import { ChainView } from './dto/chain.view';
 import { ListChainsQuery } from './dto/list-chains.query';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** Read-only: the default `read` scope. The status path is singular (docs/contract.md §4). */
 @ApiTags('chains')
@@ -18,7 +19,7 @@ export class ChainsController {
   @ApiOperation({ summary: 'List the account’s chains' })
   @ApiPage(ChainView)
   @ApiErrors()
-  list(@Account() account: string, @Query() query: ListChainsQuery) {
+  list(@ReadAccount() account: string, @Query() query: ListChainsQuery) {
     return this.chains.list(account, query);
   }
 
@@ -27,7 +28,7 @@ export class ChainsController {
   @ApiOperation({ summary: 'One chain: its head and size' })
   @ApiData(ChainView)
   @ApiErrors(404)
-  status(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
+  status(@ReadAccount() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.chains.status(account, chainId);
   }
 }

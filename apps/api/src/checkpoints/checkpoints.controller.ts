@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, Public, READ, RequireScopes } from '@app/auth';
+import { Public, READ, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiErrors, ApiText } from '../openapi/openapi-responses';
 import { CheckpointsService } from './checkpoints.service';
 import { PlainTextInterceptor } from './plain-text.interceptor';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** Signed checkpoints (C2SP signed notes, as text) and the key that verifies them. */
 @ApiTags('checkpoints')
@@ -20,7 +21,7 @@ export class CheckpointsController {
   })
   @ApiText('origin, size, base64 Merkle root of the first size events, blank line, signature lines')
   @ApiErrors(404)
-  checkpoint(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
+  checkpoint(@ReadAccount() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.checkpoints.latest(account, chainId);
   }
 

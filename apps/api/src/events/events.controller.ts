@@ -15,6 +15,7 @@ import { AppendQueue } from './append/append-queue';
 import { AppendOutcome, EventsService } from './events.service';
 import { EventStreamService } from './stream/event-stream.service';
 import { BoundedRead } from '../reads/bounded-read.decorator';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 const REPLAYED = {
   description: 'Present when this is the replay of an earlier response with the same Idempotency-Key',
@@ -94,7 +95,7 @@ export class EventsController {
   @ApiOperation({ summary: 'List events, newest first', description: 'Filters combine with AND.' })
   @ApiPage(EventView)
   @BoundedRead()
-  list(@Account() account: string, @Query() query: ListEventsQuery) {
+  list(@ReadAccount() account: string, @Query() query: ListEventsQuery) {
     return this.events.list(account, query);
   }
 
@@ -114,11 +115,12 @@ export class EventsController {
   @ApiErrors()
   stream(
     @CallerKey() key: AuthenticatedKey,
+    @ReadAccount() account: string,
     @Query() query: StreamEventsQuery,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ) {
-    return this.streams.stream(key, query, lastEventId, res);
+    return this.streams.stream({ accountId: account, keyId: key.keyId }, query, lastEventId, res);
   }
 
   @Get(':id')
@@ -126,7 +128,7 @@ export class EventsController {
   @ApiOperation({ summary: 'One event' })
   @ApiData(EventView)
   @ApiErrors(404)
-  get(@Account() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
+  get(@ReadAccount() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
     return this.events.get(account, id);
   }
 }

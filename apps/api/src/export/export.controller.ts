@@ -6,6 +6,7 @@ import { ExportDocumentView } from './dto/export-document.view';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
 import { BoundedRead } from '../reads/bounded-read.decorator';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** Not taken for GET /v1/events/:id, whatever the module order: `:id` matches event ids only (app.setup.ts). */
 @ApiTags('export')
@@ -54,7 +55,12 @@ export class ExportController {
     'EXPORT_LIMIT_EXCEEDED: more than the limit of events match; ',
     ', or as many exports as EXPORTS_PER_ACCOUNT (the account) or EXPORTS_PER_INSTANCE (the service) allow',
   )
-  export(@CallerKey() key: AuthenticatedKey, @Query() query: ExportQueryDto, @RequestId() requestId?: string) {
-    return this.exports.export(key.accountId, query, key.keyId, requestId);
+  export(
+    @CallerKey() key: AuthenticatedKey,
+    @ReadAccount() account: string,
+    @Query() query: ExportQueryDto,
+    @RequestId() requestId?: string,
+  ) {
+    return this.exports.export(account, query, key.keyId, requestId);
   }
 }

@@ -45,7 +45,8 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
         'a path does not serve is 405 METHOD_NOT_ALLOWED with an Allow header. ' +
         'Keys have the scopes ingest (append events), read (every other read), admin (its own account’s keys) ' +
         'and operator (every account; keys of the account system only). Every change through the accounts and keys ' +
-        'routes, and every export, is appended to the _audit chain of the account concerned.',
+        'routes, and every export, is appended to the _audit chain of the account concerned; so is an operator’s ' +
+        'reading of an account with accountId (operator.read, at most once an hour per key).',
     )
     .setVersion('1')
     .addServer('/', 'This service (paths are relative to where this document is served)')

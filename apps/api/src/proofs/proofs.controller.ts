@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, READ, RequireScopes } from '@app/auth';
+import { READ, RequireScopes } from '@app/auth';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
 import { ProofsService } from './proofs.service';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** RFC 9162 Merkle proofs of a chain (docs/contract.md §10). Read-only: the default `read` scope. */
 @ApiTags('proofs')
@@ -17,7 +18,7 @@ export class ProofsController {
   @ApiOperation({ summary: 'Inclusion proof of the event in its chain’s Merkle tree of `size` events (RFC 9162)' })
   @ApiData(InclusionProofView)
   @ApiErrors(404)
-  proof(@Account() account: string, @Param('id') id: string, @Query() query: InclusionProofQuery) {
+  proof(@ReadAccount() account: string, @Param('id') id: string, @Query() query: InclusionProofQuery) {
     return this.proofs.inclusion(account, id, query);
   }
 
@@ -26,7 +27,11 @@ export class ProofsController {
   @ApiOperation({ summary: 'Consistency proof between the chain’s Merkle trees of `from` and `to` events (RFC 9162)' })
   @ApiData(ConsistencyProofView)
   @ApiErrors(404, 410)
-  consistency(@Account() account: string, @Param('chainId') chainId: string, @Query() query: ConsistencyProofQuery) {
+  consistency(
+    @ReadAccount() account: string,
+    @Param('chainId') chainId: string,
+    @Query() query: ConsistencyProofQuery,
+  ) {
     return this.proofs.consistency(account, chainId, query);
   }
 }

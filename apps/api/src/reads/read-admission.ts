@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
 import { AuthenticatedKey } from '@app/auth';
+import { accountReadBy, AccountReadingRequest } from '../read-account/read-account.decorator';
 import { BOUNDED_READ } from './bounded-read.decorator';
 import { BoundedReads } from './bounded-reads';
 
@@ -11,7 +11,9 @@ import { BoundedReads } from './bounded-reads';
  * pipe parses its query. A tenant whose clients loop on refused reads (a `q` of many terms each)
  * then costs the instance little more than the refusal itself, and other accounts' requests keep
  * their share of the event loop (docs/contract.md §8). The slot itself is taken by BoundedReads when the
- * read runs; this only refuses early what it would refuse.
+ * read runs; this only refuses early what it would refuse. Both count the account read
+ * (ReadAccountGuard, before this): an operator's reads of an account queue with that account's
+ * own, whose data and indexes they scan, and never in a lane of their own beside them.
  */
 @Injectable()
 export class ReadAdmission implements CanActivate {
@@ -22,8 +24,9 @@ export class ReadAdmission implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http' || !this.reflector.get<boolean>(BOUNDED_READ, context.getHandler())) return true;
-    const key = context.switchToHttp().getRequest<Request & { user?: AuthenticatedKey }>().user;
-    if (key) this.reads.refuseIfFull(key.accountId);
+    const request = context.switchToHttp().getRequest<AccountReadingRequest & { user?: AuthenticatedKey }>();
+    const account = accountReadBy(request) ?? request.user?.accountId;
+    if (account !== undefined) this.reads.refuseIfFull(account);
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, READ, RequireScopes } from '@app/auth';
+import { READ, RequireScopes } from '@app/auth';
 import { ClientGone } from '../common/client-gone.decorator';
 import { NoQueryDto } from '../common/no-query.dto';
 import { ApiData, ApiErrors } from '../openapi/openapi-responses';
@@ -8,6 +8,7 @@ import { ChainVerificationService } from './chain-verification.service';
 import { ChainVerificationView } from './dto/chain-verification.view';
 import { VerificationResultView } from './dto/verification-result.view';
 import { EventVerificationService } from './event-verification.service';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** Read-only: the default `read` scope. */
 @ApiTags('verification')
@@ -23,7 +24,7 @@ export class VerificationController {
   @ApiOperation({ summary: 'Recompute one event’s hash and check its link and time order to the previous event' })
   @ApiData(VerificationResultView)
   @ApiErrors(404)
-  verify(@Account() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
+  verify(@ReadAccount() account: string, @Param('id') id: string, @Query() _query: NoQueryDto) {
     return this.events.verify(account, id);
   }
 
@@ -35,7 +36,7 @@ export class VerificationController {
   @ApiData(ChainVerificationView)
   @ApiErrors(404)
   verifyChain(
-    @Account() account: string,
+    @ReadAccount() account: string,
     @Param('chainId') chainId: string,
     @Query() _query: NoQueryDto,
     @ClientGone() clientGone: AbortSignal,

@@ -1,11 +1,12 @@
 import { Controller, Get, Param, Query, UseInterceptors } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Account, READ, RequireScopes } from '@app/auth';
+import { READ, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../common/no-query.dto';
 import { PlainTextInterceptor } from '../checkpoints/plain-text.interceptor';
 import { ApiData, ApiDataList, ApiErrors, ApiText } from '../openapi/openapi-responses';
 import { WitnessedCheckpointView, WitnessView } from './dto/witnessing.view';
 import { WitnessingReadsService } from './witnessing-reads.service';
+import { ReadAccount } from '../read-account/read-account.decorator';
 
 /** The checkpoint log and its witnesses (docs/contract.md §18). */
 @ApiTags('witnessing')
@@ -38,7 +39,7 @@ export class WitnessingController {
   })
   @ApiData(WitnessedCheckpointView)
   @ApiErrors(404)
-  witnessed(@Account() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
+  witnessed(@ReadAccount() account: string, @Param('chainId') chainId: string, @Query() _query: NoQueryDto) {
     return this.reads.witnessed(account, chainId);
   }
 }

@@ -18,7 +18,9 @@ export type AuditAction =
   | 'destination.replayed'
   | 'destination.disabled'
   | 'destination.gap'
-  | 'erasure.done';
+  | 'erasure.done'
+  /** An operator key read the account (docs/contract.md §12): at most once an hour per key and account. */
+  | 'operator.read';
 
 /** The reserved chain each account's own changes are appended to. */
 export const AUDIT_CHAIN = '_audit';
@@ -27,7 +29,7 @@ export interface AuditEntry {
   /** `key:<keyId>` of the key that made the change. */
   actor: string;
   action: AuditAction;
-  /** The object's id (null for an export). */
+  /** The object's id (null for an export and an operator's read). */
   resource: string | null;
   /** The change; never a secret. */
   context: Record<string, unknown> | null;

@@ -18,6 +18,7 @@ import { EventWritesRepository } from './event-writes.repository';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import { MaintenanceRepository } from './maintenance.repository';
 import { MerkleNodesRepository } from './merkle-nodes.repository';
+import { OperatorReadsRepository } from './operator-reads.repository';
 import { RetentionLogRepository } from './retention-log.repository';
 import { RetentionPolicyRepository } from './retention-policy.repository';
 import { VerificationWindowReader } from './verification-window.reader';
@@ -44,6 +45,7 @@ export * from './event-writes.repository';
 export * from './idempotency-keys.repository';
 export * from './maintenance.repository';
 export * from './merkle-nodes.repository';
+export * from './operator-reads.repository';
 export * from './retention-log.repository';
 export * from './retention-policy.repository';
 export * from './sql-query';
@@ -82,6 +84,7 @@ export const REPOSITORIES: Provider[] = [
   IdempotencyKeysRepository,
   MaintenanceRepository,
   MerkleNodesRepository,
+  OperatorReadsRepository,
   RetentionLogRepository,
   RetentionPolicyRepository,
   VerificationWindowReader,

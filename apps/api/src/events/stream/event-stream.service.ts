@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import type { AuthenticatedKey } from '@app/auth';
 import { AppConfig, AppError, requestIdOf } from '@app/common';
 import { ApiKeysRepository, EventTailRepository } from '@app/database';
 import { ShutdownService } from '../../lifecycle/shutdown.service';
@@ -40,8 +39,16 @@ export class EventStreamService implements BeforeApplicationShutdown {
     private readonly shutdown: ShutdownService,
   ) {}
 
-  async stream(key: AuthenticatedKey, query: StreamEventsQuery, lastEventId: string | undefined, res: Response) {
-    const { accountId } = key;
+  /**
+   * Streams the events of `accountId` (the account read: an operator's may be another's,
+   * docs/contract.md §12) while `keyId` stays active; STREAMS_PER_ACCOUNT counts the account streamed.
+   */
+  async stream(
+    { accountId, keyId }: { accountId: string; keyId: string },
+    query: StreamEventsQuery,
+    lastEventId: string | undefined,
+    res: Response,
+  ) {
     const resumeFrom = query.last_event_id ?? lastEventId;
     const field = query.last_event_id !== undefined ? 'last_event_id' : 'Last-Event-ID';
     const position: StreamPosition =
@@ -81,7 +88,7 @@ export class EventStreamService implements BeforeApplicationShutdown {
     };
     // Asked on a timer of its own: a stream waiting for a slow reader is closed on time too.
     keyCheck = setInterval(() => {
-      this.apiKeys.isActive(key.keyId).then((active) => active || close(), stopped);
+      this.apiKeys.isActive(keyId).then((active) => active || close(), stopped);
     }, KEY_CHECK_MS);
 
     // Connection: close: once a stream ends, its connection goes too (nothing for a stop to wait out).
