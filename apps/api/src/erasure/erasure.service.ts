@@ -24,7 +24,7 @@ import {
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
 import { EraseDto } from './dto/erase.dto';
 import { ErasureDryRunView, ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
-import { needleOf, quotingMembers, valuesOf } from './quoted-values';
+import { ErasedValue, erasedValuesOf, holdsErasedText, quotingMembers } from './quoted-values';
 
 const CONTEXT_PREFIX = 'context.';
 
@@ -114,6 +114,16 @@ export class ErasureService {
         );
       const erased = erasable.map((m) => erasureOf(m, dto.fields)).filter((e) => e !== null);
       const rows = erased.map((e) => e.row);
+      if (rows.length === 0)
+        throw new AppError(
+          'NOTHING_MATCHED',
+          `${matches.length} event(s) match q, but none holds a value in the fields named (erased already, absent, or on version-1 chains): nothing was erased or recorded.`,
+          { matched: matches.length, skipped: versionOne.length },
+        );
+      const values = erased.flatMap((e) => e.values);
+      // The reason is kept for good (the erasures table is append-only): it must not say what is erased.
+      if (holdsErasedText(dto.reason, values))
+        throw AppError.validation([{ field: 'reason', message: 'reason must not contain a value the erasure erases' }]);
       if (dto.dryRun === true) return { data: { events: rows.length, skipped: versionOne.length, dryRun: true } };
 
       const request = { keyId: by.keyId, fields: dto.fields, reason: dto.reason, skipped: versionOne.length };
@@ -168,22 +178,22 @@ export class ErasureService {
   }
 
   /**
-   * The members of the account's `_audit` entries that quote one of the `values` just erased, erased
-   * as an erasure of their own (its reason names the first), in the same transaction; null when none
-   * does. Entries on a version-1 `_audit` chain or one under legal hold are left as they are.
+   * The members of the account's `_audit` entries that quote one of the `values` just erased (an
+   * export's `filters`, a `q`: quoted-values.ts), erased as an erasure of its own (its reason names
+   * the first), in the same transaction; null when none does. Entries on a version-1 `_audit` chain or
+   * one under legal hold are left as they are.
    */
   private async eraseQuotes(
     accountId: string,
     by: AuthenticatedKey,
     erasureId: string,
-    values: readonly string[],
+    values: readonly ErasedValue[],
     tx: Db,
   ): Promise<ErasureRecord | null> {
-    const distinct = [...new Set(values)];
-    const candidates = await this.erasures.auditEntriesHolding(accountId, distinct.map(needleOf), tx);
+    const candidates = await this.erasures.auditEntriesWith(accountId, ['filters', 'q'], tx);
     const rows = candidates.flatMap((match) => {
       const hashing = hashingOf(match);
-      const members = match.context === null ? [] : quotingMembers(match.context, distinct);
+      const members = match.context === null ? [] : quotingMembers(match.context, values);
       if (hashing === null || match.chainHeld || members.length === 0) return [];
       const erased = erasureOf(
         { ...match, hashing },
@@ -192,11 +202,7 @@ export class ErasureService {
       return erased === null ? [] : [erased.row];
     });
     if (rows.length === 0) return null;
-    const fields = [
-      ...new Set(
-        rows.flatMap((row) => (row.erasure.commitments.context ? Object.keys(row.erasure.commitments.context) : [])),
-      ),
-    ]
+    const fields = [...new Set(rows.flatMap((row) => Object.keys(row.erasure.commitments.context ?? {})))]
       .sort()
       .map((m) => `${CONTEXT_PREFIX}${m}`);
     const reason = `${AUDIT_CHAIN} entries quoting values erased by ${erasureId}`;
@@ -273,21 +279,22 @@ function namesValue(term: SearchTerm): boolean {
 }
 
 /**
- * The row audit_erase_events takes for one event, with the text of each value it erases (to find
- * their quotes in `_audit`), or null when none of `fields` holds a value in it.
+ * The row audit_erase_events takes for one event, with each value it erases (to find their quotes
+ * in `_audit`), or null when none of `fields` holds a value in it.
  */
 function erasureOf(
   match: ErasureMatch & { hashing: HashingV2 },
   fields: readonly string[],
-): { row: EventErasure; values: string[] } | null {
+): { row: EventErasure; values: ErasedValue[] } | null {
   const event = { ...match, timestamp: match.timestamp.toISOString() };
   const result = erase(event, match.hashing, fields);
   if (result.erased.length === 0) return null;
-  const values = result.erased.flatMap((path) =>
-    path.startsWith(CONTEXT_PREFIX)
-      ? valuesOf(match.context?.[path.slice(CONTEXT_PREFIX.length)])
-      : valuesOf(match[path as 'actor' | 'resource']),
-  );
+  const values = result.erased.flatMap((path) => {
+    if (!path.startsWith(CONTEXT_PREFIX))
+      return erasedValuesOf(path as 'actor' | 'resource', [], match[path as 'actor']);
+    const member = path.slice(CONTEXT_PREFIX.length);
+    return erasedValuesOf('context', [member], match.context?.[member]);
+  });
   return {
     row: {
       id: match.id,

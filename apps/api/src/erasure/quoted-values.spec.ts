@@ -1,36 +1,60 @@
-import { needleOf, quotes, quotingMembers, valuesOf } from './quoted-values';
+import { erasedValuesOf, holdsErasedText, queryQuotes, quotingMembers } from './quoted-values';
 
 describe('the `_audit` members that quote an erased value', () => {
-  it('take every string and number inside an erased field, not booleans, nulls or member names', () => {
-    expect(valuesOf('zoe@example.com')).toEqual(['zoe@example.com']);
-    expect(valuesOf({ pin: 4821, tags: ['a b', true, null], name: '' })).toEqual(['4821', 'a b']);
-    expect(valuesOf(null)).toEqual([]);
+  const zoe = erasedValuesOf('actor', [], 'zoe@example.com');
+  const pin = erasedValuesOf('context', ['pin'], 919180);
+  const tricky = [
+    ...erasedValuesOf('resource', [], 'CORP\\zed'),
+    ...erasedValuesOf('context', ['q'], 'Zed "the" Z'),
+    ...erasedValuesOf('actor', [], 'z8b'),
+  ];
+
+  it('take each leaf of an erased field with where it was, array indices left out', () => {
+    expect(erasedValuesOf('context', ['who'], { name: 'Zoe', tags: ['a', 1], ok: true })).toEqual([
+      { field: 'context', path: ['who', 'name'], value: 'Zoe' },
+      { field: 'context', path: ['who', 'tags'], value: 'a' },
+      { field: 'context', path: ['who', 'tags'], value: 1 },
+      { field: 'context', path: ['who', 'ok'], value: true },
+    ]);
   });
 
-  it('find a value as a whole text, inside a longer one where it is not part of a word, and a short one only as a term’s value', () => {
-    expect(quotes('zoe@example.com', 'zoe@example.com')).toBe(true);
-    expect(quotes('actor:"zoe@example.com" action:a', 'zoe@example.com')).toBe(true);
-    expect(quotes('context.pin:4821', '4821')).toBe(true);
-    expect(quotes('148210', '4821')).toBe(false);
-    expect(quotes('xzoe@example.com', 'zoe@example.com')).toBe(false);
-    // Short values: the 12 of a date is not a quote, a term's value is.
-    expect(quotes('2026-12-07T00:00:00.000Z', '12')).toBe(false);
-    expect(quotes('context.n:12 actor:x', '12')).toBe(true);
-    expect(quotes('12', '12')).toBe(true);
+  it('find a q term that selects by an erased value of that field: any spelling, a prefix, negated too', () => {
+    expect(queryQuotes('actor:"zoe@example.com" action:a', zoe)).toBe(true);
+    expect(queryQuotes('-actor:zoe@example.com', zoe)).toBe(true);
+    expect(queryQuotes('actor:zoe@ex*', zoe)).toBe(true);
+    expect(queryQuotes('context.pin:919.18e3', pin)).toBe(true);
+    expect(queryQuotes('context.pin:919180', pin)).toBe(true);
+    expect(queryQuotes('resource:"CORP\\\\zed"', tricky)).toBe(true);
+    expect(queryQuotes('context.q:"Zed \\"the\\" Z"', tricky)).toBe(true);
+    expect(queryQuotes('actor:z8b', tricky)).toBe(true);
   });
 
-  it('name the top-level members whose value holds one, at any depth', () => {
-    const context = {
-      format: 'json',
-      after: '2026-12-01T00:00:00.000Z',
-      filters: { actor: 'zoe@example.com', action: null, q: null },
-      q: 'context.pin:4821',
-    };
-    expect(quotingMembers(context, ['zoe@example.com', '4821'])).toEqual(['filters', 'q']);
-    expect(quotingMembers(context, ['nobody@example.com'])).toEqual([]);
+  it('leave a term of another field or value alone', () => {
+    expect(queryQuotes('actor:zoe@example.org', zoe)).toBe(false);
+    expect(queryQuotes('actor:z8b', pin)).toBe(false);
+    expect(queryQuotes('context.pin:919181', pin)).toBe(false);
+    expect(queryQuotes('context.other:919180', pin)).toBe(false);
   });
 
-  it('look for a value as jsonb writes it in its text', () => {
-    expect(needleOf('say "hi"\\')).toBe('say \\"hi\\"\\\\');
+  it('find an erased text of 4 characters or more anywhere in a q, and any erased string in a q the parser refuses', () => {
+    expect(queryQuotes('actor:(zoe@example.com)', zoe)).toBe(true);
+    expect(queryQuotes('actor:"z8b', tricky)).toBe(true);
+    expect(queryQuotes('actor:(z8b)', tricky)).toBe(false);
+  });
+
+  it('look only at the selections `_audit` records: filters and q, never a key’s name or a hold’s reason', () => {
+    const exported = { format: 'json', filters: { actor: 'zoe@example.com', action: null, q: null } };
+    expect(quotingMembers(exported, zoe)).toEqual(['filters']);
+    expect(quotingMembers({ filters: { actor: null, q: 'context.pin:919180' } }, pin)).toEqual(['filters']);
+    expect(quotingMembers({ name: 'destination', q: 'actor:zoe@example.com' }, zoe)).toEqual(['q']);
+    // A decoy event whose erased values equal other members' values reaches none of them.
+    const decoy = [...erasedValuesOf('context', ['a'], 'subpoena 42-A'), ...erasedValuesOf('context', ['c'], 400)];
+    expect(quotingMembers({ reason: 'subpoena 42-A', days: 400, name: 'subpoena 42-A' }, decoy)).toEqual([]);
+  });
+
+  it('find an erased text of 4 characters or more in a reason, not inside a longer word', () => {
+    expect(holdsErasedText('GDPR request of zoe@example.com', zoe)).toBe(true);
+    expect(holdsErasedText('request xzoe@example.comx', zoe)).toBe(false);
+    expect(holdsErasedText('ticket z8b', tricky)).toBe(false);
   });
 });

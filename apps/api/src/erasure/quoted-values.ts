@@ -1,52 +1,100 @@
+import { parseSearchQuery, SearchTerm } from '@app/common';
+
 /*
- * Which `_audit` entries quote an erased value (docs/contract.md §17, "No quoted residue"): an
- * export's recorded filters or `q`, a destination's `q` — each top-level context member of an
- * account's `_audit` entries whose value holds an erased value is erased with it. Pure: unit-tested.
+ * Which `_audit` entries quote an erased value (docs/contract.md §17, "No quoted residue"). What
+ * `_audit` records of a client's words is its selections: an export's `filters` (with its `q`) and a
+ * destination's `q`. So the members looked at are the top-level `filters` and `q` of every entry,
+ * and a member quotes an erased field's value where it selects by that very field and value:
+ * `filters.actor` equal to an erased actor, a `q` term `actor:zoe@example.com`, `actor:zoe*` (a
+ * prefix of it), `context.pin:4821` for an erased `context.pin` of 4821 (`4821.0` too: numbers by
+ * value), read by the service's own `q` parser, escapes and all; and an erased text of 4 characters
+ * or more anywhere in a `q`, not inside a longer word. Nothing else: an entry's other
+ * members (a key's name, a hold's reason) are the service's own record, and an event a tenant
+ * appends and erases cannot reach them. Pure: unit-tested.
  */
 
-/** Values shorter than this are found inside a longer text only where a query term quotes them (`…:4821`). */
-const SHORT = 4;
+/** One value an erasure removed: the field it was in (`context` with the path inside it) and the value. */
+export interface ErasedValue {
+  field: 'actor' | 'resource' | 'context';
+  /** For `context`: the member, then the path inside it (array indices left out). */
+  path: readonly string[];
+  value: string | number | boolean | null;
+}
 
-/** What an erased field held, as text: each string and number inside it (not booleans, nulls or member names). */
-export function valuesOf(value: unknown): string[] {
-  if (typeof value === 'string') return value.length > 0 ? [value] : [];
-  if (typeof value === 'number') return [JSON.stringify(value)];
-  if (Array.isArray(value)) return value.flatMap(valuesOf);
-  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(valuesOf);
+/** Each leaf value of an erased field, with where it was. */
+export function erasedValuesOf(
+  field: 'actor' | 'resource' | 'context',
+  path: readonly string[],
+  value: unknown,
+): ErasedValue[] {
+  if (Array.isArray(value)) return value.flatMap((item) => erasedValuesOf(field, path, item));
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).flatMap(([name, member]) => erasedValuesOf(field, [...path, name], member));
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null)
+    return [{ field, path, value }];
   return [];
 }
 
-/** The text to look for in a jsonb value's text form (strings are escaped there as JSON escapes them). */
-export function needleOf(value: string): string {
-  return JSON.stringify(value).slice(1, -1);
+/** The members of an `_audit` entry's context that quote one of `erased`. */
+export function quotingMembers(context: Record<string, unknown>, erased: readonly ErasedValue[]): string[] {
+  const quoting: string[] = [];
+  if (Object.hasOwn(context, 'filters') && filtersQuote(context.filters, erased)) quoting.push('filters');
+  if (typeof context.q === 'string' && queryQuotes(context.q, erased)) quoting.push('q');
+  return quoting;
 }
 
-/** The members of `context` whose value quotes one of `erased`, in member order. */
-export function quotingMembers(context: Record<string, unknown>, erased: readonly string[]): string[] {
-  return Object.keys(context).filter((member) =>
-    valuesOf(context[member]).some((text) => erased.some((value) => quotes(text, value))),
+/** An export's recorded filters (`actor`, `resource`, `q`, …) select by an erased value. */
+function filtersQuote(filters: unknown, erased: readonly ErasedValue[]): boolean {
+  if (typeof filters !== 'object' || filters === null) return false;
+  const { actor, resource, q } = filters as Record<string, unknown>;
+  return (
+    erased.some((e) => e.field === 'actor' && e.value === actor) ||
+    erased.some((e) => e.field === 'resource' && e.value === resource) ||
+    (typeof q === 'string' && queryQuotes(q, erased))
   );
 }
 
 /**
- * Whether `text` holds `value`: as the whole text; or, for a value of at least SHORT characters,
- * anywhere it is not part of a longer word (`zoe@example.com` in `actor:zoe@example.com`, not
- * `4821` in `148210`); or, for a shorter one, as a query term's value (`context.pin:12`, not the
- * `12` of a date).
+ * A `q` holds an erased text of 4 characters or more anywhere (however it is spelled around it), or
+ * has a term, negated or not, that selects by an erased value. A `q` the parser refuses (recorded
+ * by an older version, or by hand) quotes whatever string value its text contains.
  */
-export function quotes(text: string, value: string): boolean {
-  if (text === value) return true;
-  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + 1)) {
-    const before = text[at - 1];
-    const after = text[at + value.length];
-    const bounded = !isWordCharacter(before) && !isWordCharacter(after);
-    if (value.length >= SHORT ? bounded : bounded && isTermStart(before) && isTermEnd(after)) return true;
+export function queryQuotes(q: string, erased: readonly ErasedValue[]): boolean {
+  if (holdsErasedText(q, erased)) return true;
+  let terms: readonly SearchTerm[];
+  try {
+    terms = parseSearchQuery(q).terms;
+  } catch {
+    return erased.some((e) => typeof e.value === 'string' && e.value.length > 0 && q.includes(e.value));
   }
-  return false;
+  return terms.some((term) => erased.some((e) => termQuotes(term, e)));
+}
+
+function termQuotes(term: SearchTerm, erased: ErasedValue): boolean {
+  if (term.kind === 'text') {
+    if (term.field !== erased.field || typeof erased.value !== 'string') return false;
+    return term.prefix ? erased.value.startsWith(term.value) : erased.value === term.value;
+  }
+  if (term.kind !== 'context' || erased.field !== 'context') return false;
+  if (term.path.length !== erased.path.length || term.path.some((segment, i) => segment !== erased.path[i]))
+    return false;
+  return term.value.kind === 'string'
+    ? erased.value === term.value.value
+    : (JSON.parse(term.value.json) as unknown) === erased.value;
+}
+
+/** Whether `text` holds one of the erased string values (of 4 characters or more, not inside a longer word). */
+export function holdsErasedText(text: string, erased: readonly ErasedValue[]): boolean {
+  return erased.some(
+    ({ value }) =>
+      typeof value === 'string' &&
+      value.length >= 4 &&
+      [...text.matchAll(new RegExp(escapeRegExp(value), 'gu'))].some(
+        (m) => !isWordCharacter(text[m.index - 1]) && !isWordCharacter(text[m.index + value.length]),
+      ),
+  );
 }
 
 const WORD = /[\p{L}\p{N}]/u;
 const isWordCharacter = (c: string | undefined): boolean => c !== undefined && WORD.test(c);
-/** Where a query term's value starts: after `field:` or an opening quote. */
-const isTermStart = (c: string | undefined): boolean => c === ':' || c === '"' || c === '=';
-const isTermEnd = (c: string | undefined): boolean => c === undefined || c === '"' || c === ')' || /\s/.test(c);
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -58,14 +58,34 @@ const UPDATE_GATE_1765600000000 = `
 /**
  * The database's record of each erased field (an AFTER ROW trigger, ENABLE ALWAYS): whatever changed
  * the row, the paths it newly erased, under the erasure's id (the gate's value; null only when a
- * superuser lifted the gate some other way), with the session's role.
+ * superuser lifted the gate some other way), with the session's role. It also refuses a row whose
+ * erasure record is not one (a commitment that is no string, a context of commitments that is no
+ * object, a commitment beside its value), so what it records is what was erased.
  */
 const ERASURE_RECORD = `
       CREATE FUNCTION audit_events_erasure_record() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
       DECLARE
-        paths text[] := ARRAY(SELECT unnest(audit_erased_paths(NEW.erasure)) EXCEPT SELECT unnest(audit_erased_paths(OLD.erasure)));
+        kept jsonb := CASE WHEN jsonb_typeof(NEW.erasure) = 'object' THEN NEW.erasure -> 'commitments' END;
+        kept_context jsonb := CASE WHEN jsonb_typeof(kept -> 'context') = 'object' THEN kept -> 'context' ELSE '{}' END;
+        paths text[];
       BEGIN
+        -- What it records must be what was erased: a commitment (a string) for each erased field, and
+        -- none beside a value (which would be recorded now and erased later, unrecorded).
+        IF NEW.erasure IS NOT NULL AND (
+             jsonb_typeof(kept) IS DISTINCT FROM 'object'
+             OR coalesce(jsonb_typeof(kept -> 'actor'), 'string') <> 'string'
+             OR coalesce(jsonb_typeof(kept -> 'resource'), 'string') <> 'string'
+             OR coalesce(jsonb_typeof(kept -> 'context'), 'object') <> 'object'
+             OR EXISTS (SELECT 1 FROM jsonb_each(kept_context) c WHERE jsonb_typeof(c.value) <> 'string')
+             OR (kept ? 'actor' AND NEW.actor IS NOT NULL)
+             OR (kept ? 'resource' AND NEW.resource IS NOT NULL)
+             OR EXISTS (SELECT 1 FROM jsonb_object_keys(kept_context) k WHERE coalesce(NEW.context ? k, false)))
+        THEN
+          RAISE EXCEPTION 'UPDATE of event %: an erasure keeps a commitment (a string) for each erased field, and none beside a value', NEW.id
+            USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        paths := ARRAY(SELECT unnest(audit_erased_paths(NEW.erasure)) EXCEPT SELECT unnest(audit_erased_paths(OLD.erasure)));
         IF cardinality(paths) > 0 THEN
           INSERT INTO erasure_events (erasure_id, account_id, chain_id, position, event_id, fields, erased_at, database_role)
           VALUES (nullif(current_setting('audit.erasure', true), ''), NEW.account_id, NEW.chain_id, NEW.position, NEW.id,
@@ -103,6 +123,9 @@ export const ERASE_EVENTS_1766000000000 = `
          WHERE e.id = audit_id_uuid(r.id, 'evt') AND e.account_id = v_account;
         GET DIAGNOSTICS n = ROW_COUNT;
         PERFORM set_config('audit.erasure', '', true);
+        IF n = 0 THEN
+          RETURN 0; -- nothing changed, nothing to record
+        END IF;
         INSERT INTO erasures (id, account_id, key_id, events, skipped, fields, reason)
         VALUES (v_erasure, v_account, p_erasure ->> 'keyId', n, coalesce((p_erasure ->> 'skipped')::integer, 0),
                 CASE WHEN jsonb_typeof(p_erasure -> 'fields') = 'array'
@@ -126,7 +149,7 @@ const OPERATIONS = ['UPDATE', 'DELETE', 'TRUNCATE'] as const;
  *   `session_replication_role = replica` too), so a row changed by any path is recorded. Events erased
  *   before this migration get a row each with a null erasure id.
  * - `erasures` is written by audit_erase_events alone now (its key and reason nullable: an erasure by
- *   hand has neither), in the same transaction as the events; both tables refuse UPDATE, DELETE and
+ *   hand has neither), in the same transaction as the events, when it changed any; both tables refuse UPDATE, DELETE and
  *   TRUNCATE for every role, and every INSERT grant on them to another role than the owner is revoked
  *   (least-privilege.sql grants SELECT only).
  * - `audit_erase_events(account, rows, erasure)`: takes the erasure's record (`p_erasure`; null by

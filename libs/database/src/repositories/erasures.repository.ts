@@ -88,19 +88,17 @@ export class ErasuresRepository {
   }
 
   /**
-   * The account's `_audit` events whose context holds one of `needles` in its text (a prefilter: the
-   * caller decides which members quote an erased value), with what an erasure needs of each.
+   * The account's `_audit` events whose context has one of the top-level `members` (where `_audit`
+   * records a client's selections), with what an erasure needs of each.
    */
-  async auditEntriesHolding(accountId: string, needles: readonly string[], db: Db): Promise<ErasureMatch[]> {
-    if (needles.length === 0) return [];
+  async auditEntriesWith(accountId: string, members: readonly string[], db: Db): Promise<ErasureMatch[]> {
     return selectRows(
       db,
       MATCH,
       `SELECT ${MATCH.sql} FROM events e JOIN chains c ON ${chains.column('id')} = ${events.column('chainId')}
-        WHERE ${events.column('accountId')} = $1 AND ${chains.column('name')} = $2 AND ${events.column('context')} IS NOT NULL
-          AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS n(needle) WHERE strpos(${events.column('context')}::text, n.needle) > 0)
+        WHERE ${events.column('accountId')} = $1 AND ${chains.column('name')} = $2 AND ${events.column('context')} ?| $3::text[]
         ORDER BY ${events.column('id')}`,
-      [ulidToUuid(accountId), AUDIT_CHAIN_NAME, needles],
+      [ulidToUuid(accountId), AUDIT_CHAIN_NAME, members],
     );
   }
 
