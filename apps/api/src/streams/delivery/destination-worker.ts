@@ -35,7 +35,10 @@ export interface WorkerDeps {
  * receiver acknowledged, naming its lease and the destination's version: a change made through the
  * API, or another instance's lease, ends this worker at its next write. A failed batch is retried
  * (the same events, the same batch id) with backoff until it is acknowledged or the destination is
- * paused or disabled; later batches wait, so order holds.
+ * paused or disabled; later batches wait, so order holds. The backoff is the destination's, stored
+ * with each failure (its failure count and when the next attempt may be): a worker starts by waiting
+ * what is left of it, so a pause, resume, replay, change, restart or failover, each of which starts
+ * a new worker, never sends sooner than the backoff allows (docs/contract.md §16 "Failures").
  */
 export class DestinationWorker {
   private readonly stop = new AbortController();
@@ -67,6 +70,9 @@ export class DestinationWorker {
     const { destinations, events, config } = this.deps;
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
+    this.failures = row.consecutiveFailures;
+    await pause(row.backoffMs, this.stop.signal);
+    if (this.stop.signal.aborted) return;
     let sink: Sink;
     try {
       // A URL allowed when it was set may not be now (an http:// one once STREAM_ALLOW_PRIVATE_NETWORKS is off).
@@ -118,17 +124,21 @@ export class DestinationWorker {
    */
   private acked: Promise<boolean> = Promise.resolve(true);
 
+  /** Failed attempts since the last acknowledged batch: the backoff's exponent (stored as consecutiveFailures). */
+  private failures = 0;
+
   /** Sends one batch until the receiver acknowledges it, then stores its position; false when delivery must end. */
   private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
     const { metrics } = this.deps;
     const views = batch.map(({ event }) => toEventView(event));
     const id = batchId(this.id, views);
-    for (let attempt = 1; ; attempt++) {
+    for (;;) {
       if (this.stop.signal.aborted) return false;
       const outcome = await sink.deliver({ id, events: views }, this.stop.signal);
       if (this.stop.signal.aborted) return false;
       metrics.streamAttempted(row.kind, outcome.ok ? 'ok' : outcome.status === null ? 'network_error' : 'http_error');
       if (outcome.ok) {
+        this.failures = 0;
         // This batch was sent while the last one's position was being written; the writes stay in order.
         if (!(await this.acked)) return false;
         this.acked = this.acknowledge(row, batch, caughtUp);
@@ -136,8 +146,10 @@ export class DestinationWorker {
         return true;
       }
       // The last batch's position first: its write (which clears the failure count) must not land after this failure's.
-      if (!(await this.acked) || !(await this.failed(row, outcome))) return false;
-      await pause(retryDelay(attempt, outcome.retryAfterMs), this.stop.signal);
+      if (!(await this.acked)) return false;
+      const wait = await this.failed(row, outcome);
+      if (wait === null) return false;
+      await pause(wait, this.stop.signal);
     }
   }
 
@@ -157,11 +169,19 @@ export class DestinationWorker {
     return stored;
   }
 
-  /** Records a failed attempt (and, when it ends delivery, why, in `_audit`); false when delivery must end. */
-  private async failed(row: DestinationRow, outcome: Extract<Delivery, { ok: false }>): Promise<boolean> {
+  /**
+   * Records a failed attempt with its backoff (and, when it ends delivery, why, in `_audit`): the
+   * wait before the next attempt, or null when delivery must end.
+   */
+  private async failed(row: DestinationRow, outcome: Extract<Delivery, { ok: false }>): Promise<number | null> {
+    this.failures += 1;
+    const retryInMs = retryDelay(this.failures, outcome.retryAfterMs);
     const error = { at: new Date().toISOString(), status: outcome.status, message: outcome.message };
-    const state = await this.deps.audit.failed(row, this.deps.owner, this.version, error, outcome.action);
-    return state === 'retrying';
+    const state = await this.deps.audit.failed(row, this.deps.owner, this.version, error, {
+      action: outcome.action,
+      retryInMs,
+    });
+    return state === 'retrying' ? retryInMs : null;
   }
 
   /** When the earliest rotated-out secret the sink signs with stops signing (ms since the epoch), or null. */
