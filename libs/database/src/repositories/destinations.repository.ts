@@ -8,7 +8,7 @@ import {
   DestinationState,
   StoredStreamPosition,
 } from '../entities/destination.entity';
-import { asDate, asNumber, computed, joined, Property, selectRows, Table } from '../schema/table';
+import { asBoolean, asDate, asNumber, computed, joined, Property, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
 const destinations = new Table(DestinationEntity, 'd');
@@ -326,7 +326,9 @@ export class DestinationsRepository {
   /**
    * Records a failed attempt, and its backoff (no attempt for `retryInMs`), and returns the state it
    * leaves: `disabled` (410) or `paused` (a refusal that must not be retried, or failures for
-   * `pauseAfterHours`) end delivery; null when `owner` no longer delivers this version.
+   * `pauseAfterHours`) end delivery. An attempt of a version a change has moved past (it ran while
+   * the change was made) is still counted, with its backoff, as long as `owner` holds the lease, but
+   * changes no state: null then, as when `owner` no longer holds the lease.
    */
   async failed(
     id: string,
@@ -338,8 +340,11 @@ export class DestinationsRepository {
     tx: Db,
   ): Promise<{ state: DestinationState; failingSince: Date } | null> {
     // failing_since is set by this very statement: never null after it.
-    const after = joined(destinations.select('state'), computed({ failingSince: [column('failingSince'), asDate] }));
-    const failingSince = column('failingSince');
+    const after = joined(
+      destinations.select('state'),
+      computed({ failingSince: [column('failingSince'), asDate], current: ['d.current', asBoolean] }),
+    );
+    const [failingSince, current] = [column('failingSince'), `${column('version')} = $3`];
     const [row] = await selectRows(
       tx,
       after,
@@ -348,16 +353,17 @@ export class DestinationsRepository {
             SET ${bare('consecutiveFailures')} = ${column('consecutiveFailures')} + 1,
                 ${bare('failingSince')} = coalesce(${failingSince}, now()), ${bare('lastError')} = $4,
                 ${bare('retryAt')} = now() + make_interval(secs => $7::float8 / 1000),
-                ${bare('state')} = CASE WHEN $5 = 'disable' THEN 'disabled'
+                ${bare('state')} = CASE WHEN NOT (${current}) THEN ${column('state')}
+                                        WHEN $5 = 'disable' THEN 'disabled'
                                         WHEN $5 = 'pause' OR coalesce(${failingSince}, now()) <= now() - make_interval(hours => $6)
                                           THEN 'paused'
                                         ELSE 'retrying' END
-          WHERE ${DELIVERING}
-          RETURNING ${column('state')}, ${failingSince})
+          WHERE d.id = $1 AND ${column('leaseOwner')} = $2
+          RETURNING ${column('state')}, ${failingSince}, ${current} AS current)
        SELECT ${after.sql} FROM d`,
       [id, owner, version, error, outcome.action, pauseAfterHours, outcome.retryInMs],
     );
-    return row ?? null;
+    return row?.current ? { state: row.state, failingSince: row.failingSince } : null;
   }
 
   /** How many destinations are in each state (the `audit_stream_destinations` gauge). */

@@ -33,7 +33,11 @@ function event(n: number, chain = 'chn_a'): EventRecord {
  * answers from `answers` (then ok), and the repository records what the worker stored, the
  * backoff included (as the row does: a later worker reads what is left of it).
  */
-function harness(committed: EventRecord[], answers: Delivery[], row: Partial<DestinationRow> = {}) {
+function harness(
+  committed: EventRecord[],
+  answers: (Delivery | Promise<Delivery>)[],
+  row: Partial<DestinationRow> = {},
+) {
   const destination = {
     id: 'dst_1',
     accountId: 'acc_1',
@@ -253,6 +257,21 @@ describe('DestinationWorker and the backoff (docs/contract.md §16 "Failures")',
     expect(h.sent).toHaveLength(2);
     expect(h.acks.map((a) => a.events)).toEqual([1]);
     await worker.end();
+  });
+
+  it('retire() (a change) lets the attempt in flight finish and records its failure and backoff, then sends nothing more', async () => {
+    jest.useRealTimers();
+    let answer: (delivery: Delivery) => void = () => undefined;
+    const h = harness([event(1)], [new Promise<Delivery>((resolve) => (answer = resolve))]);
+    const worker = h.start();
+    await until(() => h.sent.length === 1);
+    const retired = worker.retire();
+    answer(refused);
+    await retired;
+    expect(worker.ended).toBe(false);
+    expect(h.failures).toEqual(['retry']);
+    expect(h.waits).toHaveLength(1);
+    expect(h.sent).toHaveLength(1);
   });
 });
 

@@ -41,7 +41,12 @@ export interface WorkerDeps {
  * a new worker, never sends sooner than the backoff allows (docs/contract.md §16 "Failures").
  */
 export class DestinationWorker {
+  /** Ends delivery at once, an attempt in flight aborted (a stop, a lease gone). */
   private readonly stop = new AbortController();
+  /** Ends delivery once the attempt in flight, if any, has its outcome recorded (a change through the API). */
+  private readonly retiring = new AbortController();
+  /** Either: no new attempt, wait or read. */
+  private readonly over = AbortSignal.any([this.stop.signal, this.retiring.signal]);
   readonly done: Promise<void>;
 
   constructor(
@@ -62,8 +67,22 @@ export class DestinationWorker {
     return this.done;
   }
 
+  /**
+   * Ends delivery after the attempt in flight: its outcome is recorded (a failure and its backoff
+   * too, though the version moved on), so a change made while an attempt runs neither cuts it short
+   * nor lets the next worker send again at once; a wait is cut short.
+   */
+  retire(): Promise<void> {
+    this.retiring.abort();
+    return this.done;
+  }
+
   get ended(): boolean {
     return this.stop.signal.aborted;
+  }
+
+  get retired(): boolean {
+    return this.retiring.signal.aborted;
   }
 
   private async run(): Promise<void> {
@@ -71,8 +90,8 @@ export class DestinationWorker {
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
     this.failures = row.consecutiveFailures;
-    await pause(row.backoffMs, this.stop.signal);
-    if (this.stop.signal.aborted) return;
+    await pause(row.backoffMs, this.over);
+    if (this.over.aborted) return;
     let sink: Sink;
     try {
       // A URL allowed when it was set may not be now (an http:// one once STREAM_ALLOW_PRIVATE_NETWORKS is off).
@@ -89,12 +108,13 @@ export class DestinationWorker {
     // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
     // next claim starts one that signs with the current secret alone.
     const expiry = this.secretExpiry;
-    const retire = expiry === null ? undefined : setTimeout(() => this.stop.abort(), Math.max(0, expiry - Date.now()));
+    const retire =
+      expiry === null ? undefined : setTimeout(() => this.retiring.abort(), Math.max(0, expiry - Date.now()));
     try {
       const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
       const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
       let caughtUp = row.caughtUp;
-      for await (const page of reader.pages(config.streamPollMilliseconds, this.stop.signal)) {
+      for await (const page of reader.pages(config.streamPollMilliseconds, this.over)) {
         if (page.events.length === 0) {
           if (page.caughtUp && !caughtUp) {
             caughtUp = true;
@@ -133,7 +153,7 @@ export class DestinationWorker {
     const views = batch.map(({ event }) => toEventView(event));
     const id = batchId(this.id, views);
     for (;;) {
-      if (this.stop.signal.aborted) return false;
+      if (this.over.aborted) return false;
       const outcome = await sink.deliver({ id, events: views }, this.stop.signal);
       if (this.stop.signal.aborted) return false;
       metrics.streamAttempted(row.kind, outcome.ok ? 'ok' : outcome.status === null ? 'network_error' : 'http_error');
@@ -149,7 +169,7 @@ export class DestinationWorker {
       if (!(await this.acked)) return false;
       const wait = await this.failed(row, outcome);
       if (wait === null) return false;
-      await pause(wait, this.stop.signal);
+      await pause(wait, this.over);
     }
   }
 
