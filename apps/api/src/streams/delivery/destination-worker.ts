@@ -105,8 +105,8 @@ export class DestinationWorker {
       await this.failed(row, { ok: false, status: null, message, action: 'retry', retryAfterMs: null });
       return;
     }
-    // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
-    // next claim starts one that signs with the current secret alone.
+    // A rotated-out webhook secret stops signing at its `until`: the worker retires then (after the attempt in
+    // flight), and the engine starts one that signs with the current secret alone.
     const expiry = this.secretExpiry;
     const retire =
       expiry === null ? undefined : setTimeout(() => this.retiring.abort(), Math.max(0, expiry - Date.now()));
