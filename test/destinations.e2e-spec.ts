@@ -399,10 +399,12 @@ describe('destinations over HTTP', () => {
       expect(await lastAudit()).toMatchObject({ action: 'destination.resumed', context: { from: 'paused' } });
     });
 
-    it('resume also brings back a disabled destination, its failures forgotten', async () => {
+    it('resume also brings back a disabled destination: retrying, its backoff kept, the pause-after-hours clock restarted', async () => {
       const error = { at: new Date().toISOString(), status: 410, message: '410 Gone' };
+      // Resumed a minute ago at the latest (the test before resumed it a moment ago: one resume a minute).
       await sql(
-        `UPDATE destinations SET state = 'disabled', consecutive_failures = 4, failing_since = now(), last_error = $2
+        `UPDATE destinations SET state = 'disabled', consecutive_failures = 4, failing_since = now(), last_error = $2,
+                retry_at = now() + interval '1 minute', resumed_at = now() - interval '61 seconds'
           WHERE id = $1`,
         [webhook.id, error],
       );
@@ -417,8 +419,10 @@ describe('destinations over HTTP', () => {
           .post(of(acme, `/${webhook.id}/resume`))
           .expect(200)
       ).body.data;
-      expect(resumed).toMatchObject({ state: 'active', consecutiveFailures: 0 });
-      expect((await rowOf(webhook.id)).failing_since).toBeNull();
+      expect(resumed).toMatchObject({ state: 'retrying', consecutiveFailures: 4, lastError: error });
+      const row = await rowOf(webhook.id);
+      expect(row.failing_since).toBeNull();
+      expect((row.retry_at as Date).getTime()).toBeGreaterThan(Date.now() + 30_000);
     });
 
     it('replay moves the position to `from`, keeps the state, and is recorded', async () => {

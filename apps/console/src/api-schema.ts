@@ -571,7 +571,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again (a paused, retrying or disabled destination), failures forgotten */
+        /** Deliver again (a paused or disabled destination) once what is left of its backoff has passed */
         post: operations["DestinationControlsController_resume"];
         delete?: never;
         options?: never;
@@ -588,7 +588,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again every retained event from `from` on; the state is unchanged */
+        /** Deliver again every retained event from `from` on; the state and the backoff are unchanged */
         post: operations["DestinationControlsController_replay"];
         delete?: never;
         options?: never;
@@ -6082,7 +6082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description RATE_LIMITED: over the rate per key, or this destination was already resumed in the last minute; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -6218,7 +6218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description RATE_LIMITED: over the rate per key, or this destination was already replayed in the last minute; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

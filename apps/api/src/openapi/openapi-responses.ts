@@ -139,6 +139,17 @@ export function ApiConflict(description: string) {
   );
 }
 
+/** 429 RATE_LIMITED of a route with a limit of its own besides the rate per key (`reason`), with Retry-After. */
+export function ApiRateLimited(reason: string) {
+  return applyDecorators(
+    ApiExtraModels(ErrorEnvelope),
+    ApiResponse({
+      status: 429,
+      ...errorResponse(429, `RATE_LIMITED: over the rate per key, or ${reason}; retry after Retry-After seconds`),
+    }),
+  );
+}
+
 /**
  * Error responses particular to a route. The ones every route has (400, 429, 500) and every
  * authenticated route has (401, 403, 503) are added to the whole document by openapi.ts.

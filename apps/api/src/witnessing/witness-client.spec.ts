@@ -109,4 +109,79 @@ describe('postAddCheckpoint', () => {
     const outcome = await postAddCheckpoint('http://127.0.0.1:1', 'old 0\n\nx', 1000);
     expect(outcome.kind).toBe('failed');
   });
+
+  it('follows no redirect: a 3xx is a failure', async () => {
+    answer = (res) => res.writeHead(302, { Location: 'http://127.0.0.1:1/add-checkpoint' }).end();
+    await expect(postAddCheckpoint(url, 'old 0\n\nx', 1000)).resolves.toMatchObject({ kind: 'failed' });
+  });
+});
+
+/**
+ * A hostile witness's answer (issue 37 item 9, threat model P7): at most 64 KiB of it is read. A
+ * longer one is a failure (retried later), its connection closed at once, nothing more buffered.
+ */
+describe('postAddCheckpoint against an answer without end', () => {
+  let server: Server;
+  let url: string;
+  /** Bytes the witness managed to send, and whether its connection was closed, per request. */
+  let sent = 0;
+  let closed: Promise<void>;
+  let serve: (res: import('node:http').ServerResponse) => void;
+  const COSIGNATURE = Buffer.from('— w1 AAAA\n'.repeat(6_000)); // ~66 KB of lines that look right
+  const MB_50 = 50 * 1024 * 1024;
+
+  /** Writes `COSIGNATURE` over and over, as fast as the client reads, until `total` bytes or a close. */
+  const stream = (res: import('node:http').ServerResponse, total: number) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    const more = () => {
+      while (sent < total && !res.destroyed) {
+        sent += COSIGNATURE.length;
+        if (!res.write(COSIGNATURE)) return void res.once('drain', more);
+      }
+      if (sent >= total) res.end();
+    };
+    more();
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      sent = 0;
+      closed = new Promise((done) => res.on('close', done));
+      req.resume();
+      req.on('end', () => serve(res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('a 50 MB answer is a failure after 64 KiB; the connection is closed long before the 50 MB are sent', async () => {
+    serve = (res) => stream(res, MB_50);
+    const outcome = await postAddCheckpoint(url, 'old 0\n\nx', 10_000);
+    expect(outcome).toEqual({ kind: 'failed', message: 'HTTP 200 with an answer over 65536 bytes' });
+    await closed;
+    expect(sent).toBeLessThan(MB_50 / 5);
+  });
+
+  it('an answer that never ends is a failure as soon as it passes 64 KiB, not at the timeout', async () => {
+    serve = (res) => stream(res, Infinity);
+    const started = Date.now();
+    const outcome = await postAddCheckpoint(url, 'old 0\n\nx', 10_000);
+    expect(outcome.kind).toBe('failed');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await closed;
+  });
+
+  it('an answer that trickles and never ends is a failure at the timeout, its connection closed', async () => {
+    serve = (res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('— w1 AAAA\n');
+    };
+    const outcome = await postAddCheckpoint(url, 'old 0\n\nx', 300);
+    expect(outcome.kind).toBe('failed');
+    await closed;
+  });
 });

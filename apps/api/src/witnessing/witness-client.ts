@@ -3,6 +3,7 @@
  * body, one request with a timeout, and what its answer means. No database, no Nest: the
  * WitnessingService decides what to send and what to store.
  */
+import { httpPost, MAX_RESPONSE_BYTES, sinkAgents } from '../streams/sinks/outbound/http-post';
 
 /** What one add-checkpoint request came to. */
 export type AddCheckpointOutcome =
@@ -54,7 +55,13 @@ export function readAddCheckpointAnswer(
   return { kind: 'failed', message: `HTTP ${status}${message ? `: ${message}` : ''}` };
 }
 
-/** POST <url>/add-checkpoint, abandoned after `timeoutMs` (the body read included) or when `stop` aborts. */
+/**
+ * POST <url>/add-checkpoint through the stream sinks' bounded request (outbound/http-post.ts, docs/contract.md
+ * §16): no redirect followed (a 3xx is a failure), at most MAX_RESPONSE_BYTES of the answer read (a
+ * longer one is a failure, its connection closed, nothing more buffered), abandoned after
+ * `timeoutMs` (the body read included) or when `stop` aborts. Witnesses are the operator's
+ * configuration (WITNESSES), not a tenant's, so a private address is allowed, as before.
+ */
 export async function postAddCheckpoint(
   url: string,
   body: string,
@@ -62,19 +69,25 @@ export async function postAddCheckpoint(
   stop?: AbortSignal,
 ): Promise<AddCheckpointOutcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
+  const agents = sinkAgents(true);
   try {
-    const response = await fetch(`${url}/add-checkpoint`, {
-      method: 'POST',
-      body,
-      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-      redirect: 'error',
-      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
-    });
-    const text = await response.text();
-    return readAddCheckpointAnswer(response.status, response.headers.get('content-type'), text);
+    const answer = await httpPost(
+      agents,
+      true,
+      new URL(`${url}/add-checkpoint`),
+      { 'content-type': 'text/plain; charset=utf-8' },
+      Buffer.from(body, 'utf8'),
+      stop ? AbortSignal.any([timeout, stop]) : timeout,
+    );
+    if (answer.truncated)
+      return { kind: 'failed', message: `HTTP ${answer.status} with an answer over ${MAX_RESPONSE_BYTES} bytes` };
+    return readAddCheckpointAnswer(answer.status, answer.headers['content-type'] ?? null, answer.body);
   } catch (error) {
     const cause = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : '';
     return { kind: 'failed', message: cause || String(error) };
+  } finally {
+    agents.http.destroy();
+    agents.https.destroy();
   }
 }
 

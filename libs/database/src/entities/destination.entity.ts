@@ -19,7 +19,7 @@ export interface DestinationError {
   message: string;
 }
 
-/** A stream destination (docs/contract.md §16) and where its delivery stands. Migration 1765100000000. */
+/** A stream destination (docs/contract.md §16) and where its delivery stands. Migrations 1765100000000, 1766050000000. */
 @Entity({ name: 'destinations' })
 @Check('ck_destinations_kind', `kind IN ('webhook', 'splunk_hec', 'datadog', 'otlp', 'syslog', 'nats')`)
 @Check('ck_destinations_format', `format IN ('native', 'ocsf', 'cef')`)
@@ -103,6 +103,21 @@ export class DestinationEntity {
 
   @Column({ name: 'last_error', type: 'jsonb', nullable: true })
   lastError!: DestinationError | null;
+
+  /**
+   * The backoff after the last failed attempt: no attempt before this time (its exponent is
+   * `consecutiveFailures`). Kept through pause, resume, replay and changes (docs/contract.md §16).
+   */
+  @Column({ name: 'retry_at', type: 'timestamptz', precision: 3, nullable: true })
+  retryAt!: Date | null;
+
+  /** The last accepted `replay` (at most one a minute). */
+  @Column({ name: 'replayed_at', type: 'timestamptz', precision: 3, nullable: true })
+  replayedAt!: Date | null;
+
+  /** The last accepted `resume` (at most one a minute). */
+  @Column({ name: 'resumed_at', type: 'timestamptz', precision: 3, nullable: true })
+  resumedAt!: Date | null;
 
   @Column({ name: 'lease_owner', type: 'varchar', length: 40, nullable: true })
   leaseOwner!: string | null;

@@ -22,6 +22,7 @@ import { ChainPositionLookups1765700000000 } from './1765700000000-chain-positio
 import { CheckpointLogAppendOnly1765800000000 } from './1765800000000-checkpoint-log-append-only';
 import { BinaryIds1765900000000 } from './1765900000000-binary-ids';
 import { ErasureRecord1766000000000 } from './1766000000000-erasure-record';
+import { DestinationBackoff1766050000000 } from './1766050000000-destination-backoff';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   CheckpointLogAppendOnly1765800000000,
   BinaryIds1765900000000,
   ErasureRecord1766000000000,
+  DestinationBackoff1766050000000,
 ];

@@ -8,7 +8,7 @@ import {
   DestinationState,
   StoredStreamPosition,
 } from '../entities/destination.entity';
-import { asDate, asNumber, computed, joined, Property, selectRows, Table } from '../schema/table';
+import { asBoolean, asDate, asNumber, computed, joined, Property, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
 const destinations = new Table(DestinationEntity, 'd');
@@ -77,8 +77,13 @@ const CHANGEABLE = [
   'position',
 ] as const;
 export type DestinationChange = Partial<Pick<DestinationRow, (typeof CHANGEABLE)[number]>> & {
-  clearFailures?: boolean;
+  /** STREAM_PAUSE_AFTER_HOURS counts again from the next failure (a resume); the backoff is kept. */
+  restartFailingSince?: boolean;
 };
+
+/** What a destination accepts at most once a minute (docs/contract.md §16 "Failures"). */
+export type LimitedAction = 'replay' | 'resume';
+const LIMITED: Record<LimitedAction, Property<DestinationEntity>> = { replay: 'replayedAt', resume: 'resumedAt' };
 
 /** What an acknowledged batch moves on. */
 export interface Acknowledgement {
@@ -89,6 +94,14 @@ export interface Acknowledgement {
 }
 
 const ID = destinations.select('id');
+
+/** A destination with what is left of its backoff, in milliseconds (0 when none: greatest() skips a null). */
+const FOR_DELIVERY = joined(
+  DESTINATION,
+  computed({
+    backoffMs: [`greatest(0, ceil(extract(epoch FROM ${column('retryAt')} - now()) * 1000))::float8`, asNumber],
+  }),
+);
 
 /** The lease owner's and version's guard of the delivery engine's writes ($1 id, $2 owner, $3 version). */
 const DELIVERING = `d.id = $1 AND ${column('leaseOwner')} = $2 AND ${column('version')} = $3`;
@@ -165,13 +178,21 @@ export class DestinationsRepository {
     return row ?? null;
   }
 
-  /** The destination as the delivery engine reads it, or null once deleted. */
-  async findForDelivery(id: string, db: Db = this.pool): Promise<DestinationRow | null> {
-    const [row] = await selectRows(db, DESTINATION, `SELECT ${COLUMNS} FROM destinations d WHERE d.id = $1`, [id]);
+  /**
+   * The destination as the delivery engine reads it, or null once deleted; `backoffMs`: what is left
+   * of its backoff (0: none), by the database's clock, which set `retryAt`.
+   */
+  async findForDelivery(id: string, db: Db = this.pool): Promise<(DestinationRow & { backoffMs: number }) | null> {
+    const [row] = await selectRows(db, FOR_DELIVERY, `SELECT ${FOR_DELIVERY.sql} FROM destinations d WHERE d.id = $1`, [
+      id,
+    ]);
     return row ?? null;
   }
 
-  /** Applies an API change and moves `version` on; `clearFailures` also forgets the failure streak. */
+  /**
+   * Applies an API change and moves `version` on. The backoff (`retryAt`, `consecutiveFailures`) is
+   * never part of a change: only the delivery engine's attempts move it (docs/contract.md §16).
+   */
   async change(id: string, change: DestinationChange, tx: Db): Promise<DestinationRow> {
     const params: unknown[] = [id];
     const sets = [`${bare('version')} = ${column('version')} + 1`];
@@ -179,7 +200,7 @@ export class DestinationsRepository {
       const value = change[field];
       if (value !== undefined) sets.push(`${bare(field)} = $${params.push(value)}`);
     }
-    if (change.clearFailures) sets.push(`${bare('consecutiveFailures')} = 0`, `${bare('failingSince')} = NULL`);
+    if (change.restartFailingSince) sets.push(`${bare('failingSince')} = NULL`);
     if (change.position !== undefined) sets.push(`${bare('caughtUp')} = false`);
     const [row] = await selectRows(
       tx,
@@ -188,6 +209,30 @@ export class DestinationsRepository {
       params,
     );
     return row!;
+  }
+
+  /**
+   * Takes the destination's allowance of `action` (its row locked by the caller's transaction): 0
+   * when taken (its time stored), else the whole seconds until the last one is `perSeconds` old. The
+   * database's clock decides, so the limit holds across instances.
+   */
+  async takeAllowance(id: string, action: LimitedAction, perSeconds: number, tx: Db): Promise<number> {
+    const [at, stamp] = [column(LIMITED[action]), bare(LIMITED[action])];
+    const wait = computed({ wait: ['w.wait', asNumber] });
+    const [row] = await selectRows(
+      tx,
+      wait,
+      `WITH d AS (SELECT d.id, ${at} FROM destinations d WHERE d.id = $1),
+            taken AS (UPDATE destinations SET ${stamp} = now()
+                       WHERE id = $1 AND (${stamp} IS NULL OR ${stamp} <= now() - make_interval(secs => $2))
+                       RETURNING id),
+            w AS (SELECT CASE WHEN EXISTS (SELECT 1 FROM taken) THEN 0
+                              ELSE greatest(1, ceil(extract(epoch FROM ${at} + make_interval(secs => $2) - now())))
+                         END AS wait FROM d)
+       SELECT ${wait.sql} FROM w`,
+      [id, perSeconds],
+    );
+    return row?.wait ?? 0;
   }
 
   async delete(id: string, tx: Db): Promise<void> {
@@ -256,7 +301,8 @@ export class DestinationsRepository {
          UPDATE destinations d
             SET ${bare('position')} = $4, ${delivered} = ${column('deliveredEvents')} + $5,
                 ${bare('lastDeliveredAt')} = now(), ${bare('lastDeliveredEventAt')} = $6, ${bare('caughtUp')} = $7,
-                ${bare('consecutiveFailures')} = 0, ${bare('failingSince')} = NULL, ${bare('state')} = 'active'
+                ${bare('consecutiveFailures')} = 0, ${bare('failingSince')} = NULL, ${bare('retryAt')} = NULL,
+                ${bare('state')} = 'active'
           WHERE ${DELIVERING}
           RETURNING d.id)
        SELECT ${ID.sql} FROM d`,
@@ -278,22 +324,27 @@ export class DestinationsRepository {
   }
 
   /**
-   * Records a failed attempt and returns the state it leaves: `disabled` (410) or `paused` (a refusal
-   * that must not be retried, or failures for `pauseAfterHours`) end delivery; null when `owner` no
-   * longer delivers this version.
+   * Records a failed attempt, and its backoff (no attempt for `retryInMs`), and returns the state it
+   * leaves: `disabled` (410) or `paused` (a refusal that must not be retried, or failures for
+   * `pauseAfterHours`) end delivery. An attempt of a version a change has moved past (it ran while
+   * the change was made) is still counted, with its backoff, as long as `owner` holds the lease, but
+   * changes no state: null then, as when `owner` no longer holds the lease.
    */
   async failed(
     id: string,
     owner: string,
     version: number,
     error: DestinationError,
-    outcome: 'retry' | 'pause' | 'disable',
+    outcome: { action: 'retry' | 'pause' | 'disable'; retryInMs: number },
     pauseAfterHours: number,
     tx: Db,
   ): Promise<{ state: DestinationState; failingSince: Date } | null> {
     // failing_since is set by this very statement: never null after it.
-    const after = joined(destinations.select('state'), computed({ failingSince: [column('failingSince'), asDate] }));
-    const failingSince = column('failingSince');
+    const after = joined(
+      destinations.select('state'),
+      computed({ failingSince: [column('failingSince'), asDate], current: ['d.current', asBoolean] }),
+    );
+    const [failingSince, current] = [column('failingSince'), `${column('version')} = $3`];
     const [row] = await selectRows(
       tx,
       after,
@@ -301,16 +352,18 @@ export class DestinationsRepository {
          UPDATE destinations d
             SET ${bare('consecutiveFailures')} = ${column('consecutiveFailures')} + 1,
                 ${bare('failingSince')} = coalesce(${failingSince}, now()), ${bare('lastError')} = $4,
-                ${bare('state')} = CASE WHEN $5 = 'disable' THEN 'disabled'
+                ${bare('retryAt')} = now() + make_interval(secs => $7::float8 / 1000),
+                ${bare('state')} = CASE WHEN NOT (${current}) THEN ${column('state')}
+                                        WHEN $5 = 'disable' THEN 'disabled'
                                         WHEN $5 = 'pause' OR coalesce(${failingSince}, now()) <= now() - make_interval(hours => $6)
                                           THEN 'paused'
                                         ELSE 'retrying' END
-          WHERE ${DELIVERING}
-          RETURNING ${column('state')}, ${failingSince})
+          WHERE d.id = $1 AND ${column('leaseOwner')} = $2
+          RETURNING ${column('state')}, ${failingSince}, ${current} AS current)
        SELECT ${after.sql} FROM d`,
-      [id, owner, version, error, outcome, pauseAfterHours],
+      [id, owner, version, error, outcome.action, pauseAfterHours, outcome.retryInMs],
     );
-    return row ?? null;
+    return row?.current ? { state: row.state, failingSince: row.failingSince } : null;
   }
 
   /** How many destinations are in each state (the `audit_stream_destinations` gauge). */

@@ -27,21 +27,25 @@ export class DeliveryAudit {
     private readonly config: AppConfig,
   ) {}
 
-  /** Records a failed attempt; the state it leaves, or null when this worker no longer delivers the destination. */
+  /**
+   * Records a failed attempt and the backoff before the next (`retryInMs`); the state it leaves, or
+   * null when this worker no longer delivers the destination.
+   */
   async failed(
     row: DestinationRow,
     owner: string,
     version: number,
     error: DestinationError,
-    action: 'retry' | 'pause' | 'disable',
+    outcome: { action: 'retry' | 'pause' | 'disable'; retryInMs: number },
   ): Promise<DestinationState | null> {
+    const { action } = outcome;
     return this.transactions.run(async (tx) => {
       const after = await this.destinations.failed(
         row.id,
         owner,
         version,
         error,
-        action,
+        outcome,
         this.config.streamPauseAfterHours,
         tx,
       );

@@ -15,8 +15,9 @@ const LEASE_RENEWALS = 3;
  * The delivery engine (docs/contract.md §16). Every STREAM_LEASE_SECONDS each instance claims, in one
  * statement, the leases of every deliverable destination that is its own or that nobody holds (a
  * lease runs out three periods after its last renewal), and runs one DestinationWorker per lease it
- * holds. A destination it no longer holds, or whose version moved on (a change through the API), has
- * its worker ended; a change on this instance calls `poke()` so that happens at once. On a stop, the
+ * holds. A destination it no longer holds has its worker ended; one whose version moved on (a change
+ * through the API) has it retired (ended once the attempt in flight has its outcome recorded) and
+ * then replaced; a change on this instance calls `poke()` so that happens at once. On a stop, the
  * workers end (an attempt in flight is aborted: its batch is sent again later, with the same events)
  * and the leases are given up, so another instance takes over at its next claim.
  */
@@ -88,9 +89,14 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     if (this.stopped) return;
     const versions = new Map(held.map(({ id, version }) => [id, version]));
     for (const [id, worker] of this.workers) {
-      if (versions.get(id) !== worker.version || worker.ended) {
+      const version = versions.get(id);
+      if (version === undefined || worker.ended) {
         this.workers.delete(id);
         void worker.end();
+      } else if (version !== worker.version) {
+        // Changed (replay, PATCH, …): the worker stays, no second one beside it, until its attempt in
+        // flight has its outcome recorded; cut short, a change repeated in a loop would send once per change.
+        void worker.retire();
       }
     }
     for (const [id, version] of versions) {
@@ -98,9 +104,12 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       if (running && !running.ended) continue;
       const worker = new DestinationWorker(this.deps, id, version);
       this.workers.set(id, worker);
-      // A worker that ends by itself (paused, disabled, deleted, lease lost) is replaced at the next claim if still due.
+      // A worker that ends by itself (paused, disabled, deleted, lease lost) is replaced at the next claim if still due;
+      // a retired one (a change) at once.
       void worker.done.then(() => {
-        if (this.workers.get(id) === worker) this.workers.delete(id);
+        if (this.workers.get(id) !== worker) return;
+        this.workers.delete(id);
+        if (worker.retired && !this.stopped) this.poke();
       });
     }
     this.counts = await this.destinations.countByState();

@@ -4,6 +4,7 @@ import type { DestinationRow, DestinationsRepository, EventRecord, EventTailRepo
 import { SecretBox } from '../secret-box';
 import type { Delivery, Sink, SinkBatch } from '../sinks';
 import { ranges, type DeliveryAudit } from './delivery-audit';
+import { retryDelay } from './backoff';
 import { batchId, DestinationWorker, WorkerDeps } from './destination-worker';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -28,10 +29,15 @@ function event(n: number, chain = 'chn_a'): EventRecord {
 }
 
 /**
- * A worker over fakes: `committed` events are read once (then nothing), the sink answers from
- * `answers` (then ok), and the repository records what the worker stored.
+ * A worker over fakes: `committed` events are read once by each worker (then nothing), the sink
+ * answers from `answers` (then ok), and the repository records what the worker stored, the
+ * backoff included (as the row does: a later worker reads what is left of it).
  */
-function harness(committed: EventRecord[], answers: Delivery[], row: Partial<DestinationRow> = {}) {
+function harness(
+  committed: EventRecord[],
+  answers: (Delivery | Promise<Delivery>)[],
+  row: Partial<DestinationRow> = {},
+) {
   const destination = {
     id: 'dst_1',
     accountId: 'acc_1',
@@ -46,9 +52,11 @@ function harness(committed: EventRecord[], answers: Delivery[], row: Partial<Des
     state: 'active',
     version: 4,
     position: { since: '10:10:', until: null, after: null },
+    consecutiveFailures: 0,
     caughtUp: false,
     ...row,
   } as DestinationRow;
+  let retryAt = 0;
   let served = false;
   const events = {
     committedBetween: (_a: string, _f: unknown, _w: unknown, limit: number) => {
@@ -60,17 +68,35 @@ function harness(committed: EventRecord[], answers: Delivery[], row: Partial<Des
   const acks: { events: number; after: unknown }[] = [];
   let leaseHeld = true;
   const destinations = {
-    findForDelivery: () => Promise.resolve(destination),
+    findForDelivery: () => {
+      served = false; // a new worker reads from the stored position again
+      return Promise.resolve({ ...destination, backoffMs: Math.max(0, retryAt - Date.now()) });
+    },
     acknowledged: (_id: string, _o: string, _v: number, ack: { events: number; position: { after: unknown } }) => {
-      if (leaseHeld) acks.push({ events: ack.events, after: ack.position.after });
+      if (leaseHeld) {
+        acks.push({ events: ack.events, after: ack.position.after });
+        destination.consecutiveFailures = 0;
+        retryAt = 0;
+      }
       return Promise.resolve(leaseHeld);
     },
     caughtUp: () => Promise.resolve(leaseHeld),
   } as unknown as DestinationsRepository;
   const failures: string[] = [];
+  const waits: number[] = [];
   const audit = {
-    failed: (_r: DestinationRow, _o: string, _v: number, _e: unknown, action: string) => {
-      failures.push(action);
+    failed: (
+      _r: DestinationRow,
+      _o: string,
+      _v: number,
+      _e: unknown,
+      outcome: { action: string; retryInMs: number },
+    ) => {
+      failures.push(outcome.action);
+      waits.push(outcome.retryInMs);
+      destination.consecutiveFailures += 1;
+      retryAt = Date.now() + outcome.retryInMs;
+      const { action } = outcome;
       return Promise.resolve(action === 'retry' ? 'retrying' : action === 'pause' ? 'paused' : 'disabled');
     },
   } as unknown as DeliveryAudit;
@@ -99,6 +125,7 @@ function harness(committed: EventRecord[], answers: Delivery[], row: Partial<Des
     sent,
     acks,
     failures,
+    waits,
     loseLease: () => (leaseHeld = false),
   };
 }
@@ -172,6 +199,79 @@ describe('DestinationWorker', () => {
     // The second batch was sent while the first one's position was being written, and nothing after it.
     expect(h.sent).toHaveLength(2);
     expect(h.acks).toHaveLength(0);
+  });
+});
+
+describe('DestinationWorker and the backoff (docs/contract.md §16 "Failures")', () => {
+  const refused: Delivery = { ok: false, status: 400, message: 'HTTP 400', action: 'retry', retryAfterMs: null };
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  it('a new worker (a replay, resume, change or pause moved the version on) first waits what is left of the backoff', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.999);
+    const h = harness(
+      [event(1)],
+      Array.from({ length: 50 }, () => refused),
+    );
+    let worker = h.start();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(h.sent).toHaveLength(1);
+    // Ten replays 0.3 s apart, each ending the worker and starting another (the attack of issue 37, item 5).
+    for (let i = 0; i < 10; i++) {
+      await jest.advanceTimersByTimeAsync(300);
+      await worker.end();
+      worker = h.start();
+    }
+    await jest.advanceTimersByTimeAsync(0);
+    // The first retry was due ~2 s after the failure: the new workers sent it once, when it was due.
+    expect(h.sent).toHaveLength(2);
+    expect(h.waits[0]).toBeGreaterThan(1_900);
+    await worker.end();
+  });
+
+  it('the backoff grows from the stored failure count, not from attempt 1 again', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.5);
+    const h = harness([event(1)], [refused], { consecutiveFailures: 8 });
+    const worker = h.start();
+    await jest.advanceTimersByTimeAsync(0);
+    await worker.end();
+    expect(h.failures).toEqual(['retry']);
+    expect(h.waits).toEqual([retryDelay(9, null, () => 0.5)]);
+    expect(h.waits[0]).toBeGreaterThan(100_000);
+  });
+
+  it('a worker started while a backoff runs sends nothing until it has passed, then retries', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.5);
+    const h = harness([event(1)], [refused]);
+    let worker = h.start();
+    await jest.advanceTimersByTimeAsync(0);
+    await worker.end();
+    expect(h.waits).toEqual([1_500]);
+    worker = h.start();
+    await jest.advanceTimersByTimeAsync(1_400);
+    expect(h.sent).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(200);
+    expect(h.sent).toHaveLength(2);
+    expect(h.acks.map((a) => a.events)).toEqual([1]);
+    await worker.end();
+  });
+
+  it('retire() (a change) lets the attempt in flight finish and records its failure and backoff, then sends nothing more', async () => {
+    jest.useRealTimers();
+    let answer: (delivery: Delivery) => void = () => undefined;
+    const h = harness([event(1)], [new Promise<Delivery>((resolve) => (answer = resolve))]);
+    const worker = h.start();
+    await until(() => h.sent.length === 1);
+    const retired = worker.retire();
+    answer(refused);
+    await retired;
+    expect(worker.ended).toBe(false);
+    expect(h.failures).toEqual(['retry']);
+    expect(h.waits).toHaveLength(1);
+    expect(h.sent).toHaveLength(1);
   });
 });
 

@@ -35,10 +35,18 @@ export interface WorkerDeps {
  * receiver acknowledged, naming its lease and the destination's version: a change made through the
  * API, or another instance's lease, ends this worker at its next write. A failed batch is retried
  * (the same events, the same batch id) with backoff until it is acknowledged or the destination is
- * paused or disabled; later batches wait, so order holds.
+ * paused or disabled; later batches wait, so order holds. The backoff is the destination's, stored
+ * with each failure (its failure count and when the next attempt may be): a worker starts by waiting
+ * what is left of it, so a pause, resume, replay, change, restart or failover, each of which starts
+ * a new worker, never sends sooner than the backoff allows (docs/contract.md §16 "Failures").
  */
 export class DestinationWorker {
+  /** Ends delivery at once, an attempt in flight aborted (a stop, a lease gone). */
   private readonly stop = new AbortController();
+  /** Ends delivery once the attempt in flight, if any, has its outcome recorded (a change through the API). */
+  private readonly retiring = new AbortController();
+  /** Either: no new attempt, wait or read. */
+  private readonly over = AbortSignal.any([this.stop.signal, this.retiring.signal]);
   readonly done: Promise<void>;
 
   constructor(
@@ -59,14 +67,31 @@ export class DestinationWorker {
     return this.done;
   }
 
+  /**
+   * Ends delivery after the attempt in flight: its outcome is recorded (a failure and its backoff
+   * too, though the version moved on), so a change made while an attempt runs neither cuts it short
+   * nor lets the next worker send again at once; a wait is cut short.
+   */
+  retire(): Promise<void> {
+    this.retiring.abort();
+    return this.done;
+  }
+
   get ended(): boolean {
     return this.stop.signal.aborted;
+  }
+
+  get retired(): boolean {
+    return this.retiring.signal.aborted;
   }
 
   private async run(): Promise<void> {
     const { destinations, events, config } = this.deps;
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
+    this.failures = row.consecutiveFailures;
+    await pause(row.backoffMs, this.over);
+    if (this.over.aborted) return;
     let sink: Sink;
     try {
       // A URL allowed when it was set may not be now (an http:// one once STREAM_ALLOW_PRIVATE_NETWORKS is off).
@@ -80,15 +105,16 @@ export class DestinationWorker {
       await this.failed(row, { ok: false, status: null, message, action: 'retry', retryAfterMs: null });
       return;
     }
-    // A rotated-out webhook secret stops signing at its `until`: the worker ends then, and the engine's
-    // next claim starts one that signs with the current secret alone.
+    // A rotated-out webhook secret stops signing at its `until`: the worker retires then (after the attempt in
+    // flight), and the engine starts one that signs with the current secret alone.
     const expiry = this.secretExpiry;
-    const retire = expiry === null ? undefined : setTimeout(() => this.stop.abort(), Math.max(0, expiry - Date.now()));
+    const retire =
+      expiry === null ? undefined : setTimeout(() => this.retiring.abort(), Math.max(0, expiry - Date.now()));
     try {
       const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
       const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
       let caughtUp = row.caughtUp;
-      for await (const page of reader.pages(config.streamPollMilliseconds, this.stop.signal)) {
+      for await (const page of reader.pages(config.streamPollMilliseconds, this.over)) {
         if (page.events.length === 0) {
           if (page.caughtUp && !caughtUp) {
             caughtUp = true;
@@ -118,17 +144,21 @@ export class DestinationWorker {
    */
   private acked: Promise<boolean> = Promise.resolve(true);
 
+  /** Failed attempts since the last acknowledged batch: the backoff's exponent (stored as consecutiveFailures). */
+  private failures = 0;
+
   /** Sends one batch until the receiver acknowledges it, then stores its position; false when delivery must end. */
   private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
     const { metrics } = this.deps;
     const views = batch.map(({ event }) => toEventView(event));
     const id = batchId(this.id, views);
-    for (let attempt = 1; ; attempt++) {
-      if (this.stop.signal.aborted) return false;
+    for (;;) {
+      if (this.over.aborted) return false;
       const outcome = await sink.deliver({ id, events: views }, this.stop.signal);
       if (this.stop.signal.aborted) return false;
       metrics.streamAttempted(row.kind, outcome.ok ? 'ok' : outcome.status === null ? 'network_error' : 'http_error');
       if (outcome.ok) {
+        this.failures = 0;
         // This batch was sent while the last one's position was being written; the writes stay in order.
         if (!(await this.acked)) return false;
         this.acked = this.acknowledge(row, batch, caughtUp);
@@ -136,8 +166,10 @@ export class DestinationWorker {
         return true;
       }
       // The last batch's position first: its write (which clears the failure count) must not land after this failure's.
-      if (!(await this.acked) || !(await this.failed(row, outcome))) return false;
-      await pause(retryDelay(attempt, outcome.retryAfterMs), this.stop.signal);
+      if (!(await this.acked)) return false;
+      const wait = await this.failed(row, outcome);
+      if (wait === null) return false;
+      await pause(wait, this.over);
     }
   }
 
@@ -157,11 +189,19 @@ export class DestinationWorker {
     return stored;
   }
 
-  /** Records a failed attempt (and, when it ends delivery, why, in `_audit`); false when delivery must end. */
-  private async failed(row: DestinationRow, outcome: Extract<Delivery, { ok: false }>): Promise<boolean> {
+  /**
+   * Records a failed attempt with its backoff (and, when it ends delivery, why, in `_audit`): the
+   * wait before the next attempt, or null when delivery must end.
+   */
+  private async failed(row: DestinationRow, outcome: Extract<Delivery, { ok: false }>): Promise<number | null> {
+    this.failures += 1;
+    const retryInMs = retryDelay(this.failures, outcome.retryAfterMs);
     const error = { at: new Date().toISOString(), status: outcome.status, message: outcome.message };
-    const state = await this.deps.audit.failed(row, this.deps.owner, this.version, error, outcome.action);
-    return state === 'retrying';
+    const state = await this.deps.audit.failed(row, this.deps.owner, this.version, error, {
+      action: outcome.action,
+      retryInMs,
+    });
+    return state === 'retrying' ? retryInMs : null;
   }
 
   /** When the earliest rotated-out secret the sink signs with stops signing (ms since the epoch), or null. */

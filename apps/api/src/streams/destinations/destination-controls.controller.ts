@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthenticatedKey, CallerKey, MANAGE, RequireScopes } from '@app/auth';
 import { NoQueryDto } from '../../common/no-query.dto';
-import { ApiConflict, ApiData, ApiErrors } from '../../openapi/openapi-responses';
+import { ApiConflict, ApiData, ApiErrors, ApiRateLimited } from '../../openapi/openapi-responses';
 import { DestinationControlsService } from './destination-controls.service';
 import { ONE } from './destinations.controller';
 import { DestinationView, NewDestinationView } from './dto/destination.view';
@@ -34,9 +34,12 @@ export class DestinationControlsController {
   @Post(`${ONE}/resume`)
   @RequireScopes(MANAGE)
   @HttpCode(200)
-  @ApiOperation({ summary: 'Deliver again (a paused, retrying or disabled destination), failures forgotten' })
+  @ApiOperation({
+    summary: 'Deliver again (a paused or disabled destination) once what is left of its backoff has passed',
+  })
   @ApiData(DestinationView)
   @ApiErrors(404)
+  @ApiRateLimited('this destination was already resumed in the last minute')
   resume(
     @CallerKey() key: Caller,
     @Param('accountId') a: string,
@@ -49,9 +52,12 @@ export class DestinationControlsController {
   @Post(`${ONE}/replay`)
   @RequireScopes(MANAGE)
   @HttpCode(200)
-  @ApiOperation({ summary: 'Deliver again every retained event from `from` on; the state is unchanged' })
+  @ApiOperation({
+    summary: 'Deliver again every retained event from `from` on; the state and the backoff are unchanged',
+  })
   @ApiData(DestinationView)
   @ApiErrors(404, 413, 415)
+  @ApiRateLimited('this destination was already replayed in the last minute')
   replay(
     @CallerKey() key: Caller,
     @Param('accountId') a: string,

@@ -3,14 +3,17 @@ import * as https from 'node:https';
 import { isIP } from 'node:net';
 import { bareHost, policyLookup, resolveAllowed } from './resolve';
 
-/** How much of a response body is read (for lastError's message); the rest is dropped unread. */
+/** How much of a response body is read (for lastError's message, a witness's answer); the rest is dropped unread. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** A receiver's answer: the status, its headers, the start of its body. */
 export interface HttpAnswer {
   status: number;
   headers: http.IncomingHttpHeaders;
+  /** At most MAX_RESPONSE_BYTES of the body. */
   body: string;
+  /** The body was longer than MAX_RESPONSE_BYTES: the rest was not read (and the connection closed). */
+  truncated: boolean;
 }
 
 /** The agents of one sink: keep-alive connections, each resolved and checked when it is opened. */
@@ -55,23 +58,24 @@ export async function httpPost(
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const finish = () => {
+      const finish = (truncated: boolean) => {
         resolve({
           status: response.statusCode ?? 0,
           headers: response.headers,
           body: Buffer.concat(chunks).toString('utf8'),
+          truncated,
         });
       };
       response.on('data', (chunk: Buffer) => {
-        if (size >= MAX_RESPONSE_BYTES) return;
+        if (size > MAX_RESPONSE_BYTES) return;
         chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - size));
         size += chunk.length;
-        if (size >= MAX_RESPONSE_BYTES) {
+        if (size > MAX_RESPONSE_BYTES) {
           response.destroy(); // no more of it is read; the connection is not reused
-          finish();
+          finish(true);
         }
       });
-      response.on('end', finish);
+      response.on('end', () => finish(false));
       response.on('error', reject);
     });
     request.end(body);
