@@ -22,13 +22,15 @@ export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** The secrets after a rotation: `secret` first, the previous current one until now + 24 h, expired ones dropped. */
+/**
+ * The secrets after a rotation: `secret` first, the previous current one until now + 24 h, and no
+ * other: "both signatures" (docs/contract.md §16) are the new one's and the previous one's, so a
+ * tenant who rotates in a loop makes every request carry two signatures, not one per rotation (P8).
+ */
 export function rotated(secrets: readonly WebhookSecret[], secret: string, now: Date): WebhookSecret[] {
   const until = new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString();
-  const kept = secrets
-    .filter((s) => s.until === null || Date.parse(s.until) > now.getTime())
-    .map((s) => (s.until === null ? { ...s, until } : s));
-  return [{ secret, until: null }, ...kept];
+  const current = secrets.filter((s) => s.until === null).map((s) => ({ ...s, until }));
+  return [{ secret, until: null }, ...current];
 }
 
 /** Seals and opens credentials with the destination's id as additional data (a sealed value moved to another row does not open). */
