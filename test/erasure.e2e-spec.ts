@@ -14,7 +14,7 @@ import { assertChainIntact } from './support/chain-check';
 import { PGLITE_FOLDER } from './support/postgres';
 import { bearer, exportJsonText, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
-/** Every file under `dir` but the embedded database's own (its pages keep dead row versions until reused: docs/erasure.md). */
+/** Every file under `dir` but the embedded database's own (scrubbed within 60 s of an erasure: erasure-residue.e2e-spec.ts). */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);

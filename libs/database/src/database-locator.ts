@@ -20,6 +20,11 @@ export class DatabaseLocator implements OnApplicationShutdown {
     private readonly moduleRef: ModuleRef,
   ) {}
 
+  /** True on the embedded database (no DATABASE_URL): one connection, and DATA_DIR holds its files. */
+  get embeddedDatabase(): boolean {
+    return !this.config.databaseUrl;
+  }
+
   async open(): Promise<ConnectionSettings> {
     if (this.config.databaseUrl) {
       this.settings = { url: this.config.databaseUrl, poolSize: this.config.databasePoolSize };

@@ -12,6 +12,14 @@ const SOCKET_FILE = `.s.PGSQL.${SOCKET_PORT}`;
 /** Longest Unix socket path every platform takes (sun_path is 108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH_BYTES = 103;
 
+/**
+ * PGlite's own start parameters, and `wal_recycle=off`: a checkpoint then unlinks the WAL segments it
+ * no longer needs instead of renaming them into future segments, whose old bytes (erased values
+ * among them) would stay in DATA_DIR until overwritten (docs/contract.md §17, ErasureResidueRepository).
+ * A new segment is created zero-filled (wal_init_zero, on by default).
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'wal_recycle=off'];
+
 export type EmbeddedWarning = (message: string) => void;
 
 /**
@@ -79,7 +87,7 @@ export class EmbeddedPostgres {
       // The lock is ours, so a socket file here is one a killed instance left.
       rmSync(join(socketDir, SOCKET_FILE), { force: true });
     }
-    const db = await PGlite.create({ dataDir: join(dataDir, 'pglite') });
+    const db = await PGlite.create({ dataDir: join(dataDir, 'pglite'), startParams: START_PARAMS });
     const server = new PGLiteSocketServer({ db, path: join(socketDir, SOCKET_FILE), maxConnections: 1 });
     try {
       await server.start();

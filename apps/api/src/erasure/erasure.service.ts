@@ -24,9 +24,12 @@ import {
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
 import { EraseDto } from './dto/erase.dto';
 import { ErasureDryRunView, ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
+import { ErasureScrubber } from './erasure-scrubber';
 import { ErasedValue, erasedValuesOf, holdsErasedText, quotingMembers } from './quoted-values';
 
 const CONTEXT_PREFIX = 'context.';
+
+type ErasureAnswer = { data: ErasureResultView } | { data: ErasureDryRunView };
 
 /**
  * Erasure (docs/contract.md §17): the personal fields of the matching version-2 events are nulled
@@ -53,6 +56,7 @@ export class ErasureService {
     private readonly idempotency: IdempotencyKeysRepository,
     private readonly trail: AuditTrail,
     private readonly config: AppConfig,
+    private readonly scrubber: ErasureScrubber,
   ) {}
 
   async erase(
@@ -70,7 +74,7 @@ export class ErasureService {
         },
       ]);
     const accountId = await this.accountOf(caller, dto.accountId);
-    return this.transactions.run(async (tx) => {
+    const answer = await this.transactions.run<ErasureAnswer>(async (tx) => {
       const by = await lockActiveCaller(this.apiKeys, caller, tx);
       if (!mayManage(by, accountId)) throw AppError.notFound(`Account ${accountId}`);
       // A hold placed while this runs is either committed before the matches are read (and refuses them) or waits.
@@ -142,6 +146,9 @@ export class ErasureService {
       const { id, at, events, fields, skipped } = record;
       return { data: { id, at: at.toISOString(), events, fields, skipped } };
     });
+    // What the erasure left in the database's files (a dry run changed nothing).
+    if (!('dryRun' in answer.data)) this.scrubber.afterErasure();
+    return answer;
   }
 
   async list(

@@ -8,6 +8,7 @@ import { ChainsRepository } from './chains.repository';
 import { CheckpointLogRepository } from './checkpoint-log.repository';
 import { CheckpointsRepository } from './checkpoints.repository';
 import { DestinationsRepository } from './destinations.repository';
+import { ErasureResidueRepository } from './erasure-residue.repository';
 import { ErasuresRepository } from './erasures.repository';
 import { EventExportRepository } from './event-export.repository';
 import { EventSearchRepository } from './event-search.repository';
@@ -32,6 +33,7 @@ export * from './chains.repository';
 export * from './checkpoint-log.repository';
 export * from './checkpoints.repository';
 export * from './destinations.repository';
+export * from './erasure-residue.repository';
 export * from './erasures.repository';
 export * from './legal-hold-lock';
 export * from './event-export.repository';
@@ -63,7 +65,8 @@ export * from './verification-window.reader';
  * checkpoints' shared lock), ChainsRepository (listing, status, verification's reads),
  * ChainRetentionRepository (retention settings, legal hold, the sweep's prunes). Some span tables:
  * VerificationWindowReader, whose queries the verification worker threads share, and
- * MaintenanceRepository (VACUUM after a prune).
+ * MaintenanceRepository (VACUUM after a prune), ErasureResidueRepository (what an erasure leaves in the
+ * database's files).
  */
 export const REPOSITORIES: Provider[] = [
   TransactionRunner,
@@ -89,4 +92,5 @@ export const REPOSITORIES: Provider[] = [
   RetentionPolicyRepository,
   VerificationWindowReader,
   ErasuresRepository,
+  ErasureResidueRepository,
 ];
