@@ -6,7 +6,7 @@ import { ApiKeyGuard } from '@app/auth';
 import { EVENT_ID, REQUEST_ID } from '@app/common';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { configureObservability } from './observability/observability';
-import { MALFORMED_PATH_PARAM, PathParamRequest } from './common/path-params';
+import { MALFORMED_PATH_PARAM, PathParamRequest, pathParamProblem } from './common/path-params';
 import { serveOpenApi } from './openapi/openapi';
 import { answerUnmatched, ParamRule } from './common/unmatched-requests';
 
@@ -38,7 +38,7 @@ export function configureApp(app: INestApplication): void {
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
-const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId'];
+const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId', 'destinationId'];
 const UNDECODABLE = Symbol('undecodable path segment');
 type RoutedRequest = PathParamRequest & { [UNDECODABLE]?: string };
 
@@ -70,9 +70,10 @@ function isDecodable(segment: string): boolean {
 }
 
 /**
- * A path parameter that is not percent-encoded UTF-8 is a 400 naming it, given by RequestGuards
- * once the request is authenticated (refuseMalformedPathParam): here it is only marked. And Express 5
- * (path-to-regexp 8) has no inline patterns such as `:id(evt_…)`: a route's `:id` matches an
+ * A path parameter that is not percent-encoded UTF-8, or that decodes to U+0000, is a 400 naming
+ * it, given by RequestGuards once the request is authenticated (refuseMalformedPathParam): here
+ * it is only marked. And Express 5 (path-to-regexp 8) has no inline patterns such as
+ * `:id(evt_…)`: a route's `:id` matches an
  * event id only, anything else goes on to the next route. So the literal GET /v1/events/export is
  * never taken for GET /v1/events/:id, whatever order the modules are imported in, and a malformed
  * id is the same 404 as an unknown route, after the same 401 without a key (answerUnmatched, which
@@ -80,7 +81,8 @@ function isDecodable(segment: string): boolean {
  */
 function constrainPathParams(app: Application): void {
   app.param(PATH_PARAMS, (req: RoutedRequest, _res: Response, next: NextFunction, value: unknown, name: string) => {
-    if (value === req[UNDECODABLE]) req[MALFORMED_PATH_PARAM] ??= name;
+    const problem = pathParamProblem(name, value === req[UNDECODABLE] ? null : String(value));
+    if (problem !== null) req[MALFORMED_PATH_PARAM] ??= problem;
     next();
   });
   app.param('id', onlyEventIds);

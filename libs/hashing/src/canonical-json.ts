@@ -1,4 +1,5 @@
 import canonicalize from 'canonicalize';
+import { unstorableInText } from '@app/common/json/storable-text';
 
 /** RFC 8785 (JCS) text of a JSON value. */
 export function canonicalJson(value: unknown): string {
@@ -8,8 +9,6 @@ export function canonicalJson(value: unknown): string {
   }
   return text;
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Why a value cannot be stored and hashed byte-faithfully, or null when it can.
@@ -38,7 +37,6 @@ export function unstorableReason(value: unknown, depth = 0, maxDepth = Infinity)
 }
 
 function stringReason(text: string): string | null {
-  if (text.includes('\u0000')) return 'strings must not contain the NUL character (\\u0000)';
-  if (LONE_SURROGATE.test(text)) return 'strings must not contain lone UTF-16 surrogates';
-  return null;
+  const unstorable = unstorableInText(text);
+  return unstorable === null ? null : `strings must not contain ${unstorable}`;
 }

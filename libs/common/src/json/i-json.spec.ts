@@ -78,4 +78,39 @@ describe('parseIJson', () => {
     expect(parseIJson(' 42 ', 64)).toBe(42);
     expect(parseIJson('null', 64)).toBeNull();
   });
+
+  describe('one check for every string (docs/contract.md §8)', () => {
+    const NUL = 'must not contain the NUL character (\\u0000)';
+    const LONE = 'must not contain lone UTF-16 surrogates';
+
+    it.each([
+      ['{"reason":"r\\u0000"}', 'reason', `reason ${NUL}`],
+      ['{"reason":"r\\ud800"}', 'reason', `reason ${LONE}`],
+      ['{"fields":["actor","context.\\uDC00"]}', 'fields[1]', `fields[1] ${LONE}`],
+      ['{"events":[{},{},{},{"context":{"a":"\\ud83d"}}]}', 'events[3].context.a', `events[3].context.a ${LONE}`],
+      ['"\\u0000"', 'body', `body ${NUL}`],
+    ])('refuses %s naming %s', (text, field, message) => {
+      expect(fieldsOf(text)).toEqual([{ field, message }]);
+    });
+
+    it('names a member whose name holds one, by its path', () => {
+      expect(fieldsOf('{"context":{"k\\u0000":1,"l":[{"\\ud800":2}]}}')).toEqual([
+        { field: 'context.k\u0000', message: `member names ${NUL}` },
+        { field: 'context.l[0].\ud800', message: `member names ${LONE}` },
+      ]);
+    });
+
+    it('names every member at fault, in body order, at most 100', () => {
+      expect(fieldsOf('{"a":"\\u0000","b":{"c":["ok","\\udfff"]}}')).toEqual([
+        { field: 'a', message: `a ${NUL}` },
+        { field: 'b.c[1]', message: `b.c[1] ${LONE}` },
+      ]);
+      expect(fieldsOf(`[${Array(500).fill('"\\u0000"').join(',')}]`)).toHaveLength(100);
+    });
+
+    it('accepts pairs, escaped or not, and text that only looks like an escape', () => {
+      const text = '{"e":"\\ud83d\\ude00 😀","k":"\\\\u0000 \\\\ud800","\\ud83d\\ude00":1}';
+      expect(parseIJson(text, 64)).toEqual(JSON.parse(text));
+    });
+  });
 });

@@ -1,5 +1,6 @@
 import { createScanner, SyntaxKind } from 'jsonc-parser';
-import { AppError } from '../errors';
+import { AppError, FieldError } from '../errors';
+import { unstorableInText } from './storable-text';
 
 /**
  * Parses a request body as I-JSON (RFC 7493, docs/contract.md §8): valid JSON, no object with two members
@@ -16,6 +17,12 @@ import { AppError } from '../errors';
  * what every later step costs grows with them.) Only a body that fails them is gone over by `checkMembers`, which walks the tokens
  * of jsonc-parser's scanner (it decodes escapes the way JSON.parse does: "k" and "\u006b" are
  * one name) to name the offending member. Both use explicit stacks: no recursion, whatever the depth.
+ *
+ * Last, every string of the body, member names included, is checked once here, for every route
+ * (docs/contract.md §8: one check for every string): U+0000 or a lone surrogate is a 400 naming
+ * the member. JSON.parse turns `\u0000` and `\ud800` escapes into those code units, which
+ * PostgreSQL would refuse (a 500) or UTF-8 turn into U+FFFD (stored altered). Only a text that
+ * holds such an escape (or a surrogate pair) is walked for them (`refuseUnstorableStrings`).
  */
 export function parseIJson(text: string, maxDepth: number, maxValues = Infinity): unknown {
   const counted = count(text);
@@ -35,7 +42,42 @@ export function parseIJson(text: string, maxDepth: number, maxValues = Infinity)
     );
   }
   if (parsedMembers(value, maxDepth) !== counted.separators) checkMembers(text, maxDepth);
+  if (MAY_HOLD_UNSTORABLE.test(text)) refuseUnstorableStrings(value);
   return value;
+}
+
+/**
+ * A text that may hold U+0000 or a lone surrogate once parsed: an escape of either (or of half of
+ * a pair), or a lone surrogate as it is (a text decoded from UTF-8 has none).
+ */
+const MAY_HOLD_UNSTORABLE = /\\u(?:0000|[dD][89a-fA-F])|[\uD800-\uDFFF]/u;
+
+/** At most this many members are named (a body may hold MAX_BODY_VALUES strings). */
+const MAX_NAMED = 100;
+
+/** Refuses a parsed body with U+0000 or a lone surrogate in a string or member name, naming each. */
+function refuseUnstorableStrings(body: unknown): void {
+  const fields: FieldError[] = [];
+  const pending: { value: unknown; path: string }[] = [{ value: body, path: '' }];
+  for (let next = pending.pop(); next !== undefined && fields.length < MAX_NAMED; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value === 'string') {
+      const unstorable = unstorableInText(value);
+      const field = path || 'body';
+      if (unstorable !== null) fields.push({ field, message: `${field} must not contain ${unstorable}` });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push({ value: value[i], path: `${path}[${i}]` });
+    } else if (typeof value === 'object' && value !== null) {
+      const members = Object.entries(value as Record<string, unknown>).map(([name, member]) => {
+        const field = path ? `${path}.${name}` : name;
+        const unstorable = unstorableInText(name);
+        if (unstorable !== null) fields.push({ field, message: `member names must not contain ${unstorable}` });
+        return { value: member, path: field };
+      });
+      pending.push(...members.reverse());
+    }
+  }
+  if (fields.length > 0) throw AppError.validation(fields.slice(0, MAX_NAMED));
 }
 
 /** The members of every object of a parsed value; -1 if it nests deeper than maxDepth or holds `__proto__`. */

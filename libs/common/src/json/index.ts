@@ -1,1 +1,2 @@
 export * from './i-json';
+export * from './storable-text';

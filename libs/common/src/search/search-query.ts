@@ -8,6 +8,7 @@ import {
   MAX_RESOURCE_LENGTH,
 } from '../limits';
 import { SEARCH_GRAMMAR } from './search-grammar';
+import { unstorableInText } from '../json/storable-text';
 
 /** `q`, in characters (docs/contract.md §13). */
 export const MAX_SEARCH_QUERY_LENGTH = 2000;
@@ -122,8 +123,8 @@ export function parseSearchQuery(text: string): SearchQuery {
 
 function toTerm(term: RawTerm): SearchTerm {
   const { field, value, negated } = term;
-  const unstorable = value.text.search(/[\u0000\uD800-\uDFFF]/u);
-  if (unstorable !== -1) throw new SearchQueryError('a value may not hold U+0000 or a lone surrogate', value.offset);
+  if (unstorableInText(value.text) !== null)
+    throw new SearchQueryError('a value may not hold U+0000 or a lone surrogate', value.offset);
   if (field.name === 'timestamp') {
     if (term.comparison === null) {
       throw new SearchQueryError('timestamp takes a comparison: >=, >, <= or <', value.offset);

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, Type, ValidationError, ValidationPipe } from '@nestjs/common';
+import { DECORATORS } from '@nestjs/swagger';
 import { AppError, FieldError } from '../errors';
 
 const BODY_ITEMS = Symbol('body items');
@@ -87,7 +88,7 @@ class StrictValidationPipe extends ValidationPipe {
     // An own `constructor` would hide the DTO's class from class-validator: it is unknown like any other.
     const { constructor: ctor, ...members } = value;
     const dto = Object.assign(Object.create(metatype.prototype as object) as object, members);
-    const errors = await this.validate(dto, this.validatorOptions);
+    const errors = refuseNulls(metatype, members, await this.validate(dto, this.validatorOptions));
     if (Object.hasOwn(value, 'constructor')) errors.unshift(unknownMember('constructor', ctor));
     const fields = toFieldErrors(errors).map((f) => ({ ...f, field: path ? `${path}.${f.field}` : f.field }));
     const items = (Reflect.getMetadata(BODY_ITEMS, metatype) ?? {}) as Record<string, Type<object>>;
@@ -115,6 +116,40 @@ class StrictValidationPipe extends ValidationPipe {
       this.emptyQueryMembers.set(metatype, { ...dto });
     return dto;
   }
+}
+
+/**
+ * `null` for a member whose OpenAPI description does not say `nullable: true` is refused here, for
+ * every body DTO at once, as `<member> must not be null` (instead of what its own rules said, if
+ * anything: IsOptional lets null through as if absent, and a handler then met a null it was not
+ * typed for, a 500). The description and the validation cannot disagree on null: the members
+ * the contract lets be null (an event's resource, context and chain, a destination's q, a
+ * retention's days, a hold's reason) say so in their @ApiProperty, and so accept it. A member the
+ * DTO does not describe is left to its own rules (an unknown one is refused as unknown).
+ */
+function refuseNulls(
+  metatype: Type<object>,
+  members: Record<string, unknown>,
+  errors: ValidationError[],
+): ValidationError[] {
+  const refused = Object.keys(members).filter((name) => members[name] === null && !mayBeNull(metatype, name));
+  if (refused.length === 0) return errors;
+  return [
+    ...errors.filter((error) => !refused.includes(error.property)),
+    ...refused.map((property) => ({
+      property,
+      value: null,
+      constraints: { isNotNull: `${property} must not be null` },
+      children: [],
+    })),
+  ];
+}
+
+/** Whether `property` of `metatype` may be null: its @ApiProperty says `nullable: true`, or it has none. */
+function mayBeNull(metatype: Type<object>, property: string): boolean {
+  const described = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, metatype.prototype as object, property) as
+    { nullable?: boolean } | undefined;
+  return described === undefined || described.nullable === true;
 }
 
 function isEmptyObject(value: unknown): value is object {

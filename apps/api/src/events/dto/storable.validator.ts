@@ -15,7 +15,10 @@ interface StorableLimits {
   maxValues?: number;
 }
 
-/** Rejects what PostgreSQL cannot store byte-faithfully (NUL, lone surrogates, unsafe integers), and what is over its limits. */
+/**
+ * Rejects what PostgreSQL cannot store byte-faithfully (unsafe integers; NUL and lone surrogates,
+ * which parseIJson has already refused in any string of a body), and what is over its limits.
+ */
 export function IsStorable(options: StorableLimits = {}, validation?: ValidationOptions) {
   return (target: object, propertyName: string): void => {
     registerDecorator({
@@ -33,12 +36,13 @@ export function IsStorable(options: StorableLimits = {}, validation?: Validation
 }
 
 /**
- * An event's text member (actor, action, resource), in a body and as a filter: a non-empty,
- * storable string of at most `maxLength` characters.
+ * An event's text member (actor, action, resource), in a body and as a filter: a non-empty string
+ * of at most `maxLength` characters. (U+0000 and lone surrogates never get here: every string of a
+ * body and a query is refused with them before any DTO sees it, docs/contract.md §8.)
  */
 export function IsEventText(maxLength: number) {
   // In the order they had as stacked decorators, which apply from the bottom up.
-  const rules = [IsStorable(), MaxLength(maxLength), IsNotEmpty(), IsString()];
+  const rules = [MaxLength(maxLength), IsNotEmpty(), IsString()];
   return (target: object, propertyName: string): void => rules.forEach((rule) => rule(target, propertyName));
 }
 
