@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { Application, NextFunction, Request, Response } from 'express';
 import { ApiKeyGuard } from '@app/auth';
 import { EVENT_ID, REQUEST_ID } from '@app/common';
+import { answerClientErrors } from './common/client-errors';
 import { JsonReplyAdapter } from './common/json-reply.adapter';
 import { configureObservability } from './observability/observability';
 import { MALFORMED_PATH_PARAM, PathParamRequest, pathParamProblem } from './common/path-params';
@@ -15,13 +16,15 @@ import { answerUnmatched, ParamRule } from './common/unmatched-requests';
  * test, so both run the same pipeline. The app must be created with `bodyParser: false`: no
  * middleware reads the body; JsonBodyGuard does, after ApiKeyGuard (docs/contract.md §8). And on a
  * JsonReplyAdapter, whose JSON responses rely on the settings made here (no ETag), and which runs
- * answerUnmatched after every route (401 under /v1/ first, then 405 or 404).
+ * answerUnmatched after every route (401 under /v1/ first, then 405 or 404). And requests the HTTP
+ * parser refuses (headers over 16 KiB, a bad request line) get the error envelope too.
  */
 export function configureApp(app: INestApplication): void {
   if (!(app.getHttpAdapter() instanceof JsonReplyAdapter)) {
     throw new Error('The app must be created on a JsonReplyAdapter (see main.ts)');
   }
   const express = app as NestExpressApplication;
+  answerClientErrors(express.getHttpServer());
   express.disable('x-powered-by');
   express.set('etag', false);
   express.set('query parser', 'simple');

@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { REQUEST_ID } from '@app/common/ids';
+import { answerClientErrors } from './common/client-errors';
 
 /** Seconds a client is told to wait before it asks again while the service starts. */
 const RETRY_AFTER_SECONDS = 5;
@@ -15,6 +16,7 @@ const RETRY_AFTER_SECONDS = 5;
  */
 export async function listenWhileStarting(port: number, host: string): Promise<{ close(): Promise<void> }> {
   const server = createServer(answerStarting);
+  answerClientErrors(server);
   // A connection kept alive here would be one the application never sees: every answer closes it.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve, reject) => {

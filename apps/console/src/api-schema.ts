@@ -691,7 +691,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "NOT_ERASABLE" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "NOT_ERASABLE" | "NOTHING_MATCHED" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
             message: string;
             /** @description Always an object, often empty; other members by code */
             details: components["schemas"]["ErrorDetails"];
@@ -1203,9 +1203,17 @@ export interface components {
             /** @description Matching events on version-1 chains, left as they were (allowPartial) */
             skipped: number;
         };
+        ErasureDryRunView: {
+            /** @description The events that would be erased */
+            events: number;
+            /** @description Matching events on version-1 chains (allowPartial) */
+            skipped: number;
+            /** @enum {boolean} */
+            dryRun: true;
+        };
         EraseDto: {
             /**
-             * @description The events to erase, as GET /v1/events?q= finds them (docs/contract.md §13); at least one term. Never stored nor logged
+             * @description The events to erase, as GET /v1/events?q= finds them (docs/contract.md §13); at least one term that is not negated and names a value (actor:, action:, resource:, chain:, chain_id: or context.<path>:). Never stored nor logged
              * @example actor:"alice@example.com"
              */
             q: string;
@@ -1226,16 +1234,22 @@ export interface components {
              * @default false
              */
             allowPartial: boolean;
+            /**
+             * @description true: every check is made and the events that would be erased are counted (`events`, `skipped`), but nothing is erased or recorded
+             * @default false
+             */
+            dryRun: boolean;
         };
         ErasureView: {
             id: string;
             /** Format: date-time */
             at: string;
-            /** @description The id of the key that erased */
-            keyId: string;
+            /** @description The id of the key that erased; null for an erasure made by calling the database function by hand */
+            keyId: string | null;
             events: number;
             fields: string[];
-            reason: string;
+            /** @description Null for an erasure made by hand */
+            reason: string | null;
         };
         DestinationView: {
             /** @example dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D3 */
@@ -1523,6 +1537,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -1530,6 +1557,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1582,6 +1622,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -1589,6 +1642,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1708,6 +1774,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description EXPORT_LIMIT_EXCEEDED: more than the limit of events match; QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -1726,6 +1805,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1848,6 +1940,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -1866,6 +1971,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2082,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -2017,6 +2148,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2115,6 +2259,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -2168,6 +2325,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2288,6 +2458,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2295,6 +2478,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2404,6 +2600,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2411,6 +2620,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2520,6 +2742,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2527,6 +2762,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,6 +2884,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2643,6 +2904,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2750,6 +3024,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2757,6 +3044,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2820,6 +3120,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2827,6 +3140,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3250,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2931,6 +3270,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3392,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3047,6 +3412,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,6 +3536,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3165,6 +3556,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +3682,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description PRUNED: a size below the chain’s first retained position (retention pruned it) */
             410: {
                 headers: {
@@ -3296,6 +3713,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,6 +3844,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -3432,6 +3875,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +3977,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3528,6 +3997,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3623,6 +4105,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3630,6 +4125,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3723,6 +4231,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the name is taken */
             409: {
                 headers: {
@@ -3763,6 +4284,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,6 +4399,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3872,6 +4419,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4540,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3987,6 +4560,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4093,6 +4679,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -4122,6 +4721,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4225,6 +4837,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key */
             409: {
                 headers: {
@@ -4243,6 +4868,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4350,6 +4988,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the key is revoked or expired */
             409: {
                 headers: {
@@ -4390,6 +5041,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4496,6 +5160,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4514,6 +5191,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4620,6 +5310,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4638,6 +5341,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4744,6 +5460,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4762,6 +5491,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4868,6 +5610,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4886,6 +5641,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4975,6 +5743,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -4982,6 +5763,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5090,6 +5884,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5097,6 +5904,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5142,7 +5962,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Erased */
+            /** @description Erased (or, for dryRun, what would be) */
             200: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5151,7 +5971,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["ErasureResultView"];
+                        data: components["schemas"]["ErasureResultView"] | components["schemas"]["ErasureDryRunView"];
                     };
                 };
             };
@@ -5195,6 +6015,19 @@ export interface operations {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,6 +6085,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5360,6 +6206,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5367,6 +6226,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5473,6 +6345,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the account already has DESTINATIONS_PER_ACCOUNT destinations */
             409: {
                 headers: {
@@ -5513,6 +6398,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5616,6 +6514,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5623,6 +6534,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5726,6 +6650,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5733,6 +6670,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +6790,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -5869,6 +6832,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5972,6 +6948,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5979,6 +6968,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6082,6 +7084,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key, or this destination was already resumed in the last minute; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -6089,6 +7104,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +7224,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -6225,6 +7266,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6328,6 +7382,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the destination is not a webhook: it has no signing secret */
             409: {
                 headers: {
@@ -6346,6 +7413,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6444,6 +7524,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -6451,6 +7544,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6540,6 +7646,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -6547,6 +7666,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,6 +7788,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -6663,6 +7808,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {

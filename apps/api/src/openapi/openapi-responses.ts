@@ -33,6 +33,8 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   NOT_ERASABLE: true,
   NOTHING_MATCHED: true,
   RATE_LIMITED: true,
+  REQUEST_TIMEOUT: true,
+  REQUEST_HEADER_FIELDS_TOO_LARGE: true,
   SERVICE_UNAVAILABLE: true,
   INTERNAL_ERROR: true,
 };
@@ -78,19 +80,21 @@ export class ErrorEnvelope {
   error!: ErrorBody;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 410 | 413 | 415 | 422 | 429 | 431 | 500 | 503;
 
 const WHEN: Record<ErrorStatus, string> = {
   400: 'VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message }',
   401: 'UNAUTHORIZED: no key, wrong scheme, unknown or revoked key',
   403: 'FORBIDDEN: the key lacks the scope',
   404: 'NOT_FOUND: unknown id, or another account’s',
+  408: 'REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed',
   409: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed',
   410: 'PRUNED: a size below the chain’s first retained position (retention pruned it)',
   413: 'PAYLOAD_TOO_LARGE: body over 64 KiB',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
   422: 'EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED',
   429: 'RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once',
+  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed',
   500: 'INTERNAL_ERROR: logged under the request id, which details.requestId names',
   503: 'SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written',
 };
@@ -99,6 +103,13 @@ const RETRY_AFTER: HeaderObject = {
   description: 'Seconds to wait before retrying',
   required: true,
   schema: { type: 'integer', minimum: 0 },
+};
+
+/** Answers of the HTTP parser's errors (client-errors.ts): the connection cannot be used again. */
+const CONNECTION_CLOSE: HeaderObject = {
+  description: 'The connection is closed after this answer',
+  required: true,
+  schema: { type: 'string', enum: ['close'] },
 };
 
 /** The headers an error response carries besides X-Request-Id. */
@@ -110,8 +121,10 @@ const ERROR_HEADERS: Partial<Record<ErrorStatus, Record<string, HeaderObject>>> 
       schema: { type: 'string', pattern: '^Bearer', example: 'Bearer' },
     },
   },
+  408: { Connection: CONNECTION_CLOSE },
   409: { 'Retry-After': RETRY_AFTER },
   429: { 'Retry-After': RETRY_AFTER },
+  431: { Connection: CONNECTION_CLOSE },
   503: { 'Retry-After': RETRY_AFTER },
 };
 

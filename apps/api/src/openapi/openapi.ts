@@ -29,8 +29,11 @@ const TAGS: Record<string, string> = {
     'Where an account’s events are streamed (webhooks, Splunk HEC, Datadog, OTLP, syslog, NATS): settings, credentials shown once, pause, resume, replay',
 };
 
-/** What the global pipe, guards and filter answer on every route (docs/contract.md §4, §5), and on authenticated ones. */
-const EVERY_ROUTE: ErrorStatus[] = [400, 429, 500];
+/**
+ * What the global pipe, guards and filter answer on every route (docs/contract.md §4, §5), with
+ * what the HTTP parser's errors are answered (client-errors.ts), and on authenticated ones.
+ */
+const EVERY_ROUTE: ErrorStatus[] = [400, 408, 429, 431, 500];
 const AUTHENTICATED_ROUTE: ErrorStatus[] = [401, 403, 503];
 
 /** The OpenAPI 3 description of the API, generated from the controllers and DTOs. */

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'NOT_ERASABLE'
   | 'NOTHING_MATCHED'
   | 'RATE_LIMITED'
+  | 'REQUEST_TIMEOUT'
+  | 'REQUEST_HEADER_FIELDS_TOO_LARGE'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
@@ -46,8 +48,12 @@ export function statusOf(code: ErrorCode): number {
     case 'NOT_ERASABLE':
     case 'NOTHING_MATCHED':
       return 422;
+    case 'REQUEST_TIMEOUT':
+      return 408;
     case 'RATE_LIMITED':
       return 429;
+    case 'REQUEST_HEADER_FIELDS_TOO_LARGE':
+      return 431;
     case 'SERVICE_UNAVAILABLE':
       return 503;
     case 'INTERNAL_ERROR':
