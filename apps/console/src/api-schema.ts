@@ -1185,7 +1185,14 @@ export interface components {
              * @example litigation 2026-117
              */
             reason?: string | null;
-        };
+        } & ({
+            /** @enum {boolean} */
+            hold: true;
+            reason: string;
+        } | {
+            /** @enum {boolean} */
+            hold: false;
+        });
         SweepResultView: {
             /** @description Chains pruned */
             chains: number;
@@ -1375,7 +1382,10 @@ export interface components {
             secret?: string;
         };
         CreateDestinationDto: {
-            /** @example SIEM */
+            /**
+             * @description Shown to people: no control characters
+             * @example SIEM
+             */
             name: string;
             /**
              * @description Never changes
@@ -1417,17 +1427,20 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description splunk_hec only (required there); never shown again */
+            /** @description splunk_hec only (required there); never shown again; printable ASCII without spaces */
             token?: string;
-            /** @description datadog only (required there); never shown again */
+            /** @description datadog only (required there); never shown again; printable ASCII without spaces */
             apiKey?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             sourcetype?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             index?: string;
         };
         ChangeDestinationDto: {
-            /** @example SIEM */
+            /**
+             * @description Shown to people: no control characters
+             * @example SIEM
+             */
             name?: string;
             /**
              * @description https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), syslog://host:port or syslog+tls://host:port, nats://host:port/<subject>
@@ -1458,13 +1471,13 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description splunk_hec only (required there); never shown again */
+            /** @description splunk_hec only (required there); never shown again; printable ASCII without spaces */
             token?: string;
-            /** @description datadog only (required there); never shown again */
+            /** @description datadog only (required there); never shown again; printable ASCII without spaces */
             apiKey?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             sourcetype?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             index?: string;
         };
         ReplayDestinationDto: {
@@ -2108,7 +2121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -4255,7 +4268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -4692,7 +4705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5012,7 +5025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5173,6 +5186,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -5317,6 +5341,17 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description The connection is closed after this answer */
                     Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5473,6 +5508,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -5617,6 +5663,17 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description The connection is closed after this answer */
                     Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,7 +6102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -6369,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -6803,7 +6860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -7237,7 +7294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

@@ -41,10 +41,14 @@ const ERROR_CODES: Record<ErrorCode, true> = {
 
 /**
  * Schema keywords of a class that @nestjs/swagger has no decorator for. `ApiSchemaOptions` only
- * types `name` and `description`, but every option is copied into the class's schema.
+ * types `name` and `description`, but every option is copied into the class's schema: `oneOf`
+ * states a rule between members (OpenAPI 3.0 has no `if`/`then`), e.g. a member required when
+ * another has a given value.
  */
-export const ApiSchemaKeywords = (keywords: { additionalProperties: boolean }): ClassDecorator =>
-  ApiSchema(keywords as ApiSchemaOptions);
+export const ApiSchemaKeywords = (keywords: {
+  additionalProperties: boolean;
+  oneOf?: SchemaObject[];
+}): ClassDecorator => ApiSchema(keywords as ApiSchemaOptions);
 
 export class FieldErrorView {
   @ApiProperty({ description: 'The body member, query parameter or header at fault', example: 'actor' })
@@ -90,7 +94,7 @@ const WHEN: Record<ErrorStatus, string> = {
   408: 'REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed',
   409: 'IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed',
   410: 'PRUNED: a size below the chain’s first retained position (retention pruned it)',
-  413: 'PAYLOAD_TOO_LARGE: body over 64 KiB',
+  413: 'PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch)',
   415: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
   422: 'EXPORT_LIMIT_EXCEEDED or IDEMPOTENCY_KEY_REUSED',
   429: 'RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once',

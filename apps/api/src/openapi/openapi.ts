@@ -35,6 +35,8 @@ const TAGS: Record<string, string> = {
  */
 const EVERY_ROUTE: ErrorStatus[] = [400, 408, 429, 431, 500];
 const AUTHENTICATED_ROUTE: ErrorStatus[] = [401, 403, 503];
+/** What JsonBodyGuard answers on every route that reads a body: too large, not JSON. */
+const BODY_ROUTE: ErrorStatus[] = [413, 415];
 
 /** The OpenAPI 3 description of the API, generated from the controllers and DTOs. */
 export function openApiDocument(app: INestApplication): OpenAPIObject {
@@ -91,7 +93,8 @@ function describeCrossCuttingBehaviour(document: OpenAPIObject, publicIds: Set<s
       if (!operation) continue;
       const isPublic = publicIds.has(operation.operationId ?? '');
       operation.security = isPublic ? [] : [{ bearer: [] }];
-      for (const status of [...EVERY_ROUTE, ...(isPublic ? [] : AUTHENTICATED_ROUTE)]) {
+      const body = operation.requestBody ? BODY_ROUTE : [];
+      for (const status of [...EVERY_ROUTE, ...(isPublic ? [] : AUTHENTICATED_ROUTE), ...body]) {
         operation.responses[status] ??= errorResponse(status);
       }
       operation.responses = Object.fromEntries(

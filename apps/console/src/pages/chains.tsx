@@ -243,7 +243,8 @@ function RetentionSettings({
       setError('A reason is required to place a legal hold.');
       return;
     }
-    const ok = await put('legal-hold', { hold, reason: why === '' ? null : why } satisfies LegalHoldBody, (c) =>
+    const body: LegalHoldBody = hold ? { hold, reason: why } : { hold, reason: why === '' ? null : why };
+    const ok = await put('legal-hold', body, (c) =>
       hold ? `Legal hold placed on ${c.name}.` : `Legal hold on ${c.name} lifted.`,
     );
     if (ok) setReason('');

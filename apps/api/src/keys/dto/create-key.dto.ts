@@ -12,11 +12,8 @@ import {
   ValidateBy,
 } from 'class-validator';
 import { MAX_KEY_NAME_LENGTH, MayBeAbsent, Scope, SCOPES, isInstant } from '@app/common';
-import { IsStorable } from '../../events/dto/storable.validator';
+import { NO_CONTROL_CHARACTERS } from '../../common/text-patterns';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
-
-/** No control characters: a name is shown to people. */
-const KEY_NAME = /^\P{Cc}*$/u;
 
 /** Body of POST /v1/accounts/:accountId/keys. */
 @ApiSchemaKeywords({ additionalProperties: false })
@@ -24,14 +21,14 @@ export class CreateKeyDto {
   @ApiProperty({
     minLength: 1,
     maxLength: MAX_KEY_NAME_LENGTH,
+    pattern: NO_CONTROL_CHARACTERS.source,
     description: 'Shown to people: no control characters, no lone UTF-16 surrogates (else 400)',
     example: 'billing-service',
   })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_KEY_NAME_LENGTH)
-  @Matches(KEY_NAME, { message: 'name must not contain control characters' })
-  @IsStorable()
+  @Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' })
   name!: string;
 
   @ApiProperty({

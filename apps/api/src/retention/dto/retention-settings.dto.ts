@@ -23,8 +23,21 @@ export class RetentionDto {
   days!: number | null;
 }
 
-/** Body of PUT /v1/accounts/:accountId/legal-hold and PUT /v1/chain/:chainId/legal-hold (docs/contract.md §14). */
-@ApiSchemaKeywords({ additionalProperties: false })
+/**
+ * Body of PUT /v1/accounts/:accountId/legal-hold and PUT /v1/chain/:chainId/legal-hold (docs/contract.md §14).
+ * Placing a hold takes a reason, lifting it does not: said by `oneOf` too, so generated clients know it.
+ */
+@ApiSchemaKeywords({
+  additionalProperties: false,
+  oneOf: [
+    {
+      description: 'Placing a hold: a reason is required',
+      properties: { hold: { type: 'boolean', enum: [true] }, reason: { type: 'string' } },
+      required: ['hold', 'reason'],
+    },
+    { description: 'Lifting a hold', properties: { hold: { type: 'boolean', enum: [false] } }, required: ['hold'] },
+  ],
+})
 export class LegalHoldDto {
   @ApiProperty({ description: 'true: nothing of it is pruned until the hold is lifted' })
   @IsBoolean()

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, ValidateBy } from 'class-validator';
 import { isInstant, MAX_SEARCH_QUERY_LENGTH, MayBeAbsent } from '@app/common';
 import { IsSearchQuery } from '../../../events/dto/search-query.validator';
+import { NO_CONTROL_CHARACTERS, PRINTABLE_ASCII } from '../../../common/text-patterns';
 import { ApiSchemaKeywords } from '../../../openapi/openapi-responses';
 import { MAX_DESTINATION_URL_LENGTH } from '../../sinks';
 import {
@@ -17,14 +18,20 @@ import {
   MAX_TIMEOUT_SECONDS,
 } from '../destination-kinds';
 import { DestinationRules } from './destination-fields';
-import { IsDestinationHeaders, MAX_HEADER_VALUE_LENGTH, MAX_HEADERS } from './headers.validator';
+import { HEADER_VALUE, IsDestinationHeaders, MAX_HEADER_VALUE_LENGTH, MAX_HEADERS } from './headers.validator';
 
 const isStart = (value: unknown): boolean => value === 'now' || value === 'beginning' || isInstant(value);
 
 /** Body of POST /v1/accounts/:accountId/destinations (docs/contract.md §16); which fields a kind takes: the service. */
 @ApiSchemaKeywords({ additionalProperties: false })
 export class CreateDestinationDto {
-  @ApiProperty({ minLength: 1, maxLength: MAX_DESTINATION_NAME_LENGTH, example: 'SIEM' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: MAX_DESTINATION_NAME_LENGTH,
+    pattern: NO_CONTROL_CHARACTERS.source,
+    description: 'Shown to people: no control characters',
+    example: 'SIEM',
+  })
   @DestinationRules.name()
   name!: string;
 
@@ -33,6 +40,7 @@ export class CreateDestinationDto {
   kind!: DestinationKind;
 
   @ApiProperty({
+    minLength: 1,
     maxLength: MAX_DESTINATION_URL_LENGTH,
     description:
       'https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), ' +
@@ -83,7 +91,7 @@ export class CreateDestinationDto {
 
   @ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH },
+    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH, pattern: HEADER_VALUE.source },
     maxProperties: MAX_HEADERS,
     description:
       'Sent with every request; never shown again. RFC 7230 names, printable ASCII values; not Host, ' +
@@ -95,27 +103,41 @@ export class CreateDestinationDto {
   headers?: Record<string, string>;
 
   @ApiPropertyOptional({
+    minLength: 1,
     maxLength: MAX_CREDENTIAL_LENGTH,
-    description: 'splunk_hec only (required there); never shown again',
+    pattern: PRINTABLE_ASCII.source,
+    description: 'splunk_hec only (required there); never shown again; printable ASCII without spaces',
   })
   @MayBeAbsent()
   @DestinationRules.credential('token')
   token?: string;
 
   @ApiPropertyOptional({
+    minLength: 1,
     maxLength: MAX_CREDENTIAL_LENGTH,
-    description: 'datadog only (required there); never shown again',
+    pattern: PRINTABLE_ASCII.source,
+    description: 'datadog only (required there); never shown again; printable ASCII without spaces',
   })
   @MayBeAbsent()
   @DestinationRules.credential('apiKey')
   apiKey?: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_OPTION_LENGTH, description: 'splunk_hec only' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_OPTION_LENGTH,
+    pattern: PRINTABLE_ASCII.source,
+    description: 'splunk_hec only; printable ASCII without spaces',
+  })
   @MayBeAbsent()
   @DestinationRules.option('sourcetype')
   sourcetype?: string;
 
-  @ApiPropertyOptional({ maxLength: MAX_OPTION_LENGTH, description: 'splunk_hec only' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: MAX_OPTION_LENGTH,
+    pattern: PRINTABLE_ASCII.source,
+    description: 'splunk_hec only; printable ASCII without spaces',
+  })
   @MayBeAbsent()
   @DestinationRules.option('index')
   index?: string;

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { IsStorable } from '../../../events/dto/storable.validator';
+import { NO_CONTROL_CHARACTERS, PRINTABLE_ASCII } from '../../../common/text-patterns';
 import { MAX_DESTINATION_URL_LENGTH } from '../../sinks';
 import {
   MAX_BATCH_SIZE,
@@ -9,14 +9,6 @@ import {
   MAX_OPTION_LENGTH,
   MAX_TIMEOUT_SECONDS,
 } from '../destination-kinds';
-
-/** IsStorable as applyDecorators takes it (its own signature names the property a string). */
-const storable: PropertyDecorator = (target, property) => IsStorable()(target, String(property));
-
-/** No control characters: a name is shown to people. */
-const NAME = /^\P{Cc}*$/u;
-/** A credential or option goes into a header or a JSON body: printable ASCII only. */
-const PRINTABLE = /^[\x21-\x7e]+$/;
 
 /**
  * The rules of each field both the create and the change bodies take, once: the two DTOs differ
@@ -28,8 +20,7 @@ export const DestinationRules = {
       IsString(),
       MinLength(1),
       MaxLength(MAX_DESTINATION_NAME_LENGTH),
-      Matches(NAME, { message: 'name must not contain control characters' }),
-      storable,
+      Matches(NO_CONTROL_CHARACTERS, { message: 'name must not contain control characters' }),
     ),
   url: () => applyDecorators(IsString(), MinLength(1), MaxLength(MAX_DESTINATION_URL_LENGTH)),
   batchSize: () => integer('batchSize', 1, MAX_BATCH_SIZE),
@@ -45,5 +36,5 @@ function integer(field: string, min: number, max: number) {
 
 function printable(field: string, max: number) {
   const message = `${field} must be 1 to ${max} printable ASCII characters, without spaces`;
-  return applyDecorators(IsString(), MaxLength(max, { message }), Matches(PRINTABLE, { message }));
+  return applyDecorators(IsString(), MaxLength(max, { message }), Matches(PRINTABLE_ASCII, { message }));
 }

@@ -6,7 +6,7 @@ const MAX_HEADER_NAME_LENGTH = 100;
 /** An RFC 7230 token: a header's name. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Printable ASCII and spaces: a value no receiver misreads, and nothing that splits a header. */
-const PRINTABLE = /^[\x20-\x7e]*$/;
+export const HEADER_VALUE = /^[\x20-\x7e]*$/;
 /** Headers the service sets itself (or that frame the request): a destination cannot replace them. */
 const RESERVED = new Set([
   'host',
@@ -41,7 +41,7 @@ export function headersProblem(value: unknown): string | null {
     if (problem) return problem;
     if (seen.has(name.toLowerCase())) return `header ${name} is given twice`;
     seen.add(name.toLowerCase());
-    if (typeof text !== 'string' || text.length > MAX_HEADER_VALUE_LENGTH || !PRINTABLE.test(text))
+    if (typeof text !== 'string' || text.length > MAX_HEADER_VALUE_LENGTH || !HEADER_VALUE.test(text))
       return `header ${name} must have a value of at most ${MAX_HEADER_VALUE_LENGTH} printable ASCII characters`;
   }
   return null;
