@@ -216,6 +216,14 @@ describe('Input hardening (contract §8)', () => {
       expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', message: 'No route for GET /v1/ev%ZZents.' });
     });
 
+    it.each(['constructor', 'hasOwnProperty', 'toString', '__proto__', '__proto__[x]'])(
+      'refuses a query parameter named %s as unknown (a member of every object, which the DTO check cannot see)',
+      async (name) => {
+        const res = await get(`/v1/events?${name}=x`).expect(400);
+        expect(res.body.error.details.fields).toEqual([{ field: name, message: `unknown field '${name}'` }]);
+      },
+    );
+
     it.each(['/health/live', '/health/ready'])('%s refuses unknown query parameters', async (path) => {
       const res = await t.http().get(`${path}?verbose=1`).expect(400);
       expect(res.body.error.details.fields).toEqual([{ field: 'verbose', message: "unknown field 'verbose'" }]);
