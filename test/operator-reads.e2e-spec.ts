@@ -253,9 +253,17 @@ describe('operator reads of an account', () => {
         .get(`/v1/events?accountId=${value}`)
         .set(...bearer(ADMIN_KEYS.operator))
         .expect(400);
+      // What is no valid UTF-8 or holds U+0000 is refused by the one check for every string (§8) first.
       expect({ value: value.slice(0, 40), fields: res.body.error.details.fields }).toEqual({
         value: value.slice(0, 40),
-        fields: [{ field: 'accountId', message: 'accountId must be one account id (acc_ and a ULID)' }],
+        fields: [
+          {
+            field: 'accountId',
+            message: expect.stringMatching(
+              /^accountId (must be one account id \(acc_ and a ULID\)|must not contain the NUL character|is not valid percent-encoded UTF-8)/,
+            ),
+          },
+        ],
       });
     }
   });
