@@ -37,8 +37,6 @@ export class AppConfig {
   verifyConcurrency = 2;
   /** Idempotency-Key records are deleted this long after their claim (docs/contract.md §7: at least 24 h). */
   idempotencyRetentionHours = 24;
-  /** A claim this old without a response belongs to a request that died: a retry may take it over. */
-  idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
   /** More events than this matching an erasure's query is 422 NOT_ERASABLE (docs/contract.md §17). */
@@ -212,12 +210,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.verifyWorkers = int('VERIFY_WORKERS', config.verifyWorkers, 0, 64);
   config.verifyConcurrency = int('VERIFY_CONCURRENCY', config.verifyConcurrency, 1, 64);
   config.idempotencyRetentionHours = int('IDEMPOTENCY_RETENTION_HOURS', config.idempotencyRetentionHours, 24, 24 * 366);
-  config.idempotencyStaleClaimSeconds = int(
-    'IDEMPOTENCY_STALE_CLAIM_SECONDS',
-    config.idempotencyStaleClaimSeconds,
-    1,
-    24 * 3600,
-  );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
   config.erasureMaxEvents = int('ERASURE_MAX_EVENTS', config.erasureMaxEvents, 1, 1_000_000);
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
