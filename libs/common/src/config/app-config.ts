@@ -1,6 +1,7 @@
 import { isIP, isIPv4 } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from './database-url';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH, MIN_BOOTSTRAP_KEY_LENGTH } from '../limits';
 
 /** The validated environment (docs/contract.md §1). Loading it fails fast with a readable message. */
@@ -250,7 +251,12 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   }
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
-    else config.databaseUrl = env.DATABASE_URL;
+    else {
+      // Several hosts and target_session_attrs as libpq writes them (docs/contract.md §21): refused here, at start, if unusable.
+      const problem = databaseUrlProblem(env.DATABASE_URL);
+      if (problem) problems.push(problem);
+      else config.databaseUrl = env.DATABASE_URL;
+    }
   }
   if (env.DATABASE_MIGRATIONS) {
     if ((DATABASE_MIGRATIONS as readonly string[]).includes(env.DATABASE_MIGRATIONS))
@@ -386,4 +392,15 @@ function isAddressOrCidr(entry: string): boolean {
   if (prefix === undefined) return true;
   if (version === 4 && isIPv4(prefix)) return true; // a netmask, as proxy-addr accepts
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/** Why DATABASE_URL cannot be used (its hosts, ports, encoding, target_session_attrs), or null. */
+function databaseUrlProblem(url: string): string | null {
+  try {
+    parseDatabaseUrl(url);
+    return null;
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) return error.message;
+    throw error;
+  }
 }
