@@ -12,6 +12,13 @@ export class AppConfig {
   databaseUrl: string | null = null;
   databasePoolSize = 10;
   /**
+   * A streaming replica of DATABASE_URL's database (docs/contract.md §21), or null: reads over many
+   * events go there while its replay lag is under readReplicaMaxLagMs.
+   */
+  databaseReadUrl: string | null = null;
+  /** The replay lag beyond which those reads go to the primary instead, in milliseconds. */
+  readReplicaMaxLagMs = 1000;
+  /**
    * `run`: pending migrations are applied at start (under an advisory lock: one instance migrates).
    * `check`: none is applied, and the service refuses to start while any is pending: for a role
    * that owns nothing and may not change the schema (docs/verification.md §7).
@@ -258,6 +265,18 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
       else config.databaseUrl = env.DATABASE_URL;
     }
   }
+  if (env.DATABASE_READ_URL) {
+    if (!config.databaseUrl)
+      problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+    else if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_READ_URL))
+      problems.push('DATABASE_READ_URL must be a postgres:// URL');
+    else {
+      const problem = databaseUrlProblem(env.DATABASE_READ_URL, 'DATABASE_READ_URL');
+      if (problem) problems.push(problem);
+      else config.databaseReadUrl = env.DATABASE_READ_URL;
+    }
+  }
+  config.readReplicaMaxLagMs = int('READ_REPLICA_MAX_LAG_MS', config.readReplicaMaxLagMs, 0, 3_600_000);
   if (env.DATABASE_MIGRATIONS) {
     if ((DATABASE_MIGRATIONS as readonly string[]).includes(env.DATABASE_MIGRATIONS))
       config.databaseMigrations = env.DATABASE_MIGRATIONS as DatabaseMigrations;
@@ -394,10 +413,10 @@ function isAddressOrCidr(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
-/** Why DATABASE_URL cannot be used (its hosts, ports, encoding, target_session_attrs), or null. */
-function databaseUrlProblem(url: string): string | null {
+/** Why the URL of `name` cannot be used (its hosts, ports, encoding, target_session_attrs), or null. */
+function databaseUrlProblem(url: string, name = 'DATABASE_URL'): string | null {
   try {
-    parseDatabaseUrl(url);
+    parseDatabaseUrl(url, name);
     return null;
   } catch (error) {
     if (error instanceof DatabaseUrlError) return error.message;

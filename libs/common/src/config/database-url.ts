@@ -40,21 +40,22 @@ export class DatabaseUrlError extends Error {}
 
 const URL_SHAPE = /^(postgres(?:ql)?):\/\/([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/;
 
-/** Parses `url` (throws DatabaseUrlError naming what is wrong). */
-export function parseDatabaseUrl(url: string): DatabaseUrl {
+/** Parses `url`, the value of `variable` (throws DatabaseUrlError naming what is wrong). */
+export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): DatabaseUrl {
   const shape = URL_SHAPE.exec(url);
   if (!shape)
-    throw new DatabaseUrlError('DATABASE_URL must be a postgres:// URL (postgres://user:password@host:port/database)');
+    throw new DatabaseUrlError(`${variable} must be a postgres:// URL (postgres://user:password@host:port/database)`);
   const [, scheme, authority = '', path = '', query = ''] = shape;
   // The last '@' ends the user and password (an '@' inside them should be %40; libpq reads it so too).
   const at = authority.lastIndexOf('@');
   const userInfo = at < 0 ? null : authority.slice(0, at);
   const hostList = authority.slice(at + 1);
   const colon = userInfo === null ? -1 : userInfo.indexOf(':');
-  const user = userInfo === null ? null : decode(colon < 0 ? userInfo : userInfo.slice(0, colon), 'the user name');
-  const password = userInfo === null || colon < 0 ? null : decode(userInfo.slice(colon + 1), 'the password');
-  const hosts = hostList === '' ? [] : hostList.split(',').map(parseHost);
-  const database = path.length > 1 ? decode(path.slice(1), 'the database name') : null;
+  const user =
+    userInfo === null ? null : decode(colon < 0 ? userInfo : userInfo.slice(0, colon), 'the user name', variable);
+  const password = userInfo === null || colon < 0 ? null : decode(userInfo.slice(colon + 1), 'the password', variable);
+  const hosts = hostList === '' ? [] : hostList.split(',').map((written, i) => parseHost(written, i, variable));
+  const database = path.length > 1 ? decode(path.slice(1), 'the database name', variable) : null;
 
   const kept: string[] = [];
   const params: [string, string][] = [];
@@ -62,8 +63,8 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
   for (const pair of query.slice(1).split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decode(eq < 0 ? pair : pair.slice(0, eq), 'a parameter name');
-    const value = decode(eq < 0 ? '' : pair.slice(eq + 1), `the parameter ${name}`);
+    const name = decode(eq < 0 ? pair : pair.slice(0, eq), 'a parameter name', variable);
+    const value = decode(eq < 0 ? '' : pair.slice(eq + 1), `the parameter ${name}`, variable);
     if (name !== 'target_session_attrs') {
       kept.push(pair);
       params.push([name, value]);
@@ -74,12 +75,12 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
         ? `libpq's ${JSON.stringify(value)} is not supported`
         : `${JSON.stringify(value)} is not a libpq value`;
       throw new DatabaseUrlError(
-        `DATABASE_URL: target_session_attrs must be ${TARGET_SESSION_ATTRS.join(' or ')} (${known})`,
+        `${variable}: target_session_attrs must be ${TARGET_SESSION_ATTRS.join(' or ')} (${known})`,
       );
     }
   }
   if (hosts.length === 0 && targetSessionAttrs !== 'any')
-    throw new DatabaseUrlError('DATABASE_URL: target_session_attrs needs the hosts written in the URL');
+    throw new DatabaseUrlError(`${variable}: target_session_attrs needs the hosts written in the URL`);
   const rest = `${path}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
   const prefix = `${scheme}://${userInfo === null ? '' : `${userInfo}@`}`;
   return {
@@ -100,21 +101,21 @@ export function choosesHost(url: DatabaseUrl): boolean {
 }
 
 /** `host`, `host:port`, `[v6]`, `[v6]:port` (percent-decoded; the port 5432 when not written). */
-function parseHost(written: string, index: number): DatabaseHost {
-  const which = `host ${index + 1} of DATABASE_URL`;
+function parseHost(written: string, index: number, variable: string): DatabaseHost {
+  const which = `host ${index + 1} of ${variable}`;
   const shape = /^(?:\[([0-9A-Fa-f:.]+(?:%25[^\]]+)?)\]|([^:[\]]+))(?::(\d*))?$/.exec(written);
   if (!shape) throw new DatabaseUrlError(`${which} must be host, host:port or [IPv6]:port`);
   const [, v6, name, port] = shape;
   const number = port === undefined || port === '' ? DEFAULT_PORT : Number(port);
   if (!Number.isInteger(number) || number < 1 || number > 65535)
     throw new DatabaseUrlError(`${which}: the port must be 1–65535`);
-  return { host: v6 !== undefined ? decode(v6, which) : decode(name!, which), port: number };
+  return { host: v6 !== undefined ? decode(v6, which, variable) : decode(name!, which, variable), port: number };
 }
 
-function decode(text: string, what: string): string {
+function decode(text: string, what: string, variable: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
-    throw new DatabaseUrlError(`DATABASE_URL: ${what} has a malformed percent-encoding`);
+    throw new DatabaseUrlError(`${variable}: ${what} has a malformed percent-encoding`);
   }
 }

@@ -104,6 +104,12 @@ export class Metrics {
     buckets: LAG_BUCKETS,
     registers: [this.registry],
   });
+  private readonly reads = new Counter({
+    name: 'audit_db_reads_total',
+    help: 'Reads over many events (list, search, statistics), by the side that served them: primary or replica',
+    labelNames: ['side'] as const,
+    registers: [this.registry],
+  });
   /** Series by route, then method, then status: one lookup per level, no string built per request. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
@@ -112,6 +118,11 @@ export class Metrics {
     this.gauge('audit_append_queue_bytes', 'Bytes of events waiting in the append queue', []);
     this.gauge('audit_db_pool_connections', 'Database pool connections by state', ['state']);
     this.gauge('audit_stream_destinations', 'Stream destinations by state (all instances)', ['state']);
+    this.gauge(
+      'audit_db_replica_lag_seconds',
+      'How far DATABASE_READ_URL replays behind the primary, in seconds (absent while unknown)',
+      [],
+    );
   }
 
   /** One answered request; `route` is its template or `unmatched`. */
@@ -183,6 +194,19 @@ export class Metrics {
         [{ state: 'waiting' }, waiting],
       ];
     });
+  }
+
+  /** The replica's lag in seconds, or null while unknown (no replica, or not reachable), read at each scrape. */
+  watchReplicaLag(lag: () => number | null): void {
+    this.readAtScrape('audit_db_replica_lag_seconds', () => {
+      const seconds = lag();
+      return seconds === null ? [] : [[{}, seconds]];
+    });
+  }
+
+  /** One read over many events, served by `side`. */
+  readServed(side: 'primary' | 'replica'): void {
+    this.reads.inc({ side });
   }
 
   /** A batch of `events` events the receiver acknowledged, the oldest appended `lagSeconds` ago. */
