@@ -40,8 +40,10 @@ function withHosts(url: string, hosts: string[], query = ''): string {
       .set(...bearer(KEYS.acme))
       .send({ actor, action: 'hosts.test', chain: 'hosts' })
       .then((r) => r);
-  const proxy = async (readOnly: boolean) => {
-    const started = await new SessionProxy({ host: '127.0.0.1', port: 5432 }, readOnly).start();
+  /** A proxy to the server of `url` (127.0.0.1:5432 here, the PostgreSQL container in Docker). */
+  const proxy = async (url: string, readOnly: boolean) => {
+    const { hostname, port } = new URL(url);
+    const started = await new SessionProxy({ host: hostname, port: Number(port || 5432) }, readOnly).start();
     proxies.push(started);
     return started;
   };
@@ -69,8 +71,8 @@ function withHosts(url: string, hosts: string[], query = ''): string {
 
   it('target_session_attrs=read-write passes over a read-only host (a standby) to the writable one', async () => {
     const database = await freshDatabase();
-    const standby = await proxy(true);
-    const primary = await proxy(false);
+    const standby = await proxy(database.url!, true);
+    const primary = await proxy(database.url!, false);
     const url = withHosts(
       database.url!,
       [`127.0.0.1:${standby.port}`, `127.0.0.1:${primary.port}`],
@@ -88,8 +90,8 @@ function withHosts(url: string, hosts: string[], query = ''): string {
   it('after a failover (the host in use turns read-only, its sessions end) reaches the other without a restart: 201 or 503 + Retry-After meanwhile', async () => {
     const database = await freshDatabase();
     const name = target(database.url!).pathname.slice(1);
-    const first = await proxy(false);
-    const second = await proxy(true);
+    const first = await proxy(database.url!, false);
+    const second = await proxy(database.url!, true);
     const url = withHosts(
       database.url!,
       [`127.0.0.1:${first.port}`, `127.0.0.1:${second.port}`],

@@ -7,8 +7,20 @@ import { AddressInfo, createServer } from 'node:net';
 /** Where Debian puts PostgreSQL 15's programs (`postgresql-15`); PG_BIN overrides. */
 const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
-/** Whether this machine can run a primary and a streaming replica of its own (PostgreSQL 15's programs are here). */
-export const canRunReplica = (): boolean => existsSync(join(BIN, 'pg_basebackup'));
+/**
+ * Whether this machine can run a primary and a streaming replica of its own: PostgreSQL 15's
+ * programs are here and, as root (PostgreSQL refuses to run as root), a `postgres` OS user to run them.
+ */
+export function canRunReplica(): boolean {
+  if (!existsSync(join(BIN, 'pg_basebackup'))) return false;
+  if (process.getuid?.() !== 0) return true;
+  try {
+    execFileSync('id', ['-u', 'postgres'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
