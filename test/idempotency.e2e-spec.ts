@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { keyLockId } from '@app/database';
 import { IdempotencySweeper } from '../apps/api/src/events/idempotency-sweeper';
@@ -116,6 +119,28 @@ describe('Idempotency-Key on POST /v1/events', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
     expect(await countIn('idem-5')).toBe(1);
+  });
+
+  it('one key used by two accounts at the same moment: each appends its own event, neither is 409', async () => {
+    const body = { actor: 'a', action: 'x', chain: 'idem-both' };
+    const [mine, theirs] = await Promise.all([post(body, 'both-at-once'), post(body, 'both-at-once', KEYS.globex)]);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect([mine.headers['idempotent-replayed'], theirs.headers['idempotent-replayed']]).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(mine.body.data.id).not.toBe(theirs.body.data.id);
+  });
+
+  it('a hostile key (every printable character, quotes and backslashes, the maximum length) is only a key: appended once, replayed', async () => {
+    const printable = Array.from({ length: 0x7e - 0x20 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    const key = `${printable}' OR 1=1; -- \\ %s $1 ${'x'.repeat(255)}`.slice(0, 255);
+    const body = { actor: 'a', action: 'x', chain: 'idem-hostile' };
+    const first = await post(body, key).expect(201);
+    const again = await post(body, key).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await countIn('idem-hostile')).toBe(1);
   });
 
   it.each([['a'.repeat(256)], ['tab\there'], ['é'], ['']])('400 for an invalid Idempotency-Key %j', async (key) => {
@@ -253,6 +278,36 @@ describe('Idempotency-Key on POST /v1/events', () => {
         expect(await countIn('claim-elsewhere')).toBe(3);
       } finally {
         await other.end();
+      }
+    });
+
+    it('in a tight loop, one key sent 30 times at once through two instances appends exactly once: the others 409 or the replay', async () => {
+      const other = await startTestApp(
+        {},
+        { url: databaseUrl(name), dataDir: mkdtempSync(join(tmpdir(), 'audit-e2e-')) },
+      );
+      try {
+        for (let round = 0; round < 5; round++) {
+          const key = `loop-${round}`;
+          const results = await Promise.all(
+            Array.from({ length: 30 }, (_, i) =>
+              (i % 2 === 0 ? t : other)
+                .http()
+                .post('/v1/events')
+                .set(...bearer(KEYS.acme))
+                .set('Idempotency-Key', key)
+                .send({ actor: 'a', action: 'claim', chain: 'claim-loop' })
+                .then((r) => r),
+            ),
+          );
+          const created = results.filter((r) => r.status === 201);
+          expect(created.length + results.filter((r) => r.status === 409).length).toBe(30);
+          expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+          expect(created.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+        }
+        expect(await countIn('claim-loop')).toBe(5);
+      } finally {
+        await other.close();
       }
     });
 
