@@ -68,6 +68,11 @@ export class StreamingReplica {
     return `postgres://postgres@127.0.0.1:${side === 'primary' ? this.primaryPort : this.replicaPort}/${database}`;
   }
 
+  /** Stops the replica at once (a crash as its clients see it): the primary goes on. */
+  stopReplica(): void {
+    this.run('pg_ctl', ['-D', this.data('replica'), '-m', 'immediate', '-w', 'stop']);
+  }
+
   stop(): void {
     for (const side of ['replica', 'primary'])
       try {

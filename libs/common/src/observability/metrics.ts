@@ -118,11 +118,6 @@ export class Metrics {
     this.gauge('audit_append_queue_bytes', 'Bytes of events waiting in the append queue', []);
     this.gauge('audit_db_pool_connections', 'Database pool connections by state', ['state']);
     this.gauge('audit_stream_destinations', 'Stream destinations by state (all instances)', ['state']);
-    this.gauge(
-      'audit_db_replica_lag_seconds',
-      'How far DATABASE_READ_URL replays behind the primary, in seconds (absent while unknown)',
-      [],
-    );
   }
 
   /** One answered request; `route` is its template or `unmatched`. */
@@ -196,12 +191,18 @@ export class Metrics {
     });
   }
 
-  /** The replica's lag in seconds, or null while unknown (no replica, or not reachable), read at each scrape. */
+  /**
+   * The replica's lag in seconds, read at each scrape; null while unknown (not reachable), reported
+   * as +Inf, so that an alert on the lag also fires for a replica that is gone. Only with a
+   * replica (DATABASE_READ_URL): without one, the metric is absent.
+   */
   watchReplicaLag(lag: () => number | null): void {
-    this.readAtScrape('audit_db_replica_lag_seconds', () => {
-      const seconds = lag();
-      return seconds === null ? [] : [[{}, seconds]];
-    });
+    this.gauge(
+      'audit_db_replica_lag_seconds',
+      'How far DATABASE_READ_URL replays behind the primary, in seconds (+Inf while it cannot be reached)',
+      [],
+    );
+    this.readAtScrape('audit_db_replica_lag_seconds', () => [[{}, lag() ?? Infinity]]);
   }
 
   /** One read over many events, served by `side`. */
