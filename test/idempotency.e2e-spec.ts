@@ -316,16 +316,19 @@ describe('Idempotency-Key on POST /v1/events', () => {
       const holder = await holdChain(chain);
       const cut = send(chain, 'cut-key');
       await until(async () => (await lockWaiters()) >= 1);
-      // A failover as the service sees it: every connection terminated, and none to be had for a while.
+      // A failover as the service sees it: every connection of the service terminated, and none to be
+      // had for a while. The holder keeps its lock meanwhile: were it terminated too, the request's
+      // transaction could take the lock and commit before its own termination lands.
       await withAdmin(async (admin) => {
         await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
         await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'audit-trail-service'`,
           [name],
         );
       });
       const refused = await cut;
-      await holder.end().catch(() => undefined);
+      await holder.query('ROLLBACK');
+      await holder.end();
       expect(refused.status).toBe(503);
       expect(refused.headers['retry-after']).toBeDefined();
       await withAdmin((admin) => admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`));
