@@ -1,6 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { keyLockId } from '@app/database';
 import { IdempotencySweeper } from '../apps/api/src/events/idempotency-sweeper';
 import { IdempotencyService } from '../apps/api/src/events/idempotency.service';
-import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
+import { databaseUrl, withAdmin } from './support/postgres';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 describe('Idempotency-Key on POST /v1/events', () => {
   let t: TestApp;
@@ -94,7 +100,8 @@ describe('Idempotency-Key on POST /v1/events', () => {
     expect(later.headers['idempotent-replayed']).toBe('true');
   });
 
-  it('a claim whose request died is taken over once stale; a fresh one is 409', async () => {
+  it('a claim an earlier version left without an answer is taken over at once, however young: one event', async () => {
+    // Earlier versions claimed a key before the append, outside its transaction (docs/contract.md §21).
     const [{ id: accountId }] = await t.dataSource.query<[{ id: string }]>(
       `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
     );
@@ -102,17 +109,38 @@ describe('Idempotency-Key on POST /v1/events', () => {
     const digest = IdempotencyService.digest('POST /v1/events', [
       { chainName: 'idem-5', actor: 'a', action: 'x', resource: null, context: null },
     ]);
-    const claim = (key: string, age: string) =>
-      t.dataSource.query(
-        `INSERT INTO idempotency_keys (account_id, key, request_digest, claimed_at) VALUES (audit_ulid_uuid($1), $2, $3, now() - $4::interval)`,
-        [accountId, key, digest, age],
-      );
-    await claim('alive', '1 second');
-    expect((await post(body, 'alive').expect(409)).body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-    await claim('dead', '1 hour');
-    await post(body, 'dead').expect(201);
-    expect((await post(body, 'dead').expect(201)).headers['idempotent-replayed']).toBe('true');
+    await t.dataSource.query(
+      `INSERT INTO idempotency_keys (account_id, key, request_digest) VALUES (audit_ulid_uuid($1), 'left', $2)`,
+      [accountId, digest],
+    );
+    const first = await post(body, 'left').expect(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post(body, 'left').expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
     expect(await countIn('idem-5')).toBe(1);
+  });
+
+  it('one key used by two accounts at the same moment: each appends its own event, neither is 409', async () => {
+    const body = { actor: 'a', action: 'x', chain: 'idem-both' };
+    const [mine, theirs] = await Promise.all([post(body, 'both-at-once'), post(body, 'both-at-once', KEYS.globex)]);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect([mine.headers['idempotent-replayed'], theirs.headers['idempotent-replayed']]).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(mine.body.data.id).not.toBe(theirs.body.data.id);
+  });
+
+  it('a hostile key (every printable character, quotes and backslashes, the maximum length) is only a key: appended once, replayed', async () => {
+    const printable = Array.from({ length: 0x7e - 0x20 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    const key = `${printable}' OR 1=1; -- \\ %s $1 ${'x'.repeat(255)}`.slice(0, 255);
+    const body = { actor: 'a', action: 'x', chain: 'idem-hostile' };
+    const first = await post(body, key).expect(201);
+    const again = await post(body, key).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await countIn('idem-hostile')).toBe(1);
   });
 
   it.each([['a'.repeat(256)], ['tab\there'], ['é'], ['']])('400 for an invalid Idempotency-Key %j', async (key) => {
@@ -140,137 +168,175 @@ describe('Idempotency-Key on POST /v1/events', () => {
   });
 });
 
-// A chain lock held by another connection needs a second connection to the database; the
-// embedded PGlite is one process's single session, so this runs where PostgreSQL is (CI).
+// A lock held by another connection, and a connection cut, need a second connection to a server
+// we administer; the embedded PGlite is one process's single session, so this runs where PostgreSQL is (CI).
 (usingPostgres() ? describe : describe.skip)(
-  'Idempotency-Key: a stale claim taken over while its first request is still committing',
+  'Idempotency-Key: a claim lives only as long as its transaction (docs/contract.md §7, §21)',
   () => {
-    // Every claim is stale at once (60 s in production, as in the report: a chain lock held 75 s,
-    // the same request sent again at 63 s), so the retry may take the claim over immediately.
     let t: TestApp;
+    let name: string;
+    let accountId: string;
     beforeAll(async () => {
-      t = await startTestApp({ idempotencyStaleClaimSeconds: 0 });
+      const database = await freshDatabase();
+      name = new URL(database.url!).pathname.slice(1);
+      t = await startTestApp({}, database);
+      [{ id: accountId }] = await t.dataSource.query<[{ id: string }]>(
+        `SELECT audit_uuid_ulid('acc', id) AS id FROM accounts WHERE name = 'acme'`,
+      );
     });
     afterAll(async () => {
+      await withAdmin((admin) => admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`));
       await t.close();
     });
 
-    const body = { actor: 'a', action: 'takeover', chain: 'idem-stale' };
-    const post = () =>
-      t
+    const send = (chain: string, key?: string, actor = 'a') => {
+      const req = t
         .http()
         .post('/v1/events')
-        .set(...bearer(KEYS.acme))
-        .set('Idempotency-Key', 'stale-key')
-        .send(body);
-    const one = async <T>(sql: string): Promise<T> => (await t.dataSource.query<T[]>(sql))[0]!;
+        .set(...bearer(KEYS.acme));
+      if (key) req.set('Idempotency-Key', key);
+      return req.send({ actor, action: 'claim', chain }).then((r) => r);
+    };
+    const countIn = async (chain: string) =>
+      (
+        await t.dataSource.query<[{ n: number }]>(
+          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
+          [chain],
+        )
+      )[0].n;
     /** Polls the database until `done` (no clock involved: the test's own timeout bounds it). */
     const until = async (done: () => Promise<boolean>) => {
       while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 10));
     };
     const lockWaiters = async () =>
       (
-        await one<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        await withAdmin((admin) =>
+          admin.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
+            [name],
+          ),
         )
-      ).n;
-
-    it('a takeover tried while the first request holds its claim in its transaction waits, then replays: one event', async () => {
-      await t
-        .http()
-        .post('/v1/events')
-        .set(...bearer(KEYS.acme))
-        .send({ actor: 'a', action: 'x', chain: 'idem-stale' })
-        .expect(201);
-      const holder = t.dataSource.createQueryRunner();
+      ).rows[0]!.n;
+    /** A transaction of another connection holding `chain`'s head: appends to it wait in their transaction. */
+    const holdChain = async (chain: string) => {
+      await send(chain).then((r) => expect(r.status).toBe(201));
+      const holder = new Client({ connectionString: databaseUrl(name) });
       await holder.connect();
+      holder.on('error', () => undefined);
       await holder.query('BEGIN');
-      await holder.query(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = 'idem-stale' FOR UPDATE`);
+      await holder.query(`SELECT id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
+      return holder;
+    };
+
+    it('409 on this instance while the first request is in its transaction (422 for another body), then the replay: one event', async () => {
+      const chain = 'claim-in-flight';
+      const holder = await holdChain(chain);
       try {
-        // The first request claims the key, and its append waits for the chain lock.
-        const first = post().then((r) => r);
+        const first = send(chain, 'in-flight');
         await until(async () => (await lockWaiters()) >= 1);
-        const { token } = await one<{ token: string }>(
-          `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
-        );
-        // The retry finds the claim stale: it takes it over, or waits for the first to commit.
-        const retry = post().then((r) => r);
-        await until(
-          async () =>
-            (await lockWaiters()) >= 2 ||
-            (
-              await one<{ token: string }>(
-                `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'stale-key'`,
-              )
-            ).token !== token,
-        );
+        const same = await send(chain, 'in-flight');
+        expect(same.status).toBe(409);
+        expect(same.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+        expect(same.headers['retry-after']).toBe('1');
+        const other = await send(chain, 'in-flight', 'someone else');
+        expect(other.status).toBe(422);
+        expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
         await holder.query('COMMIT');
-        const results = await Promise.all([first, retry]);
-        const [{ n }] = await t.dataSource.query<[{ n: number }]>(
-          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = 'idem-stale'`,
-        );
-        expect(n).toBe(2);
-        const created = results.filter((r) => r.status === 201);
-        expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
-        results
-          .filter((r) => r.status !== 201)
-          .forEach((r) => expect(r.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS'));
-        expect((await post().expect(201)).headers['idempotent-replayed']).toBe('true');
+        expect((await first).status).toBe(201);
+        const again = await send(chain, 'in-flight');
+        expect(again.status).toBe(201);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body.data.id).toBe((await first).body.data.id);
+        expect(await countIn(chain)).toBe(2);
       } finally {
-        if (holder.isTransactionActive || !holder.isReleased) await holder.query('ROLLBACK').catch(() => undefined);
-        await holder.release();
+        await holder.end();
       }
     });
 
-    it('a claim taken over before its request reached its transaction refuses that request alone (409): one event', async () => {
-      const chain = 'idem-stale-queued';
-      const send = (key?: string) => {
-        const req = t
+    it('409 while another instance’s transaction holds the key, processed as soon as that transaction ends', async () => {
+      // What another instance's append transaction holds while it writes under the key.
+      const other = new Client({ connectionString: databaseUrl(name) });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(`SELECT pg_advisory_xact_lock($1)`, [keyLockId(accountId, 'elsewhere')]);
+        const meanwhile = await send('claim-elsewhere', 'elsewhere');
+        expect(meanwhile.status).toBe(409);
+        expect(meanwhile.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+        // Unkeyed appends, other keys and the same key of another account are not held up.
+        expect((await send('claim-elsewhere')).status).toBe(201);
+        expect((await send('claim-elsewhere', 'another')).status).toBe(201);
+        const theirs = await t
           .http()
           .post('/v1/events')
-          .set(...bearer(KEYS.acme));
-        if (key) req.set('Idempotency-Key', key);
-        return req.send({ actor: 'a', action: 'takeover', chain }).then((r) => r);
-      };
-      const token = async () =>
-        (
-          await one<{ token: string }>(
-            `SELECT claimed_at::text AS token FROM idempotency_keys WHERE key = 'queued-key'`,
-          )
-        )?.token;
-      await send().then((r) => expect(r.status).toBe(201));
-      const holder = t.dataSource.createQueryRunner();
-      await holder.connect();
-      await holder.query('BEGIN');
-      await holder.query(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE name = $1 FOR UPDATE`, [chain]);
-      try {
-        // An unkeyed append waits for the chain lock; the keyed one queues behind it (chain busy).
-        const blocker = send();
-        await until(async () => (await lockWaiters()) >= 1);
-        const first = send('queued-key');
-        await until(async () => (await token()) !== undefined);
-        const firstToken = await token();
-        // The retry finds the claim stale and takes it over while the first still waits.
-        const retry = send('queued-key');
-        await until(async () => (await token()) !== firstToken);
-        await holder.query('COMMIT');
-        const [b, f, r] = await Promise.all([blocker, first, retry]);
-        expect(b.status).toBe(201);
-        expect(f.status).toBe(409);
-        expect(f.body.error.code).toBe('IDEMPOTENCY_IN_PROGRESS');
-        expect(r.status).toBe(201);
-        const [{ n }] = await t.dataSource.query<[{ n: number }]>(
-          `SELECT count(*)::int AS n FROM events e JOIN chains c ON c.id = e.chain_id WHERE c.name = $1`,
-          [chain],
-        );
-        expect(n).toBe(3);
-        const again = await send('queued-key');
-        expect(again.headers['idempotent-replayed']).toBe('true');
-        expect(again.body.data.id).toBe(r.body.data.id);
+          .set(...bearer(KEYS.globex))
+          .set('Idempotency-Key', 'elsewhere')
+          .send({ actor: 'a', action: 'claim', chain: 'claim-elsewhere-globex' });
+        expect(theirs.status).toBe(201);
+        await other.query('ROLLBACK');
+        expect((await send('claim-elsewhere', 'elsewhere')).status).toBe(201);
+        expect(await countIn('claim-elsewhere')).toBe(3);
       } finally {
-        if (holder.isTransactionActive) await holder.query('ROLLBACK').catch(() => undefined);
-        await holder.release();
+        await other.end();
       }
+    });
+
+    it('in a tight loop, one key sent 30 times at once through two instances appends exactly once: the others 409 or the replay', async () => {
+      const other = await startTestApp(
+        {},
+        { url: databaseUrl(name), dataDir: mkdtempSync(join(tmpdir(), 'audit-e2e-')) },
+      );
+      try {
+        for (let round = 0; round < 5; round++) {
+          const key = `loop-${round}`;
+          const results = await Promise.all(
+            Array.from({ length: 30 }, (_, i) =>
+              (i % 2 === 0 ? t : other)
+                .http()
+                .post('/v1/events')
+                .set(...bearer(KEYS.acme))
+                .set('Idempotency-Key', key)
+                .send({ actor: 'a', action: 'claim', chain: 'claim-loop' })
+                .then((r) => r),
+            ),
+          );
+          const created = results.filter((r) => r.status === 201);
+          expect(created.length + results.filter((r) => r.status === 409).length).toBe(30);
+          expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
+          expect(created.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+        }
+        expect(await countIn('claim-loop')).toBe(5);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('a request whose connection is cut mid-transaction leaves no claim: its retry with the key is processed at once, one event', async () => {
+      const chain = 'claim-cut';
+      const holder = await holdChain(chain);
+      const cut = send(chain, 'cut-key');
+      await until(async () => (await lockWaiters()) >= 1);
+      // A failover as the service sees it: every connection of the service terminated, and none to be
+      // had for a while. The holder keeps its lock meanwhile: were it terminated too, the request's
+      // transaction could take the lock and commit before its own termination lands.
+      await withAdmin(async (admin) => {
+        await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'audit-trail-service'`,
+          [name],
+        );
+      });
+      const refused = await cut;
+      await holder.query('ROLLBACK');
+      await holder.end();
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBeDefined();
+      await withAdmin((admin) => admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`));
+      const retry = await send(chain, 'cut-key');
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect((await send(chain, 'cut-key')).headers['idempotent-replayed']).toBe('true');
+      expect(await countIn(chain)).toBe(2);
     });
   },
 );

@@ -1,4 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
+// Relative, not @app/common: ormconfig.ts (the TypeORM CLI, migration-check.ts) loads this without the path aliases.
+import { choosesHost, parseDatabaseUrl } from '../../common/src/config/database-url';
+import { hostChoosingClient } from './host-choice';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
@@ -10,11 +13,17 @@ export interface ConnectionSettings {
   applicationName?: string;
 }
 
-/** The one definition of how we talk to PostgreSQL, shared by the app and ormconfig.ts. */
+/**
+ * The one definition of how we talk to PostgreSQL, shared by the app and ormconfig.ts. A URL pg
+ * cannot read as it is (several hosts, target_session_attrs=read-write: docs/contract.md §21) is
+ * given to TypeORM as its first host's, and the pool's connections choose their host themselves.
+ */
 export function dataSourceOptions({ url, poolSize, applicationName }: ConnectionSettings): DataSourceOptions {
+  const parsed = parseDatabaseUrl(url);
+  const choosing = choosesHost(parsed);
   return {
     type: 'postgres',
-    url,
+    url: choosing ? parsed.urlFor(parsed.hosts[0]!) : url,
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',
@@ -27,6 +36,7 @@ export function dataSourceOptions({ url, poolSize, applicationName }: Connection
       max: poolSize,
       connectionTimeoutMillis: 5000,
       application_name: applicationName ?? 'audit-trail-service',
+      ...(choosing ? { Client: hostChoosingClient(parsed) } : {}),
     },
   };
 }

@@ -6,15 +6,16 @@ import { DatabaseLocator } from './database-locator';
 import { dataSourceOptions } from './data-source-options';
 import { DatabasePoolGauge } from './pool-gauge';
 import { checkMigrations, runMigrations, SchemaNotReadyError } from './migrate';
+import { ReadReplica } from './read-replica';
 import { REPOSITORIES } from './repositories';
 
 @Global()
 @Module({ providers: [DatabaseLocator], exports: [DatabaseLocator] })
 class DatabaseLocatorModule {}
 
-/** Every repository and the TransactionRunner, injectable anywhere. */
+/** Every repository, the TransactionRunner and the ReadReplica (DATABASE_READ_URL), injectable anywhere. */
 @Global()
-@Module({ providers: REPOSITORIES, exports: REPOSITORIES })
+@Module({ providers: [...REPOSITORIES, ReadReplica], exports: [...REPOSITORIES, ReadReplica] })
 class RepositoriesModule {}
 
 /** TypeORM on PostgreSQL (DATABASE_URL) or the embedded default; migrations run (or are checked: DATABASE_MIGRATIONS) at start. */

@@ -6,6 +6,7 @@ export * from './entities';
 export * from './least-privilege';
 export * from './migrate';
 export * from './migrations';
+export * from './read-replica';
 export * from './repositories';
 export * from './schema-drift';
 export * from './transaction-runner';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventSearchRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
-import { AppendRequest } from './append/append-request';
+import { AppendRequest, Idempotency, Replay } from './append/append-request';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
@@ -48,9 +48,11 @@ export class EventsService {
 
   /**
    * Appends `events` as one unit and answers `respond(their records)`, JSON text. With an
-   * Idempotency-Key: the key is claimed for this endpoint and these events (keys are one namespace
-   * per account, so the endpoint is part of the digest), or the first answer is replayed; the
-   * response is built and stored in the events' transaction, and that text answers too.
+   * Idempotency-Key (docs/contract.md §7, §21): 409 while a request with the key is in flight on this
+   * instance; the stored answer replayed (or 422) if the key was answered; else the events go to
+   * the queue with the key, which their transaction locks and stores the response under (keys are
+   * one namespace per account, so the endpoint is part of the digest). Nothing is claimed outside
+   * that transaction: a request that fails, or is cut with its connection, leaves no trace.
    */
   private async appendAll(
     endpoint: string,
@@ -58,25 +60,26 @@ export class EventsService {
     respond: (events: EventRecord[]) => string,
     idempotencyKey: string | undefined,
   ): Promise<AppendOutcome> {
-    let idempotency: AppendRequest['idempotency'] = null;
-    if (idempotencyKey !== undefined) {
-      IdempotencyService.validate(idempotencyKey);
-      const accountId = events[0]!.accountId;
-      const body = events.map(({ accountId: _, ...event }) => event);
-      const claim = await this.idempotency.claim(accountId, idempotencyKey, IdempotencyService.digest(endpoint, body));
-      if (claim.kind === 'replay') return { json: claim.json, replayed: true };
-      idempotency = { key: idempotencyKey, token: claim.token, respond };
-    }
-    try {
-      const appended = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
-      return {
-        json: appended[0]!.response ?? respond(appended.map((a) => a.event)),
-        replayed: false,
-      };
-    } catch (error) {
-      if (idempotency) await this.idempotency.release(events[0]!.accountId, idempotency.key, idempotency.token);
-      throw error;
-    }
+    if (idempotencyKey === undefined) return this.write(events, null, respond);
+    IdempotencyService.validate(idempotencyKey);
+    const accountId = events[0]!.accountId;
+    const body = events.map(({ accountId: _, ...event }) => event);
+    const digest = IdempotencyService.digest(endpoint, body);
+    return this.idempotency.whileInFlight(accountId, idempotencyKey, digest, async () => {
+      const stored = await this.idempotency.stored(accountId, idempotencyKey, digest);
+      if (stored) return { json: stored.json, replayed: true };
+      return this.write(events, { key: idempotencyKey, digest, respond }, respond);
+    });
+  }
+
+  private async write(
+    events: NewEvent[],
+    idempotency: Idempotency | null,
+    respond: (events: EventRecord[]) => string,
+  ): Promise<AppendOutcome> {
+    const outcome = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
+    if (outcome instanceof Replay) return { json: outcome.json, replayed: true };
+    return { json: outcome[0]!.response ?? respond(outcome.map((a) => a.event)), replayed: false };
   }
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. A bounded read (BoundedReads: 429, 422). */

@@ -1,5 +1,5 @@
 import { AppConfig, AppError } from '@app/common';
-import { Db, TransactionRunner } from '@app/database';
+import { Db, ReadReplica } from '@app/database';
 import { BoundedReads } from './bounded-reads';
 
 describe('BoundedReads', () => {
@@ -11,7 +11,7 @@ describe('BoundedReads', () => {
       timeouts.push(timeoutMs);
       return outcome().then(() => work({} as Db));
     },
-  } as unknown as TransactionRunner;
+  } as unknown as ReadReplica;
   const sut = new BoundedReads(config, transactions);
 
   it('runs the work under QUERY_TIMEOUT_SECONDS in milliseconds', async () => {

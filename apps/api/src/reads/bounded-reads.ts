@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, AppError } from '@app/common';
-import { Db, QUERY_CANCELED, sqlState, TransactionRunner } from '@app/database';
+import { Db, QUERY_CANCELED, ReadReplica, sqlState } from '@app/database';
 import { AccountSlots, Slot } from '../common/account-slots';
 
 /** Seconds a refused read is told to wait: the reads ahead of it end within QUERY_TIMEOUT_SECONDS, most in milliseconds. */
@@ -21,7 +21,7 @@ export class BoundedReads {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly transactions: TransactionRunner,
+    private readonly reads: ReadReplica,
   ) {
     this.slots = new AccountSlots(
       () => ({ perAccount: config.readsPerAccount }),
@@ -45,11 +45,15 @@ export class BoundedReads {
     return this.slots.inFlightOf(accountId);
   }
 
-  /** `work` in a read-only transaction under the timeout, holding one of the account's slots (429 when none is left). */
+  /**
+   * `work` in a read-only transaction under the timeout, holding one of the account's slots (429
+   * when none is left); on DATABASE_READ_URL's replica while it is within READ_REPLICA_MAX_LAG_MS
+   * (ReadReplica, docs/contract.md §21), else on the primary.
+   */
   run<T>(accountId: string, work: (db: Db) => Promise<T>): Promise<T> {
     return this.slots.run(accountId, async () => {
       try {
-        return await this.transactions.runBounded(this.timeoutMs, work);
+        return await this.reads.runBounded(this.timeoutMs, work);
       } catch (error) {
         throw this.translated(error);
       }

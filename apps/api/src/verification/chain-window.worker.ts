@@ -3,6 +3,8 @@ import { Client } from 'pg';
 // The file itself, not the barrel: a worker needs its SQL, not Nest's modules.
 import { clientRowStream, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
+import { choosesHost, parseDatabaseUrl } from '@app/common/config/database-url';
+import { connectFirstUsable } from '@app/database/host-choice';
 
 /**
  * A piscina worker of whole-chain verification: reads and hashes windows on its own PostgreSQL
@@ -20,6 +22,7 @@ export type WindowOutcome = { report: WindowReport } | { failure: { message: str
 const IDLE_MS = 10_000;
 
 const { url } = workerData as WindowWorkerData;
+const parsedUrl = parseDatabaseUrl(url);
 let client: Promise<Client> | null = null;
 let idle: NodeJS.Timeout | null = null;
 let running = 0;
@@ -27,14 +30,14 @@ let running = 0;
 function connection(): Promise<Client> {
   if (client) return client;
   const opening = (async () => {
-    const fresh = new Client({
-      connectionString: url,
-      application_name: 'audit-trail-service-verify',
-      connectionTimeoutMillis: 5000,
-    });
+    const settings = { application_name: 'audit-trail-service-verify', connectionTimeoutMillis: 5000 };
+    // A DATABASE_URL of several hosts (docs/contract.md §21): the one that gives the session asked for.
+    const fresh = choosesHost(parsedUrl)
+      ? (await connectFirstUsable(parsedUrl, settings)).client
+      : new Client({ ...settings, connectionString: url });
     // A connection that breaks between windows is dropped here and opened again on the next one.
     fresh.on('error', () => drop(opening));
-    await fresh.connect();
+    if (!choosesHost(parsedUrl)) await fresh.connect();
     return fresh;
   })();
   client = opening;

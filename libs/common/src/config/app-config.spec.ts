@@ -159,6 +159,11 @@ describe('loadAppConfig', () => {
     [{ PORT: 'eighty' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [
+      { DATABASE_URL: 'postgres://h1:5432,h2:5432/audit?target_session_attrs=standby' },
+      /target_session_attrs must be any or read-write \(libpq's "standby" is not supported\)/,
+    ],
+    [{ DATABASE_URL: 'postgres://h1:5432,h2:99999/audit' }, /host 2 of DATABASE_URL: the port must be 1–65535/],
     [{ RATE_LIMIT_PER_SECOND: '-1' }, /RATE_LIMIT_PER_SECOND/],
     [{ AUTH_FAILURES_PER_MINUTE: 'many' }, /AUTH_FAILURES_PER_MINUTE/],
     [{ VERIFY_PAGE_SIZE: '0' }, /VERIFY_PAGE_SIZE/],

@@ -1,6 +1,7 @@
 import { isIP, isIPv4 } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl } from './database-url';
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH, MIN_BOOTSTRAP_KEY_LENGTH } from '../limits';
 
 /** The validated environment (docs/contract.md §1). Loading it fails fast with a readable message. */
@@ -10,6 +11,13 @@ export class AppConfig {
   /** postgres://… or null for the embedded database under dataDir. */
   databaseUrl: string | null = null;
   databasePoolSize = 10;
+  /**
+   * A streaming replica of DATABASE_URL's database (docs/contract.md §21), or null: reads over many
+   * events go there while its replay lag is under readReplicaMaxLagMs.
+   */
+  databaseReadUrl: string | null = null;
+  /** The replay lag beyond which those reads go to the primary instead, in milliseconds. */
+  readReplicaMaxLagMs = 1000;
   /**
    * `run`: pending migrations are applied at start (under an advisory lock: one instance migrates).
    * `check`: none is applied, and the service refuses to start while any is pending: for a role
@@ -37,8 +45,6 @@ export class AppConfig {
   verifyConcurrency = 2;
   /** Idempotency-Key records are deleted this long after their claim (docs/contract.md §7: at least 24 h). */
   idempotencyRetentionHours = 24;
-  /** A claim this old without a response belongs to a request that died: a retry may take it over. */
-  idempotencyStaleClaimSeconds = 60;
   /** An export whose client takes no byte for this long (its buffers full) is aborted and its snapshot released. */
   exportStallTimeoutSeconds = 30;
   /** More events than this matching an erasure's query is 422 NOT_ERASABLE (docs/contract.md §17). */
@@ -212,12 +218,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.verifyWorkers = int('VERIFY_WORKERS', config.verifyWorkers, 0, 64);
   config.verifyConcurrency = int('VERIFY_CONCURRENCY', config.verifyConcurrency, 1, 64);
   config.idempotencyRetentionHours = int('IDEMPOTENCY_RETENTION_HOURS', config.idempotencyRetentionHours, 24, 24 * 366);
-  config.idempotencyStaleClaimSeconds = int(
-    'IDEMPOTENCY_STALE_CLAIM_SECONDS',
-    config.idempotencyStaleClaimSeconds,
-    1,
-    24 * 3600,
-  );
   config.exportStallTimeoutSeconds = int('EXPORT_STALL_TIMEOUT_SECONDS', config.exportStallTimeoutSeconds, 1, 3600);
   config.erasureMaxEvents = int('ERASURE_MAX_EVENTS', config.erasureMaxEvents, 1, 1_000_000);
   config.streamsPerAccount = int('STREAMS_PER_ACCOUNT', config.streamsPerAccount, 1, 1000);
@@ -258,8 +258,25 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   }
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
-    else config.databaseUrl = env.DATABASE_URL;
+    else {
+      // Several hosts and target_session_attrs as libpq writes them (docs/contract.md §21): refused here, at start, if unusable.
+      const problem = databaseUrlProblem(env.DATABASE_URL);
+      if (problem) problems.push(problem);
+      else config.databaseUrl = env.DATABASE_URL;
+    }
   }
+  if (env.DATABASE_READ_URL) {
+    if (!config.databaseUrl)
+      problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+    else if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_READ_URL))
+      problems.push('DATABASE_READ_URL must be a postgres:// URL');
+    else {
+      const problem = databaseUrlProblem(env.DATABASE_READ_URL, 'DATABASE_READ_URL');
+      if (problem) problems.push(problem);
+      else config.databaseReadUrl = env.DATABASE_READ_URL;
+    }
+  }
+  config.readReplicaMaxLagMs = int('READ_REPLICA_MAX_LAG_MS', config.readReplicaMaxLagMs, 0, 3_600_000);
   if (env.DATABASE_MIGRATIONS) {
     if ((DATABASE_MIGRATIONS as readonly string[]).includes(env.DATABASE_MIGRATIONS))
       config.databaseMigrations = env.DATABASE_MIGRATIONS as DatabaseMigrations;
@@ -394,4 +411,15 @@ function isAddressOrCidr(entry: string): boolean {
   if (prefix === undefined) return true;
   if (version === 4 && isIPv4(prefix)) return true; // a netmask, as proxy-addr accepts
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/** Why the URL of `name` cannot be used (its hosts, ports, encoding, target_session_attrs), or null. */
+function databaseUrlProblem(url: string, name = 'DATABASE_URL'): string | null {
+  try {
+    parseDatabaseUrl(url, name);
+    return null;
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) return error.message;
+    throw error;
+  }
 }

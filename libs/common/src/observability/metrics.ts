@@ -104,6 +104,12 @@ export class Metrics {
     buckets: LAG_BUCKETS,
     registers: [this.registry],
   });
+  private readonly reads = new Counter({
+    name: 'audit_db_reads_total',
+    help: 'Reads over many events (list, search, statistics), by the side that served them: primary or replica',
+    labelNames: ['side'] as const,
+    registers: [this.registry],
+  });
   /** Series by route, then method, then status: one lookup per level, no string built per request. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
@@ -183,6 +189,25 @@ export class Metrics {
         [{ state: 'waiting' }, waiting],
       ];
     });
+  }
+
+  /**
+   * The replica's lag in seconds, read at each scrape; null while unknown (not reachable), reported
+   * as +Inf, so that an alert on the lag also fires for a replica that is gone. Only with a
+   * replica (DATABASE_READ_URL): without one, the metric is absent.
+   */
+  watchReplicaLag(lag: () => number | null): void {
+    this.gauge(
+      'audit_db_replica_lag_seconds',
+      'How far DATABASE_READ_URL replays behind the primary, in seconds (+Inf while it cannot be reached)',
+      [],
+    );
+    this.readAtScrape('audit_db_replica_lag_seconds', () => [[{}, lag() ?? Infinity]]);
+  }
+
+  /** One read over many events, served by `side`. */
+  readServed(side: 'primary' | 'replica'): void {
+    this.reads.inc({ side });
   }
 
   /** A batch of `events` events the receiver acknowledged, the oldest appended `lagSeconds` ago. */

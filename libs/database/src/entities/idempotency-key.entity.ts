@@ -3,8 +3,9 @@ import { AccountEntity } from './account.entity';
 import { ulidAsUuid } from './ulid-uuid.transformer';
 
 /**
- * An Idempotency-Key of POST /v1/events (docs/contract.md §7): claimed before the append, its stored
- * response written in the same transaction as the event; swept by claim time. Migration 1763900000000.
+ * An Idempotency-Key of POST /v1/events (docs/contract.md §7): written with its stored response in the
+ * append's transaction (the key locked there, docs/contract.md §21); swept by claim time (the first
+ * use). Migration 1763900000000.
  */
 @Entity({ name: 'idempotency_keys' })
 @Index('ix_idempotency_keys_claimed', ['claimedAt'])
@@ -31,7 +32,10 @@ export class IdempotencyKeyEntity {
   @Column({ name: 'claimed_at', type: 'timestamptz', precision: 3, default: () => 'now()' })
   claimedAt!: Date;
 
-  /** The stored response (JSON text), written with the event; null while the append is in flight. */
+  /**
+   * The stored response (JSON text), written with the event. Null only in a claim an earlier version
+   * made before its append and never freed: the next request with the key takes it over.
+   */
   @Column({ type: 'text', nullable: true })
   response!: string | null;
 }

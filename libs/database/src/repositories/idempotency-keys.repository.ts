@@ -1,32 +1,26 @@
-import { ulidToUuid } from '@app/common/ids';
+import { createHash } from 'node:crypto';
+import { ulidToUuid, uuidToUlid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { IdempotencyKeyEntity } from '../entities/idempotency-key.entity';
-import { asBoolean, asNumber, asString, computed, joined, selectRows, Table } from '../schema/table';
+import { asNumber, asString, computed, joined, selectRows, Table } from '../schema/table';
 import { Db } from '../transaction-runner';
 
 const keys = new Table(IdempotencyKeyEntity, 'k');
-const [ACCOUNT_ID, KEY, CLAIMED_AT, RESPONSE] = [
-  keys.column('accountId'),
-  keys.column('key'),
-  keys.column('claimedAt'),
-  keys.column('response'),
-];
-
-/** A claim older than $3 seconds: `find` calls it stale, and only such a claim (without a response) is taken over. */
-const CLAIMED_BEFORE_STALE = `${CLAIMED_AT} < now() - make_interval(secs => $3)`;
+const [ACCOUNT_ID, KEY, RESPONSE] = [keys.column('accountId'), keys.column('key'), keys.column('response')];
 
 /**
- * A key's record as a later request with the same key sees it: the request it was first used with,
- * the stored response (JSON text, null while the first request has not committed), and whether it
- * was claimed longer ago than the stale threshold the caller gave.
+ * A key's record as a later request with the same key sees it: the digest of the request it was
+ * first used with, and the stored response (JSON text). Null response: a claim an earlier version
+ * of the service made before its append and did not free (it claimed keys outside the append's
+ * transaction); nobody holds it, the next request with the key takes it over.
  */
-const RECORD = joined(keys.select('requestDigest', 'response'), computed({ stale: [CLAIMED_BEFORE_STALE, asBoolean] }));
+const RECORD = keys.select('requestDigest', 'response');
 export type IdempotencyKeyRecord = ReturnType<typeof RECORD.decode>;
 
-/** A claim's token: its `claimed_at` as text (microseconds), of the row aliased `k`. */
-const TOKEN = computed({ token: [`${CLAIMED_AT}::text`, asString] });
+/** A record with its (account, key), as the append's transaction reads the keys it locked. */
+const LOCKED = joined(keys.select('accountId', 'key'), RECORD);
 
 /**
  * The request digest of a record whose answer an erasure rewrote (docs/contract.md §17): the digest of
@@ -39,9 +33,22 @@ export const ERASED_REQUEST_DIGEST = '-'.repeat(64);
 const ANSWER = keys.select('key', 'response');
 export type StoredAnswer = ReturnType<typeof ANSWER.decode>;
 
-/** One claim of one key: the same key claimed again (taken over) is another claim. */
-export const claimId = (accountId: string, key: string, token: string): string =>
-  `${accountId}\u0000${key}\u0000${token}`;
+/** One Idempotency-Key of one account, as one string (keys are printable ASCII: no NUL inside). */
+export const accountKey = (accountId: string, key: string): string => `${accountId}\u0000${key}`;
+
+/**
+ * The transaction-scoped advisory lock of an Idempotency-Key (docs/contract.md §7, §21): the first 64
+ * bits of a SHA-256 of the account and the key (the account's id has a fixed length, so no two pairs
+ * give one text; a cryptographic hash, so no client can pick a key whose lock is another account's).
+ * Taken with pg_try_advisory_xact_lock: it dies with its transaction or its connection, however they end.
+ */
+export function keyLockId(accountId: string, key: string): string {
+  const digest = createHash('sha256').update(`audit.idempotency:${accountId}:${key}`).digest();
+  return digest.readBigInt64BE(0).toString();
+}
+
+/** An (account uuid, key) pair of the lock query's input. */
+const PAIR = computed({ accountUuid: ['w.account_id::text', asString], key: ['w.key', asString] });
 
 /** Every query of the `idempotency_keys` table. Methods take the transaction's `db` last, defaulting to the pool. */
 @Injectable()
@@ -52,109 +59,83 @@ export class IdempotencyKeysRepository {
     return this.dataSource.manager;
   }
 
-  /**
-   * Claims a free key: resolves to the claim's token, or null when someone holds the key. The
-   * token is the claim's `claimed_at` as text (microseconds): a takeover moves it, so a request
-   * whose claim was taken over can tell (see lockClaims).
-   */
-  async claim(accountId: string, key: string, requestDigest: string, db: Db = this.pool): Promise<string | null> {
-    const inserted = (['accountId', 'key', 'requestDigest'] as const).map((p) => keys.bare(p)).join(', ');
-    const [row] = await selectRows(
-      db,
-      TOKEN,
-      `INSERT INTO idempotency_keys AS k (${inserted}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING
-       RETURNING ${TOKEN.sql}`,
-      [ulidToUuid(accountId), key, requestDigest],
-    );
-    return row?.token ?? null;
-  }
-
-  /**
-   * In the append's transaction, before anything is written: locks the claims that are still
-   * held by these tokens and have no response, in (account, key) order, and answers which ones
-   * (by claimId). A claim taken over meanwhile is not among them; a takeover tried while the
-   * lock is held waits for the commit, then finds the response.
-   */
-  async lockClaims(
-    claims: readonly { accountId: string; key: string; token: string }[],
-    db: Db = this.pool,
-  ): Promise<Set<string>> {
-    if (claims.length === 0) return new Set();
-    const held = joined(keys.select('accountId', 'key'), computed({ token: ['w.token', asString] }));
-    const rows = await selectRows(
-      db,
-      held,
-      `SELECT ${held.sql}
-         FROM idempotency_keys k JOIN unnest($1::uuid[], $2::varchar[], $3::text[]) AS w(account_id, key, token)
-           ON ${ACCOUNT_ID} = w.account_id AND ${KEY} = w.key AND ${CLAIMED_AT} = w.token::timestamptz
-        WHERE ${RESPONSE} IS NULL
-        ORDER BY ${ACCOUNT_ID}, ${KEY}
-          FOR UPDATE OF k`,
-      [claims.map((c) => ulidToUuid(c.accountId)), claims.map((c) => c.key), claims.map((c) => c.token)],
-    );
-    return new Set(rows.map((r) => claimId(r.accountId, r.key, r.token)));
-  }
-
-  async find(
-    accountId: string,
-    key: string,
-    staleAfterSeconds: number,
-    db: Db = this.pool,
-  ): Promise<IdempotencyKeyRecord | null> {
+  /** The key's record, or null: outside any transaction, to replay a stored answer without queueing. */
+  async find(accountId: string, key: string, db: Db = this.pool): Promise<IdempotencyKeyRecord | null> {
     const [row] = await selectRows(
       db,
       RECORD,
       `SELECT ${RECORD.sql} FROM idempotency_keys k WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2`,
-      [ulidToUuid(accountId), key, staleAfterSeconds],
+      [ulidToUuid(accountId), key],
     );
     return row ?? null;
   }
 
   /**
-   * Claims again a key whose claim is older than `staleAfterSeconds` and has no response:
-   * resolves to the new claim's token, or null if it is not (or no longer) stale.
+   * In the append's transaction, before anything is written (docs/contract.md §7, §21): takes the
+   * advisory lock of each key that no other transaction holds, without waiting, then reads the
+   * records of the keys it locked (row locks too, in key order: an erasure rewriting an answer, or a
+   * claim of an earlier version, is waited for). Answers, by accountKey, the record (or null) of
+   * each key locked; a key missing from the answer is held by a transaction still running.
+   *
+   * Two statements, because the second must see what the holder of a lock committed just before
+   * releasing it: in READ COMMITTED each statement reads the commits made before it starts.
    */
-  async takeOverStale(
-    accountId: string,
-    key: string,
-    staleAfterSeconds: number,
-    db: Db = this.pool,
-  ): Promise<string | null> {
-    const [taken] = await selectRows(
+  async lockKeys(
+    wanted: readonly { accountId: string; key: string }[],
+    db: Db,
+  ): Promise<Map<string, IdempotencyKeyRecord | null>> {
+    if (wanted.length === 0) return new Map();
+    const locked = await selectRows(
       db,
-      TOKEN,
-      `WITH k AS (
-         UPDATE idempotency_keys k SET ${keys.bare('claimedAt')} = now()
-          WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2 AND ${RESPONSE} IS NULL
-            AND ${CLAIMED_BEFORE_STALE}
-         RETURNING ${CLAIMED_AT})
-       SELECT ${TOKEN.sql} FROM k`,
-      [ulidToUuid(accountId), key, staleAfterSeconds],
+      PAIR,
+      `SELECT ${PAIR.sql}
+         FROM unnest($1::uuid[], $2::varchar[], $3::int8[]) AS w(account_id, key, lock)
+        WHERE pg_try_advisory_xact_lock(w.lock)`,
+      [
+        wanted.map((w) => ulidToUuid(w.accountId)),
+        wanted.map((w) => w.key),
+        wanted.map((w) => keyLockId(w.accountId, w.key)),
+      ],
     );
-    return taken?.token ?? null;
+    const records = new Map<string, IdempotencyKeyRecord | null>();
+    if (locked.length === 0) return records;
+    for (const l of locked) records.set(accountKey(uuidToUlid('acc', l.accountUuid), l.key), null);
+    const rows = await selectRows(
+      db,
+      LOCKED,
+      `SELECT ${LOCKED.sql}
+         FROM idempotency_keys k JOIN unnest($1::uuid[], $2::varchar[]) AS w(account_id, key)
+           ON ${ACCOUNT_ID} = w.account_id AND ${KEY} = w.key
+        ORDER BY ${ACCOUNT_ID}, ${KEY}
+          FOR UPDATE OF k`,
+      [locked.map((l) => l.accountUuid), locked.map((l) => l.key)],
+    );
+    for (const { accountId, key, ...record } of rows) records.set(accountKey(accountId, key), record);
+    return records;
   }
 
-  /** Frees a claim, still held by `token`, whose append wrote nothing. */
-  async release(accountId: string, key: string, token: string, db: Db = this.pool): Promise<void> {
-    await db.query(
-      `DELETE FROM idempotency_keys k
-        WHERE ${ACCOUNT_ID} = $1 AND ${KEY} = $2 AND ${CLAIMED_AT} = $3::timestamptz
-          AND ${RESPONSE} IS NULL`,
-      [ulidToUuid(accountId), key, token],
-    );
-  }
-
-  /** Stores the responses of claimed keys, in one statement (in the append's transaction). */
-  async storeResponses(
-    responses: readonly { accountId: string; key: string; response: string }[],
-    db: Db = this.pool,
+  /**
+   * Stores the answers of the keys this transaction locked and appended under, in one statement (in
+   * the append's transaction): a new record, or over a claim an earlier version left (lockKeys).
+   */
+  async store(
+    answers: readonly { accountId: string; key: string; requestDigest: string; response: string }[],
+    db: Db,
   ): Promise<void> {
-    if (responses.length === 0) return;
+    if (answers.length === 0) return;
+    const columns = (['accountId', 'key', 'requestDigest', 'response'] as const).map((p) => keys.bare(p));
     await db.query(
-      `UPDATE idempotency_keys k SET ${keys.bare('response')} = r.response
-         FROM unnest($1::uuid[], $2::varchar[], $3::text[]) AS r(account_id, key, response)
-        WHERE ${ACCOUNT_ID} = r.account_id AND ${KEY} = r.key`,
-      [responses.map((r) => ulidToUuid(r.accountId)), responses.map((r) => r.key), responses.map((r) => r.response)],
+      `INSERT INTO idempotency_keys AS k (${columns.join(', ')})
+       SELECT * FROM unnest($1::uuid[], $2::varchar[], $3::char(64)[], $4::text[])
+       ON CONFLICT (${columns[0]}, ${columns[1]}) DO UPDATE
+         SET ${columns[2]} = excluded.${columns[2]}, ${columns[3]} = excluded.${columns[3]},
+             ${keys.bare('claimedAt')} = now()`,
+      [
+        answers.map((a) => ulidToUuid(a.accountId)),
+        answers.map((a) => a.key),
+        answers.map((a) => a.requestDigest),
+        answers.map((a) => a.response),
+      ],
     );
   }
 

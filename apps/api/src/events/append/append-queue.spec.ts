@@ -1,7 +1,7 @@
 import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, EventRecord } from '@app/database';
 import { AppendQueue, appendRequestBytes } from './append-queue';
-import { Appended, AppendRequest } from './append-request';
+import { Appended, AppendRequest, Replay } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
 /**
@@ -13,7 +13,10 @@ class RecordingLedger {
   private pending: { requests: AppendRequest[]; settle: (error?: Error) => void }[] = [];
   failWith: ((requests: AppendRequest[]) => Error | null) | null = null;
 
-  append(requests: AppendRequest[]): Promise<Appended[]> {
+  /** Results the next transaction gives instead of an event, by actor (a replayed Idempotency-Key). */
+  replays = new Map<string, Replay>();
+
+  append(requests: AppendRequest[]): Promise<(Appended | Replay)[]> {
     this.batches.push(requests);
     return new Promise((resolve, reject) => {
       this.pending.push({
@@ -21,7 +24,12 @@ class RecordingLedger {
         settle: (error) =>
           error
             ? reject(error)
-            : resolve(requests.map((r) => ({ event: { actor: r.actor, chainName: r.chainName } as EventRecord }))),
+            : resolve(
+                requests.map(
+                  (r) =>
+                    this.replays.get(r.actor) ?? { event: { actor: r.actor, chainName: r.chainName } as EventRecord },
+                ),
+              ),
       });
       const failure = this.failWith?.(requests);
       if (failure) this.pending.pop()!.settle(failure);
@@ -47,8 +55,13 @@ const request = (chainName: string, actor: string): AppendRequest => ({
   idempotency: null,
 });
 
+/** The events of an outcome that is not a replay. */
+const eventsOf = (outcome: Appended[] | Replay): Appended[] => {
+  if (outcome instanceof Replay) throw new Error(`replayed ${outcome.json}`);
+  return outcome;
+};
 /** One event through the queue, as EventsService hands a single append to it. */
-const one = async (sut: AppendQueue, request: AppendRequest) => (await sut.appendAll([request]))[0]!;
+const one = async (sut: AppendQueue, request: AppendRequest) => eventsOf(await sut.appendAll([request]))[0]!;
 
 function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
@@ -238,7 +251,7 @@ describe('AppendQueue', () => {
       await tick();
       expect(actors(ledger).slice(2)).toEqual([['a2', 'b1', 'b2']]);
       ledger.commitAll();
-      expect((await both).map((a) => a.event.actor)).toEqual(['a2', 'b1']);
+      expect(eventsOf(await both).map((a) => a.event.actor)).toEqual(['a2', 'b1']);
       expect((await laterB).event.actor).toBe('b2');
     });
 
@@ -269,5 +282,23 @@ describe('AppendQueue', () => {
       await Promise.all([blocker, waiting, fits]);
       expect(actors(ledger)).toEqual([['blocker'], ['w', '1', '2']]);
     });
+  });
+});
+
+describe('AppendQueue: a replayed Idempotency-Key', () => {
+  it('resolves that request (a batch as a whole) to the replay and its neighbours in the transaction to their events', async () => {
+    const { ledger, sut } = queueWith({ appendConcurrency: 1 });
+    ledger.replays.set('replayed', new Replay('{"data":"first"}'));
+    const blocker = one(sut, request('x', 'blocker'));
+    const batch = sut.appendAll([request('a', 'replayed'), request('b', 'replayed')]);
+    const neighbour = one(sut, request('c', 'fresh'));
+    await tick();
+    ledger.commitAll();
+    await blocker;
+    await tick();
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['blocker'], ['replayed', 'replayed', 'fresh']]);
+    ledger.commitAll();
+    expect(await batch).toEqual(new Replay('{"data":"first"}'));
+    expect((await neighbour).event.actor).toBe('fresh');
   });
 });

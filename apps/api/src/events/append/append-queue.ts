@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics, uuidToUlid } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { BodyAdmission } from '../../common/json-body';
-import { Appended, AppendRequest } from './append-request';
+import { Appended, AppendRequest, Replay } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
 /** One request's events: a single event, or a batch that is written in one transaction or not at all. */
@@ -12,7 +12,8 @@ interface Waiting {
   /** Its chains (account + name), each once. */
   chains: string[];
   bytes: number;
-  resolve: (appended: Appended[]) => void;
+  /** Its events, or the replay of its Idempotency-Key's answer (stored by another request meanwhile). */
+  resolve: (outcome: Appended[] | Replay) => void;
   reject: (error: unknown) => void;
 }
 
@@ -62,8 +63,11 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
     }
   }
 
-  /** Appends `requests` atomically, events of one chain at consecutive positions in this order. */
-  appendAll(requests: AppendRequest[]): Promise<Appended[]> {
+  /**
+   * Appends `requests` atomically, events of one chain at consecutive positions in this order; or,
+   * if their Idempotency-Key was answered meanwhile, appends nothing and resolves to that answer.
+   */
+  appendAll(requests: AppendRequest[]): Promise<Appended[] | Replay> {
     let bytes = 0;
     for (const request of requests) bytes += appendRequestBytes(request);
     if (
@@ -73,7 +77,7 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
       return Promise.reject(queueFull());
     }
     const chains = requests.length === 1 ? [chainOf(requests[0]!)] : [...new Set(requests.map(chainOf))];
-    return new Promise<Appended[]>((resolve, reject) => {
+    return new Promise<Appended[] | Replay>((resolve, reject) => {
       this.waiting.push({ requests, chains, bytes, resolve, reject });
       this.waitingEvents += requests.length;
       this.waitingBytes += bytes;
@@ -141,8 +145,10 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
       let at = 0;
       for (const w of batch) {
         const own = results.slice(at, (at += w.requests.length));
-        const refused = own.find((result) => result instanceof AppError);
-        if (refused) w.reject(refused);
+        // A request's events share its key, so its results are all events or all the same refusal.
+        const refused = own.find((result): result is Replay | AppError => !('event' in result));
+        if (refused instanceof AppError) w.reject(refused);
+        else if (refused) w.resolve(refused);
         else w.resolve(own as Appended[]);
       }
     } catch (error) {
@@ -158,9 +164,9 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
     }
   }
 
-  private countCommitted(results: readonly unknown[], started: number): void {
+  private countCommitted(results: readonly (Appended | Replay | AppError)[], started: number): void {
     let appended = 0;
-    for (const result of results) if (!(result instanceof AppError)) appended++;
+    for (const result of results) if ('event' in result) appended++;
     this.metrics.appendCommitted(appended, (performance.now() - started) / 1000);
   }
 }

@@ -9,17 +9,18 @@ export interface AppendRequest {
   resource: string | null;
   context: Record<string, unknown> | null;
   /**
-   * With an Idempotency-Key: the key, the token of this request's claim on it, and how to build
-   * the response (its JSON text) stored under it in the events' own transaction (the same text
-   * then answers the request). The events of one batch share one such object: one claim, one
-   * response built from all of them in request order.
+   * With an Idempotency-Key: the key, the digest of the request, and how to build the response (its
+   * JSON text) stored under the key in the events' own transaction (the same text then answers the
+   * request). The events of one batch share one such object: one key, one response built from all
+   * of them in request order.
    */
   idempotency: Idempotency | null;
 }
 
 export interface Idempotency {
   key: string;
-  token: string;
+  /** IdempotencyService.digest of the request: stored with the response, compared by later requests. */
+  digest: string;
   /** The response body as JSON text: stored as is, sent as is. */
   respond: (events: EventRecord[]) => string;
 }
@@ -28,4 +29,12 @@ export interface Idempotency {
 export interface Appended {
   event: EventRecord;
   response?: string;
+}
+
+/**
+ * A keyed request whose key another request already answered (docs/contract.md §7): that answer, JSON
+ * text, replayed as is; nothing appended.
+ */
+export class Replay {
+  constructor(readonly json: string) {}
 }

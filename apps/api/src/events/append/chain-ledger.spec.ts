@@ -1,14 +1,17 @@
+import { AppError } from '@app/common';
 import {
+  accountKey,
   ChainHeadsRepository,
   ChainRecord,
   Db,
   EventRecord,
   EventWritesRepository,
+  IdempotencyKeyRecord,
   IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
 import { GENESIS_HASH } from '@app/hashing';
-import { AppendRequest } from './append-request';
+import { Appended, AppendRequest, Replay } from './append-request';
 import { ChainLedger } from './chain-ledger';
 import { ChainTrees } from './chain-trees';
 
@@ -22,8 +25,12 @@ const request = (chainName: string): AppendRequest => ({
   idempotency: null,
 });
 
-/** A ChainLedger on repositories that record what it asks, with the events' insert left pending. */
-function setup() {
+/**
+ * A ChainLedger on repositories that record what it asks, with the events' insert left pending.
+ * `keys`: what lockKeys finds, by accountKey (a key absent is held by another transaction).
+ */
+function setup(keys = new Map<string, IdempotencyKeyRecord | null>()) {
+  const stored: unknown[] = [];
   const calls: string[] = [];
   let settleInsert!: { resolve: () => void; reject: (error: Error) => void };
   const chains = {
@@ -61,12 +68,16 @@ function setup() {
     },
   } as unknown as ChainTrees;
   const idempotencyKeys = {
-    lockClaims: () => Promise.resolve(new Set<string>()),
-    storeResponses: () => Promise.resolve(),
+    lockKeys: (wanted: { accountId: string; key: string }[]) => {
+      if (wanted.length > 0) calls.push(`lockKeys ${wanted.map((w) => w.key).join(',')}`);
+      const ids = wanted.map((w) => accountKey(w.accountId, w.key));
+      return Promise.resolve(new Map([...keys].filter(([id]) => ids.includes(id))));
+    },
+    store: (answers: unknown[]) => Promise.resolve(void stored.push(...answers)),
   } as unknown as IdempotencyKeysRepository;
   const transactions = { run: <T>(work: (tx: Db) => Promise<T>) => work({} as Db) } as unknown as TransactionRunner;
   const sut = new ChainLedger(transactions, chains, events, idempotencyKeys, trees);
-  return { sut, calls, insert: () => settleInsert };
+  return { sut, calls, stored, insert: () => settleInsert };
 }
 
 /** Until `calls` holds `entry` (the ledger's steps are asynchronous). */
@@ -98,5 +109,52 @@ describe('ChainLedger', () => {
     insert().reject(new Error('duplicate key value violates unique constraint "uq_events_chain_position"'));
     await expect(appended).rejects.toThrow('uq_events_chain_position');
     expect(calls).not.toContain('moveHeads');
+  });
+
+  it('appends only under the Idempotency-Keys its transaction locked and found free; the others get 409, their replay or 422', async () => {
+    const keyed = (key: string, digest: string, chainName = 'k'): AppendRequest => ({
+      ...request(chainName),
+      idempotency: { key, digest, respond: (events) => `answer of ${events.map((e) => e.position).join(',')}` },
+    });
+    const id = (key: string) => accountKey('acc_1', key);
+    const { sut, calls, stored, insert } = setup(
+      new Map<string, IdempotencyKeyRecord | null>([
+        [id('free'), null],
+        [id('left-by-an-earlier-version'), { requestDigest: 'd', response: null }],
+        [id('answered'), { requestDigest: 'd', response: '{"data":"first"}' }],
+        [id('answered-other-body'), { requestDigest: 'other', response: '{"data":"first"}' }],
+      ]),
+    );
+    const free = keyed('free', 'd');
+    const twice = keyed('free', 'd');
+    const appended = sut.append([
+      free,
+      keyed('held-elsewhere', 'd'),
+      keyed('answered', 'd'),
+      keyed('answered-other-body', 'd'),
+      twice,
+      keyed('left-by-an-earlier-version', 'd'),
+      request('k'),
+    ]);
+    await reached(calls, 'grow 3');
+    expect(calls[0]).toBe('lockKeys free,held-elsewhere,answered,answered-other-body,left-by-an-earlier-version');
+    insert().resolve();
+    const results = await appended;
+    const shown = results.map((r: Appended | Replay | AppError) =>
+      r instanceof AppError ? r.code : r instanceof Replay ? `replay ${r.json}` : `k/${r.event.position}`,
+    );
+    expect(shown).toEqual([
+      'k/1',
+      'IDEMPOTENCY_IN_PROGRESS',
+      'replay {"data":"first"}',
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_IN_PROGRESS',
+      'k/2',
+      'k/3',
+    ]);
+    expect(stored).toEqual([
+      { accountId: 'acc_1', key: 'free', requestDigest: 'd', response: 'answer of 1' },
+      { accountId: 'acc_1', key: 'left-by-an-earlier-version', requestDigest: 'd', response: 'answer of 2' },
+    ]);
   });
 });

@@ -4,9 +4,9 @@ import { monotonicFactory } from 'ulid';
 import { AppError } from '@app/common';
 import { computeEventHash, computeEventHashV2, deriveSalts, newSaltSeed } from '@app/hashing';
 import {
+  accountKey,
   ChainHeadsRepository,
   ChainRecord,
-  claimId,
   Db,
   EventRecord,
   EventWritesRepository,
@@ -14,7 +14,7 @@ import {
   TransactionRunner,
 } from '@app/database';
 import { IdempotencyService } from '../idempotency.service';
-import { Appended, AppendRequest, Idempotency } from './append-request';
+import { Appended, AppendRequest, Idempotency, Replay } from './append-request';
 import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
@@ -44,8 +44,10 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    (ChainTrees: one frontier query, queued behind the insert, unless remembered); then move every
  *    head forward, storing the new nodes in the same statement;
  * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
- *    Before anything else, their claims are locked: a request whose claim was taken over (it
- *    looked dead) or already answered is refused, so one key never appends twice.
+ *    Before anything else, their keys are locked (IdempotencyKeysRepository.lockKeys, without
+ *    waiting): a key another transaction holds is 409, a key already answered is replayed (or 422),
+ *    so one key never appends twice; and a lock dies with its transaction, so a transaction cut
+ *    by a failover leaves no claim behind (docs/contract.md §7, §21).
  * The unique (chain_id, position) constraint stays as the last line of defence. The
  * TransactionRunner runs it all again after a serialization failure or a deadlock.
  */
@@ -64,10 +66,11 @@ export class ChainLedger {
   ) {}
 
   /**
-   * Appends `requests` in order; result i belongs to request i: its event, or the error that
-   * refused it alone (a lost Idempotency-Key claim). Throws if nothing was written.
+   * Appends `requests` in order; result i belongs to request i: its event, the replay of its
+   * Idempotency-Key's stored answer, or the error that refused it alone (its key in flight or
+   * reused). Throws if nothing was written.
    */
-  async append(all: readonly AppendRequest[]): Promise<(Appended | AppError)[]> {
+  async append(all: readonly AppendRequest[]): Promise<(Appended | Replay | AppError)[]> {
     const { results, heads } = await this.transactions.run((tx) => this.write(all, tx));
     if (this.committedChains.size > COMMITTED_CHAINS_MAX) this.committedChains.clear();
     for (const key of heads.keys()) this.committedChains.add(key);
@@ -85,6 +88,7 @@ export class ChainLedger {
     const { results } = await this.write(requests, tx);
     return results.map((r) => {
       if (r instanceof AppError) throw r;
+      if (r instanceof Replay) throw new Error('appendWithin replays nothing: it takes no Idempotency-Key');
       return r.event;
     });
   }
@@ -93,15 +97,10 @@ export class ChainLedger {
   private async write(
     all: readonly AppendRequest[],
     tx: Db,
-  ): Promise<{ results: (Appended | AppError)[]; heads: Map<string, ChainHead> }> {
+  ): Promise<{ results: (Appended | Replay | AppError)[]; heads: Map<string, ChainHead> }> {
     const claims = claimsOf(all);
-    const held = await this.idempotencyKeys.lockClaims(
-      [...claims].map(([idempotency, accountId]) => ({ accountId, ...idempotency })),
-      tx,
-    );
-    const live = (r: AppendRequest) =>
-      !r.idempotency || held.has(claimId(r.accountId, r.idempotency.key, r.idempotency.token));
-    const requests = all.filter(live);
+    const refused = await this.lockKeys(claims, tx);
+    const requests = all.filter((r) => !r.idempotency || !refused.has(r.idempotency));
     const heads = await this.lockHeads(requests, tx);
     const events = requests.map((request) => this.nextEvent(request, heads));
     // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
@@ -120,17 +119,47 @@ export class ChainLedger {
       const event = events[i]!;
       return r.idempotency ? { event, response: responses.get(r.idempotency) } : { event };
     });
-    await this.idempotencyKeys.storeResponses(
+    await this.idempotencyKeys.store(
       [...responses].map(([idempotency, response]) => ({
         accountId: claims.get(idempotency)!,
         key: idempotency.key,
+        requestDigest: idempotency.digest,
         response,
       })),
       tx,
     );
     const written = appended.values();
-    const results = all.map((r) => (live(r) ? written.next().value! : IdempotencyService.inProgress()));
+    const results = all.map((r) => (r.idempotency && refused.get(r.idempotency)) || written.next().value!);
     return { results, heads };
+  }
+
+  /**
+   * Locks the Idempotency-Keys of `claims` in `tx` and answers the requests that must not append,
+   * with what they get instead: 409 for a key another transaction holds (or an earlier request
+   * of this one: the lock is the session's, taken twice it is held twice), the replay of a key
+   * already answered, 422 for a key answered for another body.
+   */
+  private async lockKeys(claims: Map<Idempotency, string>, tx: Db): Promise<Map<Idempotency, Replay | AppError>> {
+    const first = new Map<string, Idempotency>();
+    for (const [idempotency, accountId] of claims) {
+      const id = accountKey(accountId, idempotency.key);
+      if (!first.has(id)) first.set(id, idempotency);
+    }
+    const records = await this.idempotencyKeys.lockKeys(
+      [...first.values()].map((idempotency) => ({ accountId: claims.get(idempotency)!, key: idempotency.key })),
+      tx,
+    );
+    const refused = new Map<Idempotency, Replay | AppError>();
+    for (const [idempotency, accountId] of claims) {
+      const id = accountKey(accountId, idempotency.key);
+      const record = records.get(id);
+      const answer =
+        first.get(id) !== idempotency || record === undefined
+          ? IdempotencyService.inProgress()
+          : IdempotencyService.answer(record, idempotency.digest);
+      if (answer) refused.set(idempotency, answer);
+    }
+    return refused;
   }
 
   private async lockHeads(requests: readonly AppendRequest[], tx: Db): Promise<Map<string, ChainHead>> {
