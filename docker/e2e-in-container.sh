@@ -20,4 +20,4 @@ fi
 # the host's pass is enough (~170 s here). Everything else runs here against the PostgreSQL container (in CI the
 # only PostgreSQL pass: .ci/run runs `npm test` on the embedded default beside this).
 # A bound on the whole run (normally ~15 min): a hang ends as a failure that says where, not as CI's own timeout.
-timeout --kill-after=30s 2400s npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin|-streams)?|swagger-ui|embedded-database)\.e2e-spec\.ts'
+timeout --kill-after=30s 2400s npm run test:e2e -- --testPathIgnorePatterns 'test/(console(-admin|-streams|-confirm)?|swagger-ui|embedded-database)\.e2e-spec\.ts'

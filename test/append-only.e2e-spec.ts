@@ -360,6 +360,7 @@ describe('append-only schema', () => {
       'trg_checkpoints_reject_truncate',
       'trg_checkpoints_reject_update',
       'trg_events_erasure_check',
+      'trg_events_erasure_record',
       'trg_events_reject_delete',
       'trg_events_reject_truncate',
       'trg_events_reject_update',
