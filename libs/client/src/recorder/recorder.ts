@@ -58,6 +58,8 @@ export interface RejectedEvent {
 }
 
 const MAX_EVENT_BYTES = 64 * 1024;
+/** `{"t":"e","n":<number>,"e":` and `}\n` around an event's text in the spool. */
+const EVENT_LINE_OVERHEAD = 40;
 
 /**
  * The application's hot path to the trail (docs/contract.md §20): record() hands an event over;
@@ -75,7 +77,13 @@ export class Recorder {
   /** The batches a previous run left live in the spool: sent first, with their keys. */
   private recovered: { key: string; events: { seq: number; text: string }[] }[] = [];
   private readonly wakeup = new Wakeup();
-  private readonly roomWaiters: (() => void)[] = [];
+  /** Events waiting for room in memory (`block`), in the order of record(). */
+  private readonly waiting: {
+    text: string;
+    bytes: number;
+    resolve: (seq: number) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
   private readonly flushWaiters: { through: number; done: () => void }[] = [];
   private readonly receiptQueues = new Set<AsyncQueue<Receipt>>();
   private readonly rejections = new AsyncQueue<RejectedEvent>();
@@ -126,18 +134,8 @@ export class Recorder {
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_EVENT_BYTES)
       throw new TypeError(`the event is ${bytes} bytes of JSON, over the 64 KiB a body may be`);
-    if (this.settings.whenFull === 'block') await this.room(bytes);
-    const line = this.spool ? eventLine(this.nextSeq, text) : '';
-    this.spool?.reserve(Buffer.byteLength(line));
-    const seq = this.nextSeq++;
-    const spill = this.settings.whenFull === 'spill' && (this.backlog.spilling || !this.backlog.fits(bytes));
-    if (spill) {
-      this.backlog.pushSpilled(seq, this.spool!.currentSegment);
-      this.counters.spilled++;
-      this.options.metrics?.({ kind: 'spilled', events: 1 });
-    } else this.backlog.push({ seq, text, bytes, at: Date.now() });
-    this.wakeup.notify();
-    if (this.spool) await this.spool.append(line, seq);
+    const seq = await this.admit(text, bytes);
+    if (this.spool) await this.spool.append(eventLine(seq, text), seq);
   }
 
   /** Resolves once every event recorded so far is acknowledged or rejected. */
@@ -157,7 +155,7 @@ export class Recorder {
    */
   async close(options: { timeoutMs?: number } = {}): Promise<{ unsent: number }> {
     this.closing = true;
-    this.roomWaiters.splice(0).forEach((w) => w());
+    this.waiting.splice(0).forEach((w) => w.reject(new Error('the recorder is closed')));
     this.wakeup.notify();
     try {
       await this.opened;
@@ -209,9 +207,40 @@ export class Recorder {
     return this.inFlight?.[0]?.seq ?? this.backlog.firstSeq ?? this.nextSeq;
   }
 
-  private async room(bytes: number): Promise<void> {
-    while (!this.backlog.fits(bytes) && !this.closing) await new Promise<void>((w) => this.roomWaiters.push(w));
-    if (this.closing) throw new Error('the recorder is closed');
+  /**
+   * Numbers and queues an event: at once, or under `block` once memory has room for it and for
+   * every event that waited before it (so that waiting keeps the order of record()).
+   */
+  private admit(text: string, bytes: number): Promise<number> {
+    const blocked = this.settings.whenFull === 'block' && !this.backlog.fits(bytes);
+    if (this.waiting.length === 0 && !blocked) return Promise.resolve(this.enqueue(text, bytes));
+    return new Promise((resolve, reject) => this.waiting.push({ text, bytes, resolve, reject }));
+  }
+
+  /** The synchronous part of record(): the number, then memory or (spilling) the spool alone. */
+  private enqueue(text: string, bytes: number): number {
+    this.spool?.reserve(bytes + EVENT_LINE_OVERHEAD);
+    const seq = this.nextSeq++;
+    const spill = this.settings.whenFull === 'spill' && (this.backlog.spilling || !this.backlog.fits(bytes));
+    if (spill) {
+      this.backlog.pushSpilled(seq, this.spool!.currentSegment);
+      this.counters.spilled++;
+      this.options.metrics?.({ kind: 'spilled', events: 1 });
+    } else this.backlog.push({ seq, text, bytes, at: Date.now() });
+    this.wakeup.notify();
+    return seq;
+  }
+
+  /** Admits waiting events, oldest first, while memory has room. */
+  private admitWaiting(): void {
+    while (this.waiting.length > 0 && this.backlog.fits(this.waiting[0]!.bytes)) {
+      const { text, bytes, resolve, reject } = this.waiting.shift()!;
+      try {
+        resolve(this.enqueue(text, bytes));
+      } catch (error) {
+        reject(error);
+      }
+    }
   }
 
   private async run(): Promise<void> {
@@ -239,7 +268,7 @@ export class Recorder {
         const wait = oldest + lingerMs - Date.now();
         if (full || hurry || wait <= 0) {
           const batch = this.backlog.take(maxBatchEvents, maxBatchBytes);
-          this.roomWaiters.splice(0).forEach((w) => w());
+          this.admitWaiting();
           return batch;
         }
         await this.wakeup.wait(wait, this.stop.signal);
@@ -308,9 +337,21 @@ export class Recorder {
       code: failure.code,
     });
     // A close does not cut the wait short: it ends it, leaving the batch for the next start.
-    await new Promise<void>((done) => {
-      const timer = setTimeout(done, delayMs);
-      this.stop.signal.addEventListener('abort', () => (clearTimeout(timer), done()), { once: true });
+    await this.wakeupAfter(delayMs);
+  }
+
+  /** Resolves after `ms`, or at once when the recorder stops. */
+  private wakeupAfter(ms: number): Promise<void> {
+    return new Promise((done) => {
+      const stopped = () => {
+        clearTimeout(timer);
+        done();
+      };
+      const timer = setTimeout(() => {
+        this.stop.signal.removeEventListener('abort', stopped);
+        done();
+      }, ms);
+      this.stop.signal.addEventListener('abort', stopped, { once: true });
     });
   }
 
