@@ -51,6 +51,19 @@ client.events.list({ actr: 'a' });\n`,
     );
     expect(run(process.execPath, ['esm.mjs'], project)).toBe('true NETWORK_ERROR\n');
     expect(run(process.execPath, ['cjs.cjs'], project)).toBe('function\n');
+    // The NestJS entry takes @nestjs/common, @nestjs/core and rxjs from the application (here the repository's).
+    writeFileSync(
+      join(project, 'nestjs.cjs'),
+      `require('reflect-metadata');
+const { AuditTrailClient } = require('@audit-trail/client');
+const { AuditTrailModule } = require('@audit-trail/client/nestjs');
+const dynamic = AuditTrailModule.forRoot({ baseUrl: 'http://x', apiKey: 'k' });
+console.log(dynamic.providers.some((p) => p.provide === AuditTrailClient));\n`,
+    );
+    const withNest = { ...process.env, NODE_PATH: join(root, 'node_modules') };
+    expect(execFileSync(process.execPath, ['nestjs.cjs'], { cwd: project, env: withNest, encoding: 'utf8' })).toBe(
+      'true\n',
+    );
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const types = join(root, 'node_modules', '@types');
     const flags = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022'];

@@ -9,6 +9,7 @@ module.exports = {
   moduleNameMapper: {
     '^@app/(hashing|database|auth|common|verification)(|/.*)$': '<rootDir>/libs/$1/src$2',
     '^@audit-trail/client$': '<rootDir>/libs/client/src',
+    '^@audit-trail/client/nestjs$': '<rootDir>/libs/client/src/nestjs',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -18,7 +18,6 @@ const require = createRequire(import.meta.url);
 export async function buildClient() {
   rmSync(out, { recursive: true, force: true });
   const common = {
-    entryPoints: [join(here, 'src', 'index.ts')],
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -29,18 +28,31 @@ export async function buildClient() {
     logLevel: 'warning',
     metafile: true,
   };
-  const esm = await build({ ...common, format: 'esm', outfile: join(out, 'index.mjs') });
-  await build({ ...common, format: 'cjs', outfile: join(out, 'index.cjs') });
-  assertSelfContained(esm.metafile);
+  const main = { ...common, entryPoints: [join(here, 'src', 'index.ts')] };
+  // The NestJS module imports the client from the package itself (one AuditTrailClient class, the DI
+  // token users inject) and NestJS and rxjs from the application (optional peer dependencies).
+  const nestjs = {
+    ...common,
+    entryPoints: [join(here, 'src', 'nestjs', 'index.ts')],
+    external: ['@audit-trail/client', '@nestjs/common', '@nestjs/core', 'rxjs'],
+  };
+  const results = await Promise.all([
+    build({ ...main, format: 'esm', outfile: join(out, 'index.mjs') }),
+    build({ ...main, format: 'cjs', outfile: join(out, 'index.cjs') }),
+    build({ ...nestjs, format: 'esm', outfile: join(out, 'nestjs.mjs') }),
+    build({ ...nestjs, format: 'cjs', outfile: join(out, 'nestjs.cjs') }),
+  ]);
+  assertSelfContained(results[0].metafile, []);
+  assertSelfContained(results[2].metafile, nestjs.external);
   declarations();
-  return esm;
+  return results;
 }
 
-/** Nothing but Node's own modules may stay an import of the bundle. */
-function assertSelfContained(metafile) {
+/** Nothing but Node's own modules (and the peers named) may stay an import of a bundle. */
+function assertSelfContained(metafile, allowed) {
   const outputs = Object.values(metafile.outputs);
   const external = outputs.flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
-  const foreign = external.filter((path) => !path.startsWith('node:'));
+  const foreign = external.filter((path) => !path.startsWith('node:') && !allowed.includes(path));
   if (foreign.length > 0) throw new Error(`the bundle imports ${foreign.join(', ')} at run time`);
 }
 
@@ -67,6 +79,7 @@ function declarations() {
       visit(join(dirname(file), `${path}.d.ts`));
   };
   visit('index.d.ts');
+  visit(join('nestjs', 'index.d.ts'));
   for (const file of reached) {
     mkdirSync(dirname(join(out, 'types', file)), { recursive: true });
     cpSync(join(from, file), join(out, 'types', file));
