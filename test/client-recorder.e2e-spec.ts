@@ -73,6 +73,28 @@ describe('the client’s recorder (docs/contract.md §20)', () => {
     console.log(`recorder (${prefix}): 5,000 events in ${ms} ms (${Math.round(5_000_000 / ms)} events/s)`);
   });
 
+  it('keeps up with raw batches of the same size sent in the same run (issue 38 asks ≥ 0.9× on the bench machine)', async () => {
+    const events = (prefix: string) =>
+      [0, 1, 2, 3].flatMap((p) => Array.from({ length: 1250 }, (_, n) => event(prefix, p, n)));
+    await client.events.appendBatch(events('warm').slice(0, 500)); // neither side pays the first batch's warm-up
+    const rawStarted = Date.now();
+    const raw = events('raw');
+    for (let i = 0; i < raw.length; i += 500) await client.events.appendBatch(raw.slice(i, i + 500));
+    const rawMs = Date.now() - rawStarted;
+    const recorder = client.recorder({ maxBatchEvents: 500, lingerMs: 20 });
+    const started = Date.now();
+    await Promise.all(events('paced').map((e) => recorder.record(e)));
+    await recorder.flush();
+    const ms = Date.now() - started;
+    await recorder.close();
+    expect(recorder.counters.sent).toBe(5000);
+    console.log(
+      `5,000 events: raw batches of 500 in ${rawMs} ms, the recorder in ${ms} ms: ${(rawMs / ms).toFixed(2)}× raw`,
+    );
+    // A loose guard on a shared 2-core machine; the bench scenario is where 0.9× is measured.
+    expect(rawMs / ms).toBeGreaterThan(0.5);
+  });
+
   it('reports an event the service refuses, with its fields, and stores the rest of its batch', async () => {
     const recorder = client.recorder({ lingerMs: 1000, maxBatchEvents: 10 });
     const rejections: RejectedEvent[] = [];
