@@ -70,6 +70,37 @@ describe('the recorder', () => {
     expect(third.sent).toEqual([]);
   });
 
+  it('flushes after a restart that leaves only a live batch to send', async () => {
+    const down = fakeService(() => 'down');
+    const first = new Recorder(down.http, { ...fast, spoolDir: dir });
+    await Promise.all([0, 1, 2].map((n) => first.record(event(n))));
+    while (down.sent.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.close({ timeoutMs: 10 });
+    const up = fakeService(() => 'ok');
+    const second = new Recorder(up.http, { ...fast, spoolDir: dir });
+    await second.flush();
+    await second.close();
+    expect(up.sent).toEqual([down.sent[0]]);
+  });
+
+  it('loses nothing across several restarts while the service stays down', async () => {
+    const down = fakeService(() => 'down');
+    const first = new Recorder(down.http, { ...fast, spoolDir: dir, maxBatchEvents: 2 });
+    for (let n = 0; n < 5; n++) await first.record(event(n));
+    await first.close({ timeoutMs: 20 });
+    for (let restart = 0; restart < 2; restart++) {
+      const again = new Recorder(down.http, { ...fast, spoolDir: dir, maxBatchEvents: 2 });
+      await again.ready();
+      await again.record(event(5 + restart));
+      await again.close({ timeoutMs: 20 });
+    }
+    const up = fakeService(() => 'ok');
+    const last = new Recorder(up.http, { ...fast, spoolDir: dir, maxBatchEvents: 2 });
+    await last.flush();
+    await last.close();
+    expect(up.sent.flatMap((s) => s.events.map((e) => e.context.n))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
   it('refuses an event once the spool is at its bound, and loses none it took', async () => {
     const down = fakeService(() => 'down');
     const recorder = new Recorder(down.http, { ...fast, spoolDir: dir, maxSpoolBytes: 4096 });

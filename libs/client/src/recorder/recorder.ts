@@ -139,7 +139,8 @@ export class Recorder {
   }
 
   /** Resolves once every event recorded so far is acknowledged or rejected. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
+    await this.opened;
     const through = this.nextSeq - 1;
     if (this.settledBelow() > through) return Promise.resolve();
     return new Promise((done) => {
@@ -204,7 +205,8 @@ export class Recorder {
 
   /** Every event numbered below this is settled (acknowledged or rejected). */
   private settledBelow(): number {
-    return this.inFlight?.[0]?.seq ?? this.backlog.firstSeq ?? this.nextSeq;
+    const waiting = [this.inFlight?.[0]?.seq, this.recovered[0]?.events[0]?.seq, this.backlog.firstSeq];
+    return Math.min(this.nextSeq, ...waiting.filter((seq): seq is number => seq !== undefined && seq !== null));
   }
 
   /**
@@ -244,9 +246,10 @@ export class Recorder {
   }
 
   private async run(): Promise<void> {
-    for (const { key, events } of this.recovered.splice(0)) {
-      const queued = events.map((e) => ({ ...e, bytes: Buffer.byteLength(e.text), at: Date.now() }));
-      if (!(await this.deliver(key, queued))) return;
+    // settledBelow() counts the batches still in `recovered`, and deliver() makes the one taken in flight at once.
+    for (let live = this.recovered.shift(); live; live = this.recovered.shift()) {
+      const queued = live.events.map((e) => ({ ...e, bytes: Buffer.byteLength(e.text), at: Date.now() }));
+      if (!(await this.deliver(live.key, queued))) return;
     }
     for (;;) {
       const batch = await this.nextBatch();

@@ -87,7 +87,9 @@ export class Spool {
       spool.totalBytes += Buffer.byteLength(text);
     }
     const recovered = recoverSpool(lines);
-    await spool.begin((names.at(-1) ?? 0) + 1, recovered.nextSeq);
+    // The new file's header may only claim what is settled: everything below the first event left to send.
+    const waiting = [...recovered.live.flatMap((b) => b.events), ...recovered.unsent].map((e) => e.seq);
+    await spool.begin((names.at(-1) ?? 0) + 1, Math.min(recovered.nextSeq, ...waiting));
     return { spool, recovered };
   }
 
