@@ -97,6 +97,54 @@ describe('the client’s calls (docs/contract.md §20)', () => {
     expect((third.value as TailedEvent).event.context).toEqual({ n: 3 });
   });
 
+  it('reconnects a tail whose connection is cut, resuming with Last-Event-ID: nothing skipped or repeated', async () => {
+    const resumedWith: (string | null)[] = [];
+    // Every stream answer is cut after its first event, as a proxy or a network would.
+    const cutting: typeof fetch = async (url, init) => {
+      const res = await fetch(url, init);
+      const path = new URL(url instanceof Request ? url.url : url.toString()).pathname;
+      if (path !== '/v1/events/stream' || !res.body) return res;
+      resumedWith.push(new Headers(init?.headers).get('last-event-id'));
+      const reader = res.body.getReader();
+      let text = '';
+      let cut = false;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (cut) {
+            await reader.cancel();
+            return controller.error(new TypeError('terminated'));
+          }
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) return controller.close();
+            text += new TextDecoder().decode(value);
+            const event = /event: event\n[^]*?\n\n/.exec(text);
+            if (!event) continue;
+            // Up to the end of the first event, and then the connection drops.
+            controller.enqueue(new TextEncoder().encode(text.slice(0, event.index + event[0].length)));
+            cut = true;
+            return;
+          }
+        },
+      });
+      return new Response(body, { status: res.status, headers: res.headers });
+    };
+    const tailing = clientOf(await listening(t), undefined, cutting);
+    const abort = new AbortController();
+    const tail = tailing.events.tail({ q: 'chain:cut' }, { signal: abort.signal });
+    const first = tail.next();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await client.events.appendBatch(
+      [1, 2, 3].map((n) => ({ actor: 'bob', action: 'tail.cut', chain: 'cut', context: { n } })),
+    );
+    const got = [(await first).value as TailedEvent];
+    for (let i = 0; i < 2; i++) got.push((await tail.next()).value as TailedEvent);
+    abort.abort();
+    await tail.return(undefined);
+    expect(got.map((e) => e.event.context)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(resumedWith).toEqual([null, got[0]!.lastEventId, got[1]!.lastEventId]);
+  });
+
   it('calls the admin routes', async () => {
     const me = await admin.accounts.me();
     const made = await admin.keys.create(me.accountId, { name: 'client-test', scopes: ['read'] });

@@ -103,8 +103,7 @@ export class EventsResource {
           signal: options.signal,
         });
         if (!res.body) throw new AuditTrailError(res.status, 'BAD_RESPONSE', 'the stream answer has no body');
-        const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-        for await (const message of serverSentEvents(body)) {
+        for await (const message of serverSentEvents(chunksOf(res.body))) {
           if (message.event !== 'event') continue;
           attempt = 0;
           lastEventId = message.id;
@@ -117,6 +116,25 @@ export class EventsResource {
         await sleep(Math.max(after, fullJitterDelay(attempt, { baseMs: 200, capMs: 10_000 })));
       }
     }
+  }
+}
+
+/**
+ * The body's chunks as they are read: no read-ahead (Readable.fromWeb reads ahead, and a connection
+ * cut then discards what it had read but not yet given), so every event the service sent before a cut
+ * is given, and the resume starts after it.
+ */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // The caller stopped (or the stream ended): let the connection go.
+    await reader.cancel().catch(() => undefined);
   }
 }
 
