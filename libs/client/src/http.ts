@@ -29,6 +29,8 @@ export interface CallOptions<P extends keyof paths, M extends Method> {
   path?: PathOf<P, M>;
   query?: QueryOf<P, M>;
   body?: BodyOf<P, M>;
+  /** The body already serialized as JSON (the recorder's batches, joined from the events' texts), sent as is. */
+  text?: string;
   /** The batch and the single append take one (docs/contract.md §7, §9). */
   idempotencyKey?: string;
   headers?: Record<string, string>;
@@ -92,11 +94,8 @@ export class Http {
       ...options.headers,
     };
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    }
+    const body = options.text ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
     try {
       res = await this.fetch(url, { method: method.toUpperCase(), headers, body, signal: options.signal });
@@ -114,8 +113,7 @@ export class Http {
     idempotencyKey: string,
     signal?: AbortSignal,
   ): Promise<Answer<AnswerOf<P, 'post'>>> {
-    const options = { idempotencyKey, signal, body: text } as unknown as CallOptions<P, 'post'>;
-    return this.call('post', route, options);
+    return this.call('post', route, { idempotencyKey, signal, text });
   }
 
   private url(route: string, path: Record<string, string | number> | undefined, query: unknown): string {
