@@ -8,5 +8,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   moduleNameMapper: {
     '^@app/(hashing|database|auth|common|verification)(|/.*)$': '<rootDir>/libs/$1/src$2',
+    '^@audit-trail/client$': '<rootDir>/libs/client/src',
+    '^@audit-trail/client/nestjs$': '<rootDir>/libs/client/src/nestjs',
   },
 };

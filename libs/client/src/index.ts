@@ -1,0 +1,18 @@
+/**
+ * @audit-trail/client: the audit trail service's client (docs/contract.md §20).
+ * Call (AuditTrailClient), record (client.recorder()), verify (client.verifyReceipt()).
+ */
+export { AuditTrailClient } from './client';
+export type { AuditTrailClientOptions } from './client';
+export { AuditTrailError, AuditTrailVerificationError } from './errors';
+export type { ErrorCode, FieldError, VerificationFailure } from './errors';
+export { Recorder } from './recorder/recorder';
+export type { RecorderCounters, RecorderMetric, RecorderOptions, RejectedEvent } from './recorder/recorder';
+export { SpoolFullError, SpoolLockedError } from './recorder/spool';
+export { backoffCeiling, fullJitterDelay, retryDelay } from './recorder/backoff';
+export type { BackoffPolicy } from './recorder/backoff';
+export type { TailedEvent, TailOptions } from './resources/events';
+export type { ReceiptCheck, VerifiedCheckpoint, VerifyReceiptOptions } from './verify/verify-receipt';
+export { receiptOf } from './types';
+export type * from './types';
+export type { components, operations, paths } from './api-schema';
