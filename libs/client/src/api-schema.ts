@@ -571,7 +571,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again (a paused, retrying or disabled destination), failures forgotten */
+        /** Deliver again (a paused or disabled destination) once what is left of its backoff has passed */
         post: operations["DestinationControlsController_resume"];
         delete?: never;
         options?: never;
@@ -588,7 +588,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again every retained event from `from` on; the state is unchanged */
+        /** Deliver again every retained event from `from` on; the state and the backoff are unchanged */
         post: operations["DestinationControlsController_replay"];
         delete?: never;
         options?: never;
@@ -691,7 +691,7 @@ export interface components {
         };
         ErrorBody: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "NOT_ERASABLE" | "NOTHING_MATCHED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CONFLICT" | "PRUNED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPORT_LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "QUERY_TOO_EXPENSIVE" | "NOT_ERASABLE" | "NOTHING_MATCHED" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
             message: string;
             /** @description Always an object, often empty; other members by code */
             details: components["schemas"]["ErrorDetails"];
@@ -1185,7 +1185,14 @@ export interface components {
              * @example litigation 2026-117
              */
             reason?: string | null;
-        };
+        } & ({
+            /** @enum {boolean} */
+            hold: true;
+            reason: string;
+        } | {
+            /** @enum {boolean} */
+            hold: false;
+        });
         SweepResultView: {
             /** @description Chains pruned */
             chains: number;
@@ -1375,7 +1382,10 @@ export interface components {
             secret?: string;
         };
         CreateDestinationDto: {
-            /** @example SIEM */
+            /**
+             * @description Shown to people: no control characters
+             * @example SIEM
+             */
             name: string;
             /**
              * @description Never changes
@@ -1417,17 +1427,20 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description splunk_hec only (required there); never shown again */
+            /** @description splunk_hec only (required there); never shown again; printable ASCII without spaces */
             token?: string;
-            /** @description datadog only (required there); never shown again */
+            /** @description datadog only (required there); never shown again; printable ASCII without spaces */
             apiKey?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             sourcetype?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             index?: string;
         };
         ChangeDestinationDto: {
-            /** @example SIEM */
+            /**
+             * @description Shown to people: no control characters
+             * @example SIEM
+             */
             name?: string;
             /**
              * @description https://… (webhook, splunk_hec, datadog, otlp; http:// only with STREAM_ALLOW_PRIVATE_NETWORKS=true), syslog://host:port or syslog+tls://host:port, nats://host:port/<subject>
@@ -1458,13 +1471,13 @@ export interface components {
             headers?: {
                 [key: string]: string;
             };
-            /** @description splunk_hec only (required there); never shown again */
+            /** @description splunk_hec only (required there); never shown again; printable ASCII without spaces */
             token?: string;
-            /** @description datadog only (required there); never shown again */
+            /** @description datadog only (required there); never shown again; printable ASCII without spaces */
             apiKey?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             sourcetype?: string;
-            /** @description splunk_hec only */
+            /** @description splunk_hec only; printable ASCII without spaces */
             index?: string;
         };
         ReplayDestinationDto: {
@@ -1537,6 +1550,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -1544,6 +1570,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,6 +1635,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -1603,6 +1655,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1653,6 +1718,8 @@ export interface operations {
                 after: string;
                 /** @description Period end, inclusive, not earlier than after. An RFC 3339 date-time with an offset (years 0000–9999; a leap second, :60, is the first instant of the next minute, as PostgreSQL reads it); a date alone (midnight UTC) or a time without seconds is also accepted. */
                 before: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -1709,6 +1776,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description EXPORT_LIMIT_EXCEEDED: more than the limit of events match; QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -1727,6 +1818,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,6 +1883,8 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -1836,6 +1942,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -1854,6 +1984,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1952,6 +2095,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -1965,7 +2121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -2005,6 +2161,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2103,6 +2272,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description IDEMPOTENCY_IN_PROGRESS: a request with this Idempotency-Key is still being processed */
             409: {
                 headers: {
@@ -2162,6 +2344,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
             500: {
                 headers: {
@@ -2207,6 +2402,8 @@ export interface operations {
                 before?: string;
                 /** @description Resume right after this event: the `id` of the last event received (the Last-Event-ID header does the same; this wins) */
                 last_event_id?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: {
                 /** @description The id of the last event received */
@@ -2263,6 +2460,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2270,6 +2491,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2304,7 +2538,10 @@ export interface operations {
     };
     EventsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2361,11 +2598,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2379,6 +2633,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2413,7 +2680,10 @@ export interface operations {
     };
     VerificationController_verify: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2470,11 +2740,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2488,6 +2775,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2522,7 +2822,10 @@ export interface operations {
     };
     VerificationController_verifyChain: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2579,11 +2882,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2597,6 +2917,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,7 +2964,10 @@ export interface operations {
     };
     CheckpointsController_checkpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2686,11 +3022,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,6 +3057,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +3133,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2774,6 +3153,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2801,6 +3193,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Exact chain name */
                 name?: string;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -2858,6 +3252,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -2865,6 +3283,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,7 +3330,10 @@ export interface operations {
     };
     ChainsController_status: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -2956,11 +3390,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,6 +3425,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3011,6 +3475,8 @@ export interface operations {
             query?: {
                 /** @description The tree size to prove inclusion in (position ≤ size ≤ the chain’s size); default the chain’s size */
                 size?: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path: {
@@ -3068,11 +3534,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,6 +3569,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3621,8 @@ export interface operations {
                 from: number;
                 /** @description The newer tree size (from ≤ to ≤ the chain’s size) */
                 to: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path: {
@@ -3182,11 +3680,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3211,6 +3726,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3264,6 +3792,8 @@ export interface operations {
                 group_by: "action" | "actor" | "resource" | "chain" | "hour" | "day";
                 /** @description For action, actor, resource and chain: the largest counts, ties by key. Ignored for hour and day. */
                 limit?: number;
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
             };
             header?: never;
             path?: never;
@@ -3316,6 +3846,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description NOT_FOUND: accountId names no account (an operator’s read) */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
             422: {
                 headers: {
@@ -3334,6 +3888,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3423,6 +3990,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3430,6 +4010,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +4118,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3532,6 +4138,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3625,6 +4244,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the name is taken */
             409: {
                 headers: {
@@ -3636,7 +4268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -3665,6 +4297,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3767,6 +4412,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3774,6 +4432,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3882,6 +4553,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -3889,6 +4573,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3995,7 +4692,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -4024,6 +4734,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,6 +4850,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: a key cannot revoke itself as the account’s last admin key, nor anyone system’s last operator key */
             409: {
                 headers: {
@@ -4145,6 +4881,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4252,6 +5001,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the key is revoked or expired */
             409: {
                 headers: {
@@ -4263,7 +5025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -4292,6 +5054,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4398,6 +5173,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4416,6 +5215,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4522,6 +5334,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4540,6 +5376,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4646,6 +5495,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4664,6 +5537,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4770,6 +5656,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
             415: {
                 headers: {
@@ -4788,6 +5698,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4877,6 +5800,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -4884,6 +5820,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4992,6 +5941,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -4999,6 +5961,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5103,6 +6078,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: matching events are under legal hold */
             409: {
                 headers: {
@@ -5114,7 +6102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5154,6 +6142,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5262,6 +6263,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5269,6 +6283,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5375,6 +6402,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the account already has DESTINATIONS_PER_ACCOUNT destinations */
             409: {
                 headers: {
@@ -5386,7 +6426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5415,6 +6455,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5518,6 +6571,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5525,6 +6591,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5628,6 +6707,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5635,6 +6727,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5742,7 +6847,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -5771,6 +6889,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5874,6 +7005,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -5881,6 +7025,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5984,13 +7141,39 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or this destination was already resumed in the last minute; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6098,7 +7281,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
             413: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
@@ -6120,13 +7316,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            /** @description RATE_LIMITED: over the rate per key, or this destination was already replayed in the last minute; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6230,6 +7439,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description CONFLICT: the destination is not a webhook: it has no signing secret */
             409: {
                 headers: {
@@ -6248,6 +7470,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,6 +7581,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -6353,6 +7601,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,6 +7703,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
             429: {
                 headers: {
@@ -6449,6 +7723,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6483,7 +7770,10 @@ export interface operations {
     };
     WitnessingController_witnessed: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Operator keys only: read this account as its own key would, instead of the key’s own (any other key: 400). An unknown account is a 404. Recorded in that account’s _audit chain as operator.read, at most once an hour per key */
+                accountId?: string;
+            };
             header?: never;
             path: {
                 chainId: string;
@@ -6540,11 +7830,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description NOT_FOUND: unknown id, or another account’s */
+            /**
+             * @description NOT_FOUND: accountId names no account (an operator’s read)
+             *
+             *     NOT_FOUND: unknown id, or another account’s
+             */
             404: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
                     "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6558,6 +7865,19 @@ export interface operations {
                     "X-Request-Id": string;
                     /** @description Seconds to wait before retrying */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
                     [name: string]: unknown;
                 };
                 content: {
