@@ -13,6 +13,9 @@ import { eventually } from './support/webhook-receiver';
  * the run's other suites use: it needs PostgreSQL 15's programs on the machine (CI's host has
  * them: its `npm test` pass runs this; the Docker e2e image has not, and skips it).
  */
+/** An export of every event of the run (they are all appended now). */
+const EXPORT_THIS_YEAR = `format=json&after=${new Date(Date.now() - 86_400_000).toISOString()}&before=${new Date(Date.now() + 86_400_000).toISOString()}`;
+
 (canRunReplica() ? describe : describe.skip)('DATABASE_READ_URL: reads on a streaming replica', () => {
   let servers: StreamingReplica;
   let t: TestApp;
@@ -75,6 +78,38 @@ import { eventually } from './support/webhook-receiver';
     expect(await served('replica')).toBeGreaterThanOrEqual(before + 2);
   });
 
+  it('proofs, the export and whole-chain verification read the replica, never older than what the client was told', async () => {
+    await eventually(async () => expect(await metric('audit_db_replica_lag_seconds')).toBeLessThan(1), 10_000);
+    const before = await served('replica');
+    // Read your writes: each proof asked the moment its 201 arrived, each on the replica (its floor waits for replay).
+    for (let i = 0; i < 20; i++) {
+      const created = await append(`proof-${i}`);
+      const proof = await t
+        .http()
+        .get(`/v1/events/${created.body.data.id}/proof`)
+        .set(...bearer(KEYS.acme))
+        .expect(200);
+      expect(proof.body.data.position).toBe(created.body.data.chain.position);
+      expect(proof.body.data.size).toBeGreaterThanOrEqual(created.body.data.chain.position);
+    }
+    const last = await append('export-me');
+    const exported = await t
+      .http()
+      .get(`/v1/events/export?${EXPORT_THIS_YEAR}`)
+      .set(...bearer(KEYS.acme))
+      .expect(200);
+    expect(exported.text).toContain(last.body.data.id);
+    const chain = last.body.data.chain.id;
+    const verified = await t
+      .http()
+      .get(`/v1/chain/${chain}/verify`)
+      .set(...bearer(KEYS.acme))
+      .expect(200);
+    expect(verified.body.data).toMatchObject({ valid: true, checkedEvents: last.body.data.chain.position });
+    // 20 proofs, the export's snapshot, and at least one window of the verification.
+    expect(await served('replica')).toBeGreaterThanOrEqual(before + 22);
+  });
+
   it('while replay is paused: an event by id is found at once (the primary), the list goes to the primary once the lag passes the limit, and back when replay resumes', async () => {
     await replica.query('SELECT pg_wal_replay_pause()');
     try {
@@ -90,6 +125,25 @@ import { eventually } from './support/webhook-receiver';
       const replicaBefore = await served('replica');
       expect((await list()).body.data.map((e: { actor: string }) => e.actor)).toContain('while-paused');
       expect(await served('primary')).toBe(primaryBefore + 1);
+      // The proof, the export and the chain's verification of what the replica has not replayed: from the primary.
+      await t
+        .http()
+        .get(`/v1/events/${created.body.data.id}/proof`)
+        .set(...bearer(KEYS.acme))
+        .expect(200);
+      const exported = await t
+        .http()
+        .get(`/v1/events/export?${EXPORT_THIS_YEAR}`)
+        .set(...bearer(KEYS.acme))
+        .expect(200);
+      expect(exported.text).toContain(created.body.data.id);
+      const verified = await t
+        .http()
+        .get(`/v1/chain/${created.body.data.chain.id}/verify`)
+        .set(...bearer(KEYS.acme))
+        .expect(200);
+      expect(verified.body.data).toMatchObject({ valid: true, checkedEvents: created.body.data.chain.position });
+      expect(await served('primary')).toBeGreaterThanOrEqual(primaryBefore + 4);
       expect(await served('replica')).toBe(replicaBefore);
     } finally {
       await replica.query('SELECT pg_wal_replay_resume()');

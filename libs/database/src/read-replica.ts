@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig, Metrics } from '@app/common';
 import { dataSourceOptions } from './data-source-options';
-import { asString, computed, selectRows } from './schema/table';
+import { asBoolean, asString, computed, selectRows } from './schema/table';
 import { Db, sqlState, TransactionRunner } from './transaction-runner';
 
 /** How often the replica's lag is measured. */
@@ -34,16 +35,46 @@ function replicaTrouble(error: unknown): boolean {
   return error instanceof Error && /Connection terminated|connection error/i.test(error.message);
 }
 
+/** A replica's read that found it behind the primary's position at the read's start (it is tried again, or left to the primary). */
+export class ReplicaBehind extends Error {
+  constructor() {
+    super("the replica has not replayed up to the primary's position at the start of the read");
+  }
+}
+
 /**
- * DATABASE_READ_URL (docs/contract.md §21): reads over many events (the list, `q`, statistics) run
- * on a streaming replica while it replays within READ_REPLICA_MAX_LAG_MS of the primary, else on
- * the primary. The lag is measured, every 250 ms, against the primary's WAL: the primary's position
- * is sampled, then the replica's replay position read; the replica is at most as far behind as the
- * newest sample it has replayed is old. A read goes to the replica only while that lag, plus the
- * time since it was measured, is within the limit; a replica that cannot be reached, or whose read
- * fails for a replica's reason (a conflict with recovery), leaves the read to the primary. Reads of
- * something a client was told exists (an event by id, a chain's head and verification of an
- * event, proofs) never come here: they read the primary, so they never answer 404 or an older state.
+ * The first statement of a read on the replica (in its transaction, so that everything the read
+ * sees was replayed at least this far): throws ReplicaBehind while the replica has not replayed up
+ * to `floor`, the primary's WAL position when the read began. Replay only moves forward, so a later
+ * statement of the same read sees at least as much.
+ */
+export async function assertReplayed(db: Db, floor: string): Promise<void> {
+  const [row] = await selectRows(db, CAUGHT_UP, `SELECT ${CAUGHT_UP.sql}`, [floor]);
+  if (!row?.caughtUp) throw new ReplicaBehind();
+}
+
+const CAUGHT_UP = computed({
+  caughtUp: ['COALESCE(pg_last_wal_replay_lsn(), pg_current_wal_lsn()) >= $1::pg_lsn', asBoolean],
+});
+
+/** The waits between looks at a replica that is behind a read's floor, in ms (then the last one, repeated). */
+const CATCH_UP_WAITS_MS = [1, 2, 5, 10, 20, 50];
+
+/**
+ * DATABASE_READ_URL (docs/contract.md §21): reads over many events (the list, `q`, statistics, the
+ * export) and proofs run on a streaming replica, else on the primary, under one rule: a read never
+ * sees less than the primary had committed when the read began. So an event a client was told
+ * exists (its 201) is never missing from a read that follows, and a chain never looks shorter.
+ *
+ * A read first takes the primary's WAL position (its floor: every acknowledged commit is at or
+ * before it), then, in its transaction on the replica, checks as its first statement that the
+ * replica has replayed that far (assertReplayed). A replica behind is looked at again, a few
+ * milliseconds later, for up to READ_REPLICA_MAX_LAG_MS; past that, or when the replica cannot be
+ * reached or cancels the read for a replica's reason (a conflict with recovery), the read runs on
+ * the primary. Reads do not even try a replica whose replay lag, measured every 250 ms against
+ * the primary's WAL, is over the limit: the lag is the age of the newest sample of the primary's
+ * position it has replayed. Reads that decide what happens next (an event by id, a chain's head,
+ * the verification of an event) keep to the primary.
  */
 @Injectable()
 export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -62,6 +93,7 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly config: AppConfig,
     private readonly primary: TransactionRunner,
     private readonly metrics: Metrics,
+    @InjectDataSource() private readonly primarySource: DataSource,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -88,32 +120,97 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
     this.replica = null;
   }
 
-  /**
-   * `work` in a read-only transaction under `timeoutMs` (TransactionRunner.runBounded), on the
-   * replica while it is within the lag limit, else (or when the replica fails it) on the primary.
-   */
+  /** `work` in a READ ONLY transaction whose statements are cancelled past `timeoutMs` (TransactionRunner.runBounded). */
   async runBounded<T>(timeoutMs: number, work: (db: Db) => Promise<T>): Promise<T> {
-    const replica = this.usable();
-    if (replica) {
-      try {
-        const result = await replica.runBounded(timeoutMs, work);
-        this.metrics.readServed('replica');
-        return result;
-      } catch (error) {
-        if (!replicaTrouble(error)) throw error;
-        this.lag = null;
-      }
-    }
+    const served = await this.onReplicaBounded(timeoutMs, work);
+    if (served) return served.value;
     const result = await this.primary.runBounded(timeoutMs, work);
     this.metrics.readServed('primary');
     return result;
   }
 
-  /** The replica's runner while its lag, aged since it was measured, is within the limit. */
-  private usable(): TransactionRunner | null {
+  /**
+   * A short read (a proof): on the primary, one statement on the pool as before; on the replica,
+   * in a read-only transaction under `timeoutMs`, behind the check of its floor.
+   */
+  async runShort<T>(timeoutMs: number, work: (db: Db) => Promise<T>): Promise<T> {
+    const served = await this.onReplicaBounded(timeoutMs, work);
+    if (served) return served.value;
+    const result = await work(this.primary.pool);
+    this.metrics.readServed('primary');
+    return result;
+  }
+
+  /**
+   * Something read over a connection and a transaction of its own (the export's snapshot):
+   * `open(dataSource, floor)` on the replica, where it must begin with assertReplayed(floor), else
+   * `open(primary, null)`.
+   */
+  async open<T>(open: (dataSource: DataSource, floor: string | null) => Promise<T>): Promise<T> {
+    const served = await this.onReplica(({ dataSource }, floor) => open(dataSource, floor));
+    if (served) return served.value;
+    const result = await open(this.primarySource, null);
+    this.metrics.readServed('primary');
+    return result;
+  }
+
+  /**
+   * The primary's WAL position now, when the replica may serve reads (else null): the floor of a
+   * read that runs on connections of its own (whole-chain verification's workers), which must
+   * check it on the replica before they read there (assertReplayed's SQL).
+   */
+  async floor(): Promise<string | null> {
+    if (!this.usable()) return null;
+    const [primary] = await selectRows(this.primary.pool, PRIMARY_LSN, `SELECT ${PRIMARY_LSN.sql}`);
+    return primary!.lsn;
+  }
+
+  /** `work` on the replica in a read-only transaction under `timeoutMs` that begins with the check of its floor. */
+  private onReplicaBounded<T>(timeoutMs: number, work: (db: Db) => Promise<T>): Promise<{ value: T } | null> {
+    return this.onReplica(({ runner }, floor) =>
+      runner.runBounded(timeoutMs, async (db) => {
+        await assertReplayed(db, floor);
+        return work(db);
+      }),
+    );
+  }
+
+  /**
+   * `attempt` on the replica with the primary's position now as its floor, while the replica is
+   * usable: again after a short wait while it is behind, up to READ_REPLICA_MAX_LAG_MS. Null when
+   * the read is the primary's to serve.
+   */
+  private async onReplica<T>(
+    attempt: (replica: { dataSource: DataSource; runner: TransactionRunner }, floor: string) => Promise<T>,
+  ): Promise<{ value: T } | null> {
+    const replica = this.usable();
+    const floor = replica && (await this.floor());
+    if (!replica || !floor) return null;
+    const deadline = Date.now() + this.config.readReplicaMaxLagMs;
+    for (let look = 0; ; look++) {
+      try {
+        const value = await attempt(replica, floor);
+        this.metrics.readServed('replica');
+        return { value };
+      } catch (error) {
+        if (error instanceof ReplicaBehind) {
+          const wait = CATCH_UP_WAITS_MS[Math.min(look, CATCH_UP_WAITS_MS.length - 1)]!;
+          if (Date.now() + wait > deadline) return null;
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
+        if (!replicaTrouble(error)) throw error;
+        this.lag = null;
+        return null;
+      }
+    }
+  }
+
+  /** The replica while its lag, aged since it was measured, is within the limit. */
+  private usable(): { dataSource: DataSource; runner: TransactionRunner } | null {
     if (!this.replica || this.lag === null) return null;
     const aged = this.lag.ms + (Date.now() - this.lag.at);
-    return aged <= this.config.readReplicaMaxLagMs ? this.replica.runner : null;
+    return aged <= this.config.readReplicaMaxLagMs ? this.replica : null;
   }
 
   private async measure(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, CHAIN_ID } from '@app/common';
-import { MerkleNodesRepository } from '@app/database';
+import { AppConfig, AppError, CHAIN_ID } from '@app/common';
+import { Db, MerkleNodesRepository, ReadReplica } from '@app/database';
 import { assembleAll, consistencyPlan, emptyRoot, inclusionPlan, NodeId, rootPlan } from '@app/hashing';
 import { ConsistencyProofQuery, InclusionProofQuery } from './dto/proof.query';
 import { ConsistencyProofView, InclusionProofView } from './dto/proof.view';
@@ -14,17 +14,29 @@ const hex = (hash: Buffer): string => hash.toString('hex');
  * has reached never change, so a proof needs no transaction. After a prune (docs/contract.md §14) the tree
  * keeps what proofs of retained events need: inclusion proofs work at every size from the first
  * retained position, and a consistency proof from or to a smaller size (other than 0) is 410 PRUNED.
+ * With DATABASE_READ_URL, a proof may be read on the replica once it has replayed what the primary
+ * had when the request came (ReadReplica): a proof of an event just acknowledged never answers 404,
+ * and a chain is never shorter than the client last saw it.
  */
 @Injectable()
 export class ProofsService {
-  constructor(private readonly nodes: MerkleNodesRepository) {}
+  constructor(
+    private readonly nodes: MerkleNodesRepository,
+    private readonly reads: ReadReplica,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A proof's one statement, on the replica when it may serve it (under QUERY_TIMEOUT_SECONDS there), else on the primary. */
+  private read<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return this.reads.runShort(this.config.queryTimeoutSeconds * 1000, work);
+  }
 
   async inclusion(
     accountId: string,
     eventId: string,
     query: InclusionProofQuery,
   ): Promise<{ data: InclusionProofView }> {
-    const facts = await this.nodes.inclusion(accountId, eventId, query.size ?? null);
+    const facts = await this.read((db) => this.nodes.inclusion(accountId, eventId, query.size ?? null, db));
     if (!facts) throw AppError.notFound(`Event ${eventId}`);
     const { chainId, position, size } = facts;
     if (size < position || size > facts.chainSize)
@@ -62,7 +74,9 @@ export class ProofsService {
         ? []
         : [consistencyPlan(from, to), ...(from > 0 ? [rootPlan(from)] : []), ...(to > 0 ? [rootPlan(to)] : [])];
     const ids = plans.flatMap((plan) => plan.nodes);
-    const chain = CHAIN_ID.test(chainId) ? await this.nodes.chainNodes(accountId, chainId, ids, to) : null;
+    const chain = CHAIN_ID.test(chainId)
+      ? await this.read((db) => this.nodes.chainNodes(accountId, chainId, ids, to, db))
+      : null;
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     if (to > chain.size) throw outOfRange('to', `to must not exceed the chain's size (${chain.size})`);
     if (from > to) throw outOfRange('from', `from must not exceed to (${to})`);

@@ -5,6 +5,7 @@ import {
   ChainsRepository,
   CheckpointsRepository,
   MerkleNodesRepository,
+  ReadReplica,
   RetentionLogRepository,
 } from '@app/database';
 import { CHECKPOINT_KEY_NAME, formatVerifierKey, parseVerifierKey } from '@app/hashing';
@@ -65,6 +66,7 @@ function setup(verifyConcurrency = 2) {
     new Metrics(),
     retentionLog,
     checkpoints,
+    { floor: () => Promise.resolve(null) } as unknown as ReadReplica,
   );
   /** Lets every read started so far finish, then the walk go on. */
   const release = async () => {

@@ -5,6 +5,7 @@ import {
   ChainsRepository,
   CheckpointsRepository,
   MerkleNodesRepository,
+  ReadReplica,
   RetentionLogRepository,
 } from '@app/database';
 import { frontierIds, MerkleNode } from '@app/hashing';
@@ -43,6 +44,7 @@ export class ChainVerificationService {
     private readonly metrics: Metrics,
     private readonly retentionLog: RetentionLogRepository,
     private readonly checkpoints: CheckpointsRepository,
+    private readonly reads: ReadReplica,
   ) {
     this.windowSize = config.verifyPageSize;
     const perAccount = config.verifyConcurrency;
@@ -72,7 +74,9 @@ export class ChainVerificationService {
     if (!chain) throw AppError.notFound(`Chain ${chainId}`);
     const audit = new ChainAudit(chain, this.signer.verifiers, await this.prunedPrefix(chain));
     const head = { position: chain.lastPosition, hash: chain.lastHash };
-    await this.walk(audit, chain, head.position, clientGone);
+    // Windows may be read on DATABASE_READ_URL's replica once it has replayed past this head (docs/contract.md §21).
+    const floor = this.inspector.readsReplica ? await this.reads.floor() : null;
+    await this.walk(audit, chain, head.position, floor, clientGone);
     audit.checkHead(head);
     const now = await this.chains.headFacts(chain.id);
     audit.checkpointsAboveHead(now.checkpointsAbove, now.smallestAbove, now.position);
@@ -122,6 +126,7 @@ export class ChainVerificationService {
     audit: ChainAudit,
     chain: ChainRecord,
     headPosition: number,
+    floor: string | null,
     clientGone?: AbortSignal,
   ): Promise<void> {
     const from = chain.firstPosition - 1;
@@ -129,13 +134,16 @@ export class ChainVerificationService {
     const inFlight: Promise<WindowReport>[] = [];
     const start = (k: number): void => {
       if (k >= count) return;
-      const window = this.inspector.inspect({
-        chainId: chain.id,
-        accountId: chain.accountId,
-        after: from + k * this.windowSize,
-        upTo: Math.min(headPosition, from + (k + 1) * this.windowSize),
-        first: k === 0,
-      });
+      const window = this.inspector.inspect(
+        {
+          chainId: chain.id,
+          accountId: chain.accountId,
+          after: from + k * this.windowSize,
+          upTo: Math.min(headPosition, from + (k + 1) * this.windowSize),
+          first: k === 0,
+        },
+        floor,
+      );
       window.catch(() => undefined); // observed when awaited below; never unhandled if an earlier one fails first
       inFlight.push(window);
     };

@@ -1,9 +1,9 @@
 import { ulidToUuid } from '@app/common/ids';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryRunner } from 'typeorm';
 import type { ExportedPrunedChain } from '@app/verification';
 import { asNumber, asString, computed, Decoder, joined, orNull, selectRows } from '../schema/table';
+import { assertReplayed, ReadReplica } from '../read-replica';
 import { beginBounded, releaseRunner } from '../transaction-runner';
 import { EventFilters, matching, Sql } from './event-filters.sql';
 import { chains, EVENT_RECORD, EventRecord, events } from './event-record';
@@ -62,7 +62,16 @@ export class EventSnapshot {
     private readonly from: Sql,
   ) {}
 
-  static async open(dataSource: DataSource, from: Sql, statementTimeoutMs: number): Promise<EventSnapshot> {
+  /**
+   * On a replica (`floor` given, ReadReplica.open), the snapshot is taken by the check that the
+   * replica has replayed up to `floor`: it holds everything the primary had when the export began.
+   */
+  static async open(
+    dataSource: DataSource,
+    from: Sql,
+    statementTimeoutMs: number,
+    floor: string | null,
+  ): Promise<EventSnapshot> {
     const runner = dataSource.createQueryRunner();
     try {
       await runner.connect();
@@ -71,7 +80,14 @@ export class EventSnapshot {
       await runner.release();
       throw error;
     }
-    return new EventSnapshot(runner, from);
+    const snapshot = new EventSnapshot(runner, from);
+    try {
+      if (floor !== null) await assertReplayed(runner.manager, floor);
+    } catch (error) {
+      await snapshot.close();
+      throw error;
+    }
+    return snapshot;
   }
 
   /**
@@ -163,19 +179,17 @@ export class EventSnapshot {
 /** GET /v1/export: the matching events and pruned chains as one consistent snapshot. */
 @Injectable()
 export class EventExportRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly reads: ReadReplica) {}
 
   /**
    * A read-only snapshot of the events matching `filters` (inclusive bounds), oldest first by
    * (timestamp, id) on the (account, timestamp, id) index: count them, then read them through a
    * cursor, both in one REPEATABLE READ transaction on one connection of its own, each statement
-   * cancelled past `statementTimeoutMs`.
+   * cancelled past `statementTimeoutMs`. On DATABASE_READ_URL's replica when it may serve the read
+   * (ReadReplica: never older than the primary when the export began), else on the primary.
    */
   async openSnapshot(accountId: string, filters: EventFilters, statementTimeoutMs: number): Promise<EventSnapshot> {
-    return EventSnapshot.open(
-      this.dataSource,
-      matching(accountId, { ...filters, inclusive: true }),
-      statementTimeoutMs,
-    );
+    const from = matching(accountId, { ...filters, inclusive: true });
+    return this.reads.open((dataSource, floor) => EventSnapshot.open(dataSource, from, statementTimeoutMs, floor));
   }
 }
