@@ -2,14 +2,18 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
 import type { Account, Page as ApiPage } from '../types';
-import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
+import { Busy, CardTable, type Column, ErrorText, Page, Time, useLoad } from '../ui';
 
 const ACCOUNT_COLUMNS: Column<Account>[] = [
   { header: 'Name', class: 'lead', cell: (a) => a.name },
   { header: 'Id', class: 'mono', cell: (a) => a.id },
-  { header: 'Events', cell: (a) => a.eventCount },
+  { header: 'Event count', cell: (a) => a.eventCount },
   { header: 'Chains', cell: (a) => a.chainCount },
-  { header: 'Last event', class: 'mono', cell: (a) => a.lastEventAt ?? 'none' },
+  { header: 'Last event', class: 'mono', cell: (a) => <Time iso={a.lastEventAt} /> },
+  {
+    header: 'Events',
+    cell: (a) => <Link to={href('/events', { account: a.id })}>Events of {a.name}</Link>,
+  },
   {
     header: 'Keys',
     cell: (a) => (
@@ -21,7 +25,10 @@ const ACCOUNT_COLUMNS: Column<Account>[] = [
   { header: 'Streams', cell: (a) => <Link to={href('/streams', { account: a.id })}>Streams of {a.name}</Link> },
 ];
 
-/** Accounts (docs/contract.md §12), for operator keys: list, create, and each one's keys and streams (§16). */
+/**
+ * Accounts (docs/contract.md §12), for operator keys: list, create, and each one's events (read as an
+ * operator: account.ts), keys and streams (§16).
+ */
 export function AccountsPage() {
   const [cursor, setCursor] = useState<string | undefined>();
   const accounts = useLoad(
