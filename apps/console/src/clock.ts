@@ -52,6 +52,11 @@ export function localZoneName(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 }
 
+/** The browser's zone as it is called now, short: `PST`, `CET`, `GMT+2`. */
+export function localZoneAbbreviation(): string {
+  return suffix(new Date(), 'local');
+}
+
 /** What a field or a column says its times are in: `UTC`, or `local, America/Los_Angeles`. */
 export function zoneLabel(z: Zone = current): string {
   return z === 'utc' ? 'UTC' : `local, ${localZoneName()}`;

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
-import { formatInstant, localZoneName, setZone, useZone, zoneLabel } from './clock';
+import { formatInstant, localZoneAbbreviation, localZoneName, setZone, useZone, zoneLabel } from './clock';
 
 /** An API error in words (never a blank page). */
 export function ErrorText({ error }: { error: unknown }) {
@@ -211,7 +211,9 @@ export function ZoneSwitch() {
       <span>Times in</span>{' '}
       <select value={z} onChange={(e) => setZone(e.currentTarget.value === 'local' ? 'local' : 'utc')}>
         <option value="utc">UTC</option>
-        <option value="local">local ({localZoneName()})</option>
+        <option value="local" title={localZoneName()}>
+          local ({localZoneAbbreviation()})
+        </option>
       </select>
     </label>
   );

@@ -30,7 +30,7 @@ describe('the Streams page in words (contract §16)', () => {
     expect(targetOf('not a url')).toBe('not a url');
   });
 
-  it('says a destination’s health in words: failing now, or healthy since its last error', () => {
+  it('says a destination’s health in words: failing now, or what came after its last error', () => {
     const age = (iso: string) => `at ${iso}`;
     const at = '2026-11-28T01:00:00.000Z';
     const later = '2026-11-28T02:00:00.000Z';
@@ -39,19 +39,19 @@ describe('the Streams page in words (contract §16)', () => {
       'No delivery yet, none failed.',
     );
     expect(healthText({ lastError: null, consecutiveFailures: 0, lastDeliveredAt: later }, age)).toBe(
-      'Healthy: no delivery ever failed.',
+      'No delivery ever failed.',
     );
     expect(healthText({ lastError: error, consecutiveFailures: 4, lastDeliveredAt: null }, age)).toBe(
-      `Failing: 4 attempts in a row failed, the last at ${at}: HTTP 503: <b>down</b>`,
+      `Failing: 4 attempts in a row, the last at ${at}: HTTP 503: <b>down</b>`,
     );
     expect(healthText({ lastError: error, consecutiveFailures: 0, lastDeliveredAt: later }, age)).toBe(
-      `Healthy: the last error was at ${at} (HTTP 503: <b>down</b>); since then delivered (the last at ${later}), 0 failing.`,
+      `The last error was at ${at} (HTTP 503: <b>down</b>); since then delivered (the last at ${later}), 0 failing.`,
     );
     expect(
       healthText(
         { lastError: { at, status: null, message: 'timed out' }, consecutiveFailures: 1, lastDeliveredAt: null },
         age,
       ),
-    ).toBe(`Failing: 1 attempt in a row failed, the last at ${at}: no answer: timed out`);
+    ).toBe(`Failing: 1 attempt in a row, the last at ${at}: no answer: timed out`);
   });
 });

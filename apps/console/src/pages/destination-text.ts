@@ -74,8 +74,9 @@ export function errorText(error: NonNullable<Destination['lastError']>): string 
 }
 
 /**
- * A destination's health in words (issue 40 item 4): failing now (how many attempts in a row, the last
- * error and its age), or delivering, with the last error's age and that deliveries went through since.
+ * A destination's health in words (issue 40 item 4), beside its state: failing now (how many attempts in
+ * a row, the last error and its age), or not, with the last error's age and whether deliveries went
+ * through since.
  * `age` says how long ago an instant was ("3 h ago").
  */
 export function healthText(
@@ -85,12 +86,12 @@ export function healthText(
   const error = d.lastError;
   if (d.consecutiveFailures > 0) {
     const attempts = d.consecutiveFailures === 1 ? '1 attempt' : `${d.consecutiveFailures} attempts`;
-    return `Failing: ${attempts} in a row failed` + (error ? `, the last ${age(error.at)}: ${errorText(error)}` : '.');
+    return `Failing: ${attempts} in a row` + (error ? `, the last ${age(error.at)}: ${errorText(error)}` : '.');
   }
-  if (!error) return d.lastDeliveredAt === null ? 'No delivery yet, none failed.' : 'Healthy: no delivery ever failed.';
+  if (!error) return d.lastDeliveredAt === null ? 'No delivery yet, none failed.' : 'No delivery ever failed.';
   const since =
     d.lastDeliveredAt !== null && Date.parse(d.lastDeliveredAt) > Date.parse(error.at)
       ? `since then delivered (the last ${age(d.lastDeliveredAt)}), 0 failing`
       : 'nothing delivered since, 0 failing';
-  return `Healthy: the last error was ${age(error.at)} (${errorText(error)}); ${since}.`;
+  return `The last error was ${age(error.at)} (${errorText(error)}); ${since}.`;
 }

@@ -188,7 +188,7 @@ export function ErasuresPage({ me }: { me: Me | null }) {
       <p role="status" tabIndex={-1} ref={status}>
         {done}
       </p>
-      <ErrorText error={error} />
+      {!(counted && n > 0) && <ErrorText error={error} />}
       {counted && n === 0 && (
         <p role="status">
           No event would be erased
@@ -203,7 +203,10 @@ export function ErasuresPage({ me }: { me: Me | null }) {
           action={`Yes, erase in ${n === 1 ? '1 event' : `${n} events`}`}
           busy={busy}
           onConfirm={() => void erase()}
-          onCancel={() => setCounted(null)}
+          onCancel={() => {
+            setCounted(null);
+            setError(null);
+          }}
           words={
             <>
               <p>
@@ -216,14 +219,17 @@ export function ErasuresPage({ me }: { me: Me | null }) {
             </>
           }
         >
-          <div class="field grow">
+          <div class="field">
             <label for="erase-reason">Reason (recorded with the erasure)</label>
             <input
               id="erase-reason"
               value={reason}
               required
               maxLength={512}
-              onInput={(e) => setReason(e.currentTarget.value)}
+              onInput={(e) => {
+                setReason(e.currentTarget.value);
+                setError(null);
+              }}
             />
           </div>
           <div class="field">
@@ -234,9 +240,13 @@ export function ErasuresPage({ me }: { me: Me | null }) {
               autoComplete="off"
               value={typed}
               required
-              onInput={(e) => setTyped(e.currentTarget.value)}
+              onInput={(e) => {
+                setTyped(e.currentTarget.value);
+                setError(null);
+              }}
             />
           </div>
+          <ErrorText error={error} />
         </Confirm>
       )}
       <h2>Past erasures</h2>

@@ -120,7 +120,8 @@ function BarChart({ data, group }: { data: StatsAnswer['data']; group: Group }) 
   const plotWidth = width - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const step = plotWidth / Math.max(1, data.length);
-  const every = tickEvery(data.length, plotWidth, group === 'day' ? 52 : 64);
+  // A label's width with room around it: `Dec 17` and `Dec 17 14:00` at 12 px.
+  const every = tickEvery(data.length, plotWidth, group === 'day' ? 60 : 100);
   const yTicks = [0, Math.ceil(max / 2), max].filter((v, i, all) => all.indexOf(v) === i);
   const y = (count: number) => PAD.top + plotHeight - (plotHeight * count) / max;
   const axisZone: Zone = group === 'day' ? 'utc' : z;
@@ -129,6 +130,7 @@ function BarChart({ data, group }: { data: StatsAnswer['data']; group: Group }) 
     count: 0,
   } as StatsAnswer['data'][number]);
   const axisName = group === 'day' ? 'day (UTC days)' : `hour (${zoneLabel(z)})`;
+  const counted = group === 'day' ? `${data.length} days (UTC days)` : `${data.length} hours (${zoneLabel(z)})`;
   return (
     <figure>
       <div ref={box} class="chart">
@@ -183,8 +185,15 @@ function BarChart({ data, group }: { data: StatsAnswer['data']; group: Group }) 
         </svg>
       </div>
       <figcaption>
-        {data.length} {group}s ({axisName}); the busiest{' '}
-        {peak.key ? `is ${bucketLabel(peak.key, group, axisZone).full} with ${peak.count}` : 'has none'}.
+        {counted}; the busiest{' '}
+        {peak.key ? (
+          <>
+            is <span class="instant">{bucketLabel(peak.key, group, axisZone).full}</span> with {peak.count}
+          </>
+        ) : (
+          'has none'
+        )}
+        .
       </figcaption>
     </figure>
   );
