@@ -472,15 +472,18 @@ describe('the console: Keys and Accounts', () => {
         await page.setViewportSize({ width: 1280, height: 900 });
         await page.goto(`${origin}/console/${name}`);
         await page.locator(ready).first().waitFor();
-        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-1280-${name}.png`), fullPage: true });
+        // What a person sees first (the viewport; the other tests keep full pages).
+        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-1280-${name}.png`) });
         await page.setViewportSize({ width: 360, height: 740 });
-        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-360-${name}.png`), fullPage: true });
+        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-360-${name}.png`) });
         const { scroll, client } = await page.evaluate(() => ({
           scroll: document.documentElement.scrollWidth,
           client: document.documentElement.clientWidth,
         }));
         expect({ name, scroll }).toEqual({ name, scroll: Math.min(scroll, client) });
-        expect({ name, violations: await seriousAxeViolations(page) }).toEqual({ name, violations: [] });
+        // The zone changes text, not layout: axe once per page.
+        if (tz === 'utc')
+          expect({ name, violations: await seriousAxeViolations(page) }).toEqual({ name, violations: [] });
       }
       await zoned.close();
     }
