@@ -33,7 +33,7 @@ export function AccountPicker({ me }: { me: Me }) {
       <select value={chosen} onChange={(e) => choose(e.currentTarget.value)}>
         {options.map((a) => (
           <option key={a.id} value={a.id}>
-            {a.id === me.accountId ? `${a.name} (this key’s own)` : a.name}
+            {a.id === me.accountId ? `${a.name} (this key’s)` : a.name}
           </option>
         ))}
       </select>
