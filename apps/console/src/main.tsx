@@ -150,7 +150,7 @@ function Route({ path, me }: { path: string; me: Me | null }) {
     case 'erasures':
       return <ErasuresPage me={me} />;
     case 'accounts':
-      return <AccountsPage />;
+      return <AccountsPage me={me} />;
     default:
       return (
         <>

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
-import type { Account, Page as ApiPage } from '../types';
+import type { Account, Me, Page as ApiPage } from '../types';
 import { Busy, CardTable, type Column, ErrorText, Page, Time, useLoad } from '../ui';
 
-const ACCOUNT_COLUMNS: Column<Account>[] = [
+const accountColumns = (ownId: string | undefined): Column<Account>[] => [
   { header: 'Name', class: 'lead', cell: (a) => a.name },
   { header: 'Id', class: 'mono', cell: (a) => a.id },
   { header: 'Event count', cell: (a) => a.eventCount },
@@ -12,7 +12,8 @@ const ACCOUNT_COLUMNS: Column<Account>[] = [
   { header: 'Last event', class: 'mono', cell: (a) => <Time iso={a.lastEventAt} /> },
   {
     header: 'Events',
-    cell: (a) => <Link to={href('/events', { account: a.id })}>Events of {a.name}</Link>,
+    // Read as an operator (account.ts): the key's own account needs no `accountId`.
+    cell: (a) => <Link to={href('/events', { account: a.id === ownId ? undefined : a.id })}>Events of {a.name}</Link>,
   },
   {
     header: 'Keys',
@@ -29,7 +30,7 @@ const ACCOUNT_COLUMNS: Column<Account>[] = [
  * Accounts (docs/contract.md §12), for operator keys: list, create, and each one's events (read as an
  * operator: account.ts), keys and streams (§16).
  */
-export function AccountsPage() {
+export function AccountsPage({ me }: { me: Me | null }) {
   const [cursor, setCursor] = useState<string | undefined>();
   const accounts = useLoad(
     (signal) => api.get<ApiPage<Account>>('/v1/accounts', { limit: 100, cursor }, signal),
@@ -69,7 +70,12 @@ export function AccountsPage() {
       <ErrorText error={error ?? accounts.error} />
       {accounts.loading && <Busy label="Loading accounts" />}
       {accounts.value && (
-        <CardTable caption="Accounts" columns={ACCOUNT_COLUMNS} rows={accounts.value.data} rowKey={(a) => a.id} />
+        <CardTable
+          caption="Accounts"
+          columns={accountColumns(me?.accountId)}
+          rows={accounts.value.data}
+          rowKey={(a) => a.id}
+        />
       )}
       {accounts.value?.nextCursor && (
         <button type="button" onClick={() => setCursor(accounts.value!.nextCursor)}>
