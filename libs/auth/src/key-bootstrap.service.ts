@@ -99,6 +99,8 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
         id: `key_${ulid()}`,
         accountId,
         name: entry.name ?? 'API_KEYS',
+        // A development key made before it had its name is renamed; an API_KEYS entry keeps its key's name.
+        rename: entry.name !== undefined,
         prefix: apiKeyPrefix(entry.key),
         keyDigest: digestApiKey(entry.key),
         scopes: entry.scopes,
