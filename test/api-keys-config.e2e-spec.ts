@@ -140,10 +140,16 @@ describe("the embedded default's development keys", () => {
         .expect(200)
     ).body.data.map((a: { name: string }) => a.name);
     expect(accounts).toEqual(expect.arrayContaining(['dev', 'system']));
-    // As a DATA_DIR made before this change left it: its dev key ingest+read, no operator key.
-    await app.dataSource.query(`UPDATE api_keys SET scopes = '{ingest,read}' WHERE key_digest = $1`, [
+    // Named as what it is on the Keys page (issue 40 item 7).
+    const names = await app.dataSource.query<{ name: string }[]>(`SELECT name FROM api_keys WHERE key_digest = $1`, [
       digestApiKey(dev),
     ]);
+    expect(names).toEqual([{ name: 'development key' }]);
+    // As a DATA_DIR made before these changes left it: its dev key ingest+read and named API_KEYS, no operator key.
+    await app.dataSource.query(
+      `UPDATE api_keys SET scopes = '{ingest,read}', name = 'API_KEYS' WHERE key_digest = $1`,
+      [digestApiKey(dev)],
+    );
     rmSync(join(dataDir, 'dev-operator-key'));
   });
 
@@ -151,6 +157,9 @@ describe("the embedded default's development keys", () => {
     const app = await start();
     const dev = kept('dev-api-key');
     expect((await me(app, dev)).scopes).toEqual(['ingest', 'read', 'admin']);
+    await expect(
+      app.dataSource.query(`SELECT name FROM api_keys WHERE key_digest = $1`, [digestApiKey(dev)]),
+    ).resolves.toEqual([{ name: 'development key' }]);
     expect((await me(app, kept('dev-operator-key'))).scopes).toEqual(['operator']);
     const operators = await app.dataSource.query<{ revoked: boolean }[]>(
       `SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE 'operator' = ANY(scopes) ORDER BY created_at`,

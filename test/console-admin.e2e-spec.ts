@@ -294,7 +294,7 @@ describe('the console: Keys and Accounts', () => {
       expect(await seriousAxeViolations(page)).toEqual([]);
     });
 
-    it("an operator sets another account's chain by its id; an admin cannot lift the operator's hold", async () => {
+    it("an operator picks acme, reads its events (recorded in acme's _audit) and sets its chain; an admin cannot lift the operator's hold", async () => {
       const ordersId = (
         (
           await t
@@ -307,21 +307,36 @@ describe('the console: Keys and Accounts', () => {
           data: { id: string }[];
         }
       ).data[0]!.id;
-      const other = () => page.getByRole('region', { name: 'Another account’s chain' });
-      const otherField = (term: string) =>
-        other()
-          .locator('.fields > div')
-          .filter({ has: page.locator('dt').getByText(term, { exact: true }) })
-          .locator('dd');
-      await signIn(ADMIN_KEYS.operator, '/console/chains');
-      await other().getByLabel('Chain id').fill(ordersId);
-      await other().getByLabel('Retention days for another account’s chain').fill('14');
-      await other().getByRole('button', { name: 'Save retention' }).click();
-      await other().getByText('Retention of orders saved: 14 days (its own setting).').waitFor();
-      await other().getByLabel('Legal hold reason for another account’s chain').fill('subpoena 7');
-      await other().getByRole('button', { name: 'Place legal hold' }).click();
-      await other().getByText('Legal hold placed on orders.').waitFor();
-      await expect(otherField('Legal hold').textContent()).resolves.toBe(
+      const operatorKeyId = (
+        (
+          await t
+            .http()
+            .get('/v1/me')
+            .set(...bearer(ADMIN_KEYS.operator))
+            .expect(200)
+        ).body as { data: { keyId: string } }
+      ).data.keyId;
+      await signIn(ADMIN_KEYS.operator, '/console/events');
+      // Its own account (system) first; then acme, chosen in the header, on every page from there on.
+      await page.getByLabel('Account').selectOption({ label: 'acme' });
+      await page.waitForURL(/\/console\/events\?account=acc_/);
+      await page.locator('table tbody tr').filter({ hasText: 'order.created' }).first().waitFor();
+      await expect(audited('operator.read')).resolves.toEqual([
+        expect.objectContaining({
+          actor: `key:${operatorKeyId}`,
+          context: expect.objectContaining({ route: expect.any(String) }),
+        }),
+      ]);
+      await nav().getByRole('link', { name: 'Chains' }).click();
+      await page.waitForURL(/\/console\/chains\?account=acc_/);
+      await chain().waitFor();
+      await chain().getByLabel('Retention days for orders').fill('14');
+      await chain().getByRole('button', { name: 'Save retention' }).click();
+      await chain().getByText('Retention of orders saved: 14 days (its own setting).').waitFor();
+      await chain().getByLabel('Legal hold reason for orders').fill('subpoena 7');
+      await chain().getByRole('button', { name: 'Place legal hold' }).click();
+      await chain().getByText('Legal hold placed on orders.').waitFor();
+      await expect(field('Legal hold').textContent()).resolves.toBe(
         'On hold (its own hold, placed by an operator): nothing is pruned',
       );
       expect(await seriousAxeViolations(page)).toEqual([]);
@@ -347,17 +362,130 @@ describe('the console: Keys and Accounts', () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
 
       // The operator lifts it, without a reason, and the chain follows the account again.
-      await signIn(ADMIN_KEYS.operator, '/console/chains');
-      await other().getByLabel('Chain id').fill(ordersId);
-      await other().getByRole('button', { name: 'Lift legal hold' }).click();
-      await other().getByText('Legal hold on orders lifted.').waitFor();
-      await other().getByRole('button', { name: 'Save retention' }).click();
-      await other().getByText('Retention of orders saved: forever (follows the account).').waitFor();
+      await signIn(ADMIN_KEYS.operator, `/console/chains?account=${await acmeId()}`);
+      await chain().getByRole('button', { name: 'Lift legal hold' }).click();
+      await chain().getByText('Legal hold on orders lifted.').waitFor();
+      await chain().getByLabel('Retention days for orders').fill('');
+      await chain().getByRole('button', { name: 'Save retention' }).click();
+      await chain().getByText('Retention of orders saved: forever (follows the account).').waitFor();
       await expect(audited('legal_hold.changed')).resolves.toEqual(
         expect.arrayContaining([
           expect.objectContaining({ resource: ordersId, context: { hold: false, reason: null } }),
         ]),
       );
     });
+  });
+
+  it('erases from the console: a dry run counts the events, then a reason and the typed count; the event shows by which erasure', async () => {
+    const acme = (
+      (
+        await t
+          .http()
+          .get('/v1/me')
+          .set(...bearer(ADMIN_KEYS.acmeAdmin))
+          .expect(200)
+      ).body as { data: { accountId: string } }
+    ).data.accountId;
+    const made = await t
+      .http()
+      .post(`/v1/accounts/${acme}/keys`)
+      .set(...bearer(ADMIN_KEYS.acmeAdmin))
+      .send({ name: 'console-erasure', scopes: ['read', 'admin'] })
+      .expect(201);
+    const key = (made.body as { data: { secret: string } }).data.secret;
+    const ids: string[] = [];
+    for (const i of [1, 2])
+      ids.push(
+        (
+          (
+            await t
+              .http()
+              .post('/v1/events')
+              .set(...bearer(KEYS.acme))
+              .send({ actor: 'erin@example.com', action: 'profile.viewed', resource: `profile/${i}`, chain: 'people' })
+              .expect(201)
+          ).body as { data: { id: string } }
+        ).data.id,
+      );
+    await signIn(key, '/console/erasures');
+    await page.getByRole('heading', { name: 'Erasures', exact: true }).waitFor();
+    await page.getByText('No erasure in this account.').waitFor();
+    await page.getByLabel('Events matching').fill('actor:erin@example.com');
+    await page.getByLabel('Actor').check();
+    await page.getByRole('button', { name: 'Count matching events' }).click();
+    const question = page.getByRole('region', { name: 'Erase actor in 2 events?' });
+    await expect(question.textContent()).resolves.toContain('The dry run found 2 events matching');
+    // The dry run erased nothing.
+    const actorOf = async (id: string) =>
+      (
+        (
+          await t
+            .http()
+            .get(`/v1/events/${id}`)
+            .set(...bearer(KEYS.acme))
+            .expect(200)
+        ).body as { data: { actor: string | null } }
+      ).data.actor;
+    await expect(actorOf(ids[0]!)).resolves.toBe('erin@example.com');
+    await page.getByLabel('Reason (recorded with the erasure)').fill('GDPR request 2026-42');
+    await page.getByLabel('Type 2 to confirm').fill('3');
+    await page.getByRole('button', { name: 'Yes, erase in 2 events' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Type 2, the number of events, to confirm.');
+    await expect(actorOf(ids[0]!)).resolves.toBe('erin@example.com');
+    await page.getByLabel('Type 2 to confirm').fill('2');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'erasure-confirm.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Yes, erase in 2 events' }).click();
+    await page.getByText(/^Erasure era_\w+ done: actor erased in 2 event\(s\)\.$/).waitFor();
+    await expect(actorOf(ids[0]!)).resolves.toBeNull();
+    const row = page.getByRole('row').filter({ hasText: 'GDPR request 2026-42' });
+    await row.waitFor();
+    const erasureId = (await row.locator('td').first().textContent())!;
+    expect(erasureId).toMatch(/^era_/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'erasures.png'), fullPage: true });
+
+    // The event: its actor is a mark, not a value, naming the erasure, when and why; still verified.
+    await page.goto(`${origin}/console/events/${ids[1]}`);
+    await page.getByText('Verified in your browser').waitFor();
+    const actor = page.locator('.fields > div').filter({ has: page.locator('dt').getByText('Actor', { exact: true }) });
+    await expect(actor.locator('.erased-mark').textContent()).resolves.toBe('erased');
+    await expect(actor.locator('dd').textContent()).resolves.toMatch(
+      new RegExp(`^erased by ${erasureId} at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC: “GDPR request 2026-42”$`),
+    );
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'event-erased.png'), fullPage: true });
+  });
+
+  it('shows every admin page at 1280 and 360 px in Los Angeles and in UTC, nothing squeezed, axe clean', async () => {
+    for (const timezoneId of ['America/Los_Angeles', 'UTC']) {
+      const zoned = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId });
+      page = await zoned.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await signIn(ADMIN_KEYS.operator, '/console/accounts');
+      const tz = timezoneId === 'UTC' ? 'utc' : 'la';
+      for (const [name, ready] of [
+        ['accounts', 'table tbody tr'],
+        ['keys', 'table tbody tr'],
+        ['streams', 'text=New destination'],
+        ['erasures', 'text=Past erasures'],
+      ] as const) {
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.goto(`${origin}/console/${name}`);
+        await page.locator(ready).first().waitFor();
+        // What a person sees first (the viewport; the other tests keep full pages).
+        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-1280-${name}.png`) });
+        await page.setViewportSize({ width: 360, height: 740 });
+        await page.screenshot({ path: join(SCREENSHOTS, `${tz}-360-${name}.png`) });
+        const { scroll, client } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        expect({ name, scroll }).toEqual({ name, scroll: Math.min(scroll, client) });
+        // The zone changes text, not layout: axe once per page.
+        if (tz === 'utc')
+          expect({ name, violations: await seriousAxeViolations(page) }).toEqual({ name, violations: [] });
+      }
+      await zoned.close();
+    }
   });
 });

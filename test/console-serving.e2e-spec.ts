@@ -48,6 +48,15 @@ describe('GET /console (the web console)', () => {
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
   });
 
+  it('serves its icon, and leads / and /favicon.ico there (no 404 in a browser console, no 404 at the address the start-up names)', async () => {
+    const icon = await get('/console/favicon.svg').expect(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    const index = (await get('/console').expect(200)).text;
+    expect(index).toContain('<link rel="icon" type="image/svg+xml" href="/console/favicon.svg" />');
+    await get('/').expect(302).expect('Location', '/console');
+    await get('/favicon.ico').expect(301).expect('Location', '/console/favicon.svg');
+  });
+
   it('answers a missing file and any path out of the build with the error envelope, never a file', async () => {
     for (const path of ['/console/missing.js', '/console/..%2Fpackage.json', '/console/%2e%2e/%2e%2e/package.json']) {
       const res = await get(path);

@@ -88,11 +88,12 @@ describe('the console: Streams', () => {
       ).body as { data: { resource: string | null }[] }
     ).data;
   /** A datetime-local value of the browser's own time zone, `minutes` ago. */
-  const localTime = (minutes: number) =>
+  /** A time field's value `minutes` ago in UTC, the console's zone by default. */
+  const utcField = (minutes: number) =>
     page.evaluate((m) => {
       const d = new Date(Date.now() - m * 60_000);
       const pad = (n: number) => String(n).padStart(2, '0');
-      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+      return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
     }, minutes);
 
   beforeAll(async () => {
@@ -176,11 +177,32 @@ describe('the console: Streams', () => {
     await page.getByText('siem-hook resumed.').waitFor();
     await expect(stateOf('siem-hook').textContent()).resolves.toMatch(/active$/);
 
+    // Edit: the fields as they are, and only what changed is sent (PATCH); the row shows the new target whole.
+    await row('siem-hook').getByRole('button', { name: 'Edit siem-hook…' }).click();
+    const edit = page.getByRole('region', { name: 'Edit siem-hook' });
+    await expect(edit.getByLabel('URL').inputValue()).resolves.toBe(`${receiverUrl}/hook`);
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('edit-name');
+    await edit.getByLabel('URL').fill(`${receiverUrl}/audit/v2`);
+    await edit.getByLabel('Only events matching (empty: all)').fill('-action:doc.read');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('siem-hook saved.').waitFor();
+    await expect(destinations(ADMIN_KEYS.acmeAdmin)).resolves.toEqual([
+      expect.objectContaining({
+        name: 'siem-hook',
+        url: `${receiverUrl}/audit/v2`,
+        q: '-action:doc.read',
+        batchSize: 100,
+      }),
+    ]);
+    await expect(row('siem-hook').locator('td[data-label="Sends to"]').textContent()).resolves.toBe(
+      `webhook (native) at ${receiverUrl}/audit/v2`,
+    );
+
     // Replay asks for a time in the page, then sends it.
     await row('siem-hook').getByRole('button', { name: 'Replay siem-hook…' }).click();
     await page.getByRole('region', { name: 'Replay siem-hook' }).waitFor();
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('replay-from');
-    await page.getByLabel('From', { exact: true }).fill(await localTime(60));
+    await page.getByLabel('From (UTC)', { exact: true }).fill(await utcField(60));
     await page.getByRole('button', { name: 'Replay from this time' }).click();
     await page.getByText(/^siem-hook delivers again every event since /).waitFor();
     await expect(page.getByRole('region', { name: 'Replay siem-hook' }).count()).resolves.toBe(0);
@@ -249,16 +271,20 @@ describe('the console: Streams', () => {
     await row('gone').waitFor();
     await expect(stateOf('orders-to-siem-eu-west-1-primary').textContent()).resolves.toBe('‖ paused');
     await expect(stateOf('gone').textContent()).resolves.toBe('✕ disabled (the receiver answered 410 Gone)');
-    await expect(cell('orders-to-siem-eu-west-1-primary', 'Last error').textContent()).resolves.toBe(
-      `HTTP 503: ${injected} (${at})`,
+    // Its health in words: failing now, how often, the last error's age and text.
+    const days = Math.floor((Date.now() - Date.parse(at)) / 86_400_000);
+    await expect(row('orders-to-siem-eu-west-1-primary').locator('.health').textContent()).resolves.toBe(
+      `Failing: 4 attempts in a row, the last ${days} days ago: HTTP 503: ${injected}`,
     );
-    await expect(cell('orders-to-siem-eu-west-1-primary', 'Failures in a row').textContent()).resolves.toBe('4');
+    await expect(row('gone').locator('.health').textContent()).resolves.toBe(
+      `The last error was ${days} days ago (HTTP 410: Gone); nothing delivered since, 0 failing.`,
+    );
     await expect(cell('gone', 'Lag').textContent()).resolves.toBe('nothing delivered yet');
     await expect(cell('gone', 'Delivered').textContent()).resolves.toBe('nothing yet');
     await expect(stateOf('flaky').textContent()).resolves.toBe('↻ retrying (the last attempt failed)');
     await expect(cell('flaky', 'Lag').textContent()).resolves.toBe('3 h');
     await expect(cell('flaky', 'Delivered').textContent()).resolves.toMatch(/^42 events, the last at \d{4}-/);
-    await expect(cell('flaky', 'Sends to').textContent()).resolves.toBe('webhook (native) at 127.0.0.1:1');
+    await expect(cell('flaky', 'Sends to').textContent()).resolves.toBe('webhook (native) at http://127.0.0.1:1');
     await row('flaky').getByRole('button', { name: 'Pause flaky' }).waitFor();
     await expect(page.locator('main img, main b').count()).resolves.toBe(0);
     await expect(page.evaluate(() => (window as unknown as { __streamsXss?: number }).__streamsXss)).resolves.toBe(

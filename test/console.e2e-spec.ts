@@ -224,7 +224,10 @@ describe('the console in Chromium', () => {
     await open('/console');
     await page.getByLabel('API key').fill('not-a-key-of-this-service-000');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('The key was refused');
+    // On the sign-in page, where there is no Sign out, it says what to do there.
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'That key was refused (unknown, revoked or expired). Check it and paste it again.',
+    );
     await expect(page.getByLabel('API key').count()).resolves.toBe(1);
   });
 
@@ -243,7 +246,9 @@ describe('the console in Chromium', () => {
     // A malformed q is the API's error, in words.
     await page.getByLabel('Search').fill('actor:"open');
     await page.getByRole('button', { name: 'Apply' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/q: .*offset/);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain(
+      'q needs a closing " for the value quoted at offset 6 (at offset 11)',
+    );
   });
 
   it('exports the current filters through fetch (the key in a header, a blob for the browser)', async () => {
@@ -324,12 +329,19 @@ describe('the console in Chromium', () => {
     await shot('chains');
   });
 
-  it('charts events per day and the top actions, actors and resources', async () => {
+  it('charts events per day as bars, one tick a day over the last 7 days, and the top actions, actors and resources', async () => {
     await open('/console/statistics');
     await signIn();
     // 63 appended here, and the `_audit` chain's record of each export made before (docs/contract.md §12).
     await page.getByRole('heading', { name: /Events per day \(6[3-9] in all\)/ }).waitFor();
-    await expect(page.locator('.chart canvas').count()).resolves.toBe(1);
+    // "7 days" is 7 bars (UTC days, today's included), one tick each, all of today's events in the last.
+    await expect(page.locator('.chart rect.bar-rect').count()).resolves.toBe(7);
+    await expect(page.locator('.chart line.tick').count()).resolves.toBe(7);
+    const today = new Date().toISOString().slice(0, 10);
+    const last = await page.locator('.chart rect.bar-rect title').last().textContent();
+    expect(last).toMatch(new RegExp(`^${today}: 6[3-9]$`));
+    await expect(page.locator('figcaption').textContent()).resolves.toContain('7 days (UTC days); the busiest is');
+    await expect(page.getByLabel('From (UTC)').inputValue()).resolves.toMatch(/T00:00$/);
     const actions = page.getByRole('region', { name: 'Top actions' });
     await expect(actions.getByRole('listitem').first().textContent()).resolves.toMatch(/^order\.created.*30$/);
     await expect(
@@ -340,6 +352,9 @@ describe('the console in Chromium', () => {
     await page.getByRole('heading', { name: /Events per hour/ }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: /Events per hour/ }).waitFor();
+    // Every bucket has its tick; the labels are as many as fit.
+    const bars = await page.locator('.chart rect.bar-rect').count();
+    await expect(page.locator('.chart line.tick').count()).resolves.toBe(bars);
     await expectAccessible('statistics');
     await shot('statistics');
   });
@@ -395,22 +410,70 @@ describe('the console in Chromium', () => {
     }
   });
 
-  it('works at 360 px wide without horizontal scrolling on every page', async () => {
-    await page.setViewportSize({ width: 360, height: 740 });
-    await open('/console');
-    await expectNoHorizontalScroll();
-    await signIn();
-    for (const [path, ready] of [
-      ['/console/events', 'table tbody tr'],
-      [`/console/events/${events[3]!.id}`, 'text=Verified in your browser'],
-      ['/console/chains', 'text=Verify'],
-      ['/console/statistics', '.chart canvas'],
-      ['/console/live', 'text=Connected: new events appear here as they are appended.'],
-    ] as const) {
-      await open(path);
-      await page.locator(ready).first().waitFor();
+  it('shows every read page at 1280 and 360 px in Los Angeles and in UTC, the same instants in UTC until switched to local', async () => {
+    const pages = [
+      ['events', '/console/events', 'table tbody tr'],
+      ['event', `/console/events/${events[3]!.id}`, 'text=Verified in your browser'],
+      ['chains', '/console/chains', 'text=Verify'],
+      ['statistics', '/console/statistics', '.chart svg'],
+      ['live', '/console/live', 'text=Connected: new events appear here as they are appended.'],
+    ] as const;
+    /** What a person sees first (the viewport: the full pages are the other tests' screenshots). */
+    const view = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    /** What each zone's browser shows: the first row's time and the statistics' range, as text. */
+    const seen: Record<string, { firstTime: string; from: string; header: string }> = {};
+    for (const timezoneId of ['America/Los_Angeles', 'UTC']) {
+      const zoned = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId });
+      page = await zoned.newPage();
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      await open('/console');
       await expectNoHorizontalScroll();
-      await shot(`360-${path.split('/').length > 3 ? 'event' : path.split('/')[2]}`);
+      await signIn();
+      const tz = timezoneId === 'UTC' ? 'utc' : 'la';
+      for (const [name, path, ready] of pages) {
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await open(path);
+        await page.locator(ready).first().waitFor();
+        await expectNoHorizontalScroll();
+        await view(`${tz}-1280-${name}`);
+        if (name === 'events')
+          seen[tz] = {
+            firstTime: (await rows().first().locator('td').first().textContent())!,
+            header: (await page.locator('thead th').first().textContent())!,
+            from: '',
+          };
+        if (name === 'statistics') seen[tz]!.from = await page.getByLabel('From (UTC)').inputValue();
+        await page.setViewportSize({ width: 360, height: 740 });
+        await expectNoHorizontalScroll();
+        await view(`${tz}-360-${name}`);
+        // The zone changes text, not layout: axe once per page.
+        if (tz === 'utc') await expectAccessible(`${name} at 360 px`);
+      }
+      if (tz === 'la') {
+        // Switched to local: the same instant, in the browser's zone, and every label says so.
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await open('/console/events');
+        await rows().first().waitFor();
+        const instant = await rows().first().locator('time').getAttribute('datetime');
+        await page.getByLabel('Times in').selectOption('local');
+        await expect(page.locator('thead th').first().textContent()).resolves.toBe('Time (local, America/Los_Angeles)');
+        const local = (await rows().first().locator('time').textContent())!;
+        expect(local).toMatch(/ P[SD]T$/);
+        const expected = new Date(instant!).toLocaleString('sv-SE', { timeZone: 'America/Los_Angeles' });
+        expect(local.startsWith(expected)).toBe(true);
+        await expect(page.getByLabel('After (local, America/Los_Angeles)').count()).resolves.toBe(1);
+        await view('la-1280-events-local');
+        // The switch is remembered in this browser, and switched back for the other tests.
+        await page.reload();
+        await expect(page.locator('thead th').first().textContent()).resolves.toBe('Time (local, America/Los_Angeles)');
+        await page.getByLabel('Times in').selectOption('utc');
+      }
+      await zoned.close();
     }
+    // The same instants, in UTC, whatever the browser's zone.
+    expect(seen.la).toEqual(seen.utc);
+    expect(seen.utc!.header).toBe('Time (UTC)');
+    expect(seen.utc!.firstTime).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(seen.utc!.from).toMatch(/T00:00$/);
   });
 });

@@ -171,7 +171,7 @@ describe('GET /v1/events?q=', () => {
   });
 
   it.each([
-    ['actor:', 'q unexpected the end', 6],
+    ['actor:', "q needs a value after 'actor:'", 6],
     ['nope:x', 'q unknown field "nope"', 0],
     ['actor:a  chain:b*', 'q chain takes no prefix (*)', 16],
     ['timestamp:>soon', 'q expected an ISO 8601', 11],

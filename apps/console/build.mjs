@@ -1,5 +1,5 @@
 // Builds the console (docs/contract.md §15) into dist/console: one JavaScript bundle and one stylesheet,
-// both loaded from /console/ by index.html (no inline script or style: the CSP forbids them).
+// both loaded from /console/ by index.html (no inline script or style: the CSP forbids them), and its icon.
 // Run by `npm run build`; `node apps/console/build.mjs` alone rebuilds just the console.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,7 @@ export async function buildConsole() {
     logLevel: 'warning',
   });
   copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
+  copyFileSync(join(here, 'favicon.svg'), join(out, 'favicon.svg'));
   return result;
 }
 

@@ -112,13 +112,7 @@ async function smoke(label, settings, givenKey) {
   try {
     const key =
       givenKey ??
-      (await waitFor(
-        () =>
-          /Development key \(account "dev", scopes ingest\+read\+admin\): (\S+)/.exec(
-            logged().replace(/\x1b\[[0-9;]*m/g, ''),
-          )?.[1],
-        60000,
-      ));
+      (await waitFor(() => /Development key: +(\S+)/.exec(logged().replace(/\x1b\[[0-9;]*m/g, ''))?.[1], 60000));
     if (!givenKey) check('prints a development key', Boolean(key), logged().slice(-2000));
     await waitFor(async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok, 30000);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -173,9 +167,7 @@ async function smoke(label, settings, givenKey) {
       const me = await (await fetch(`${base}/v1/me`, { headers: auth })).json();
       const keys = await fetch(`${base}/v1/accounts/${me.data?.accountId}/keys`, { headers: auth });
       check('the development key administers its account (Keys)', keys.status === 200, JSON.stringify(me));
-      const operatorKey = /Development operator key \(account "system", scope operator\): (\S+)/.exec(
-        logged().replace(/\x1b\[[0-9;]*m/g, ''),
-      )?.[1];
+      const operatorKey = /Development operator key: +(\S+)/.exec(logged().replace(/\x1b\[[0-9;]*m/g, ''))?.[1];
       const accounts = await fetch(`${base}/v1/accounts`, { headers: { authorization: `Bearer ${operatorKey}` } });
       check('prints a development operator key that lists accounts', accounts.status === 200, String(accounts.status));
     }

@@ -1,3 +1,4 @@
+import { pageAccount, readsAccount } from './account';
 import { session } from './session';
 
 /** An answer of the API that was not a success, in words (docs/contract.md §5's envelope when there is one). */
@@ -33,9 +34,12 @@ export async function request(
   const key = session.key();
   if (key !== null) headers.Authorization = `Bearer ${key}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  // An operator's page of another account reads that account (account.ts), on the read routes only.
+  const account = pageAccount();
+  const asked = account !== undefined && readsAccount(method, path) ? { ...query, accountId: account } : query;
   let res: Response;
   try {
-    res = await fetch(url(path, query), {
+    res = await fetch(url(path, asked), {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -62,7 +66,10 @@ async function errorOf(res: Response): Promise<ApiError> {
     if (typeof body.error?.message === 'string') message = body.error.message;
     const fields = body.error?.details?.fields;
     if (Array.isArray(fields) && fields.length > 0)
-      message += ' ' + fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+      // A message that names its field already ("q is required") is not prefixed with it again.
+      message +=
+        ' ' +
+        fields.map((f) => (f.message.startsWith(`${f.field} `) ? f.message : `${f.field}: ${f.message}`)).join('; ');
   } catch {
     // not the JSON envelope: keep the status line
   }
@@ -76,7 +83,7 @@ export const api = {
   get: async <T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> =>
     (await (await request('GET', path, query, undefined, signal)).json()) as T,
   text: async (path: string, query?: Query): Promise<string> => (await request('GET', path, query)).text(),
-  send: async <T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> =>
+  send: async <T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> =>
     (await (await request(method, path, undefined, body)).json()) as T,
 };
 

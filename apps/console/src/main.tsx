@@ -12,8 +12,10 @@ import { StatsPage } from './pages/stats';
 import { StreamsPage } from './pages/streams';
 import { BASE, Link, navigate, useLocation } from './router';
 import { session } from './session';
-import { mayManage, type Me } from './types';
-import { Busy, ErrorText } from './ui';
+import { isOperator, mayManage, type Me } from './types';
+import { Busy, ErrorText, ZoneSwitch } from './ui';
+import { AccountPicker } from './account-picker';
+import { ErasuresPage } from './pages/erasures';
 import './styles.css';
 
 /** Who the key is (GET /v1/me, docs/contract.md §12); null when the service has no /v1/me (scopes unknown). */
@@ -40,11 +42,14 @@ function App() {
     if (key === null) return;
     setError(null);
     identify().then(setIdentity, (e: unknown) => {
-      setError(e);
       if (e instanceof ApiError && e.status === 401) {
+        // Back on the sign-in page, where there is no Sign out: say what to do there.
+        setError(
+          new ApiError(401, e.code, 'That key was refused (unknown, revoked or expired). Check it and paste it again.'),
+        );
         session.signOut();
         setKey(null);
-      }
+      } else setError(e);
     });
   }, [key]);
 
@@ -82,8 +87,12 @@ function App() {
     ['/live', 'Live', true],
     ['/keys', 'Keys', mayManage(identity.me)],
     ['/streams', 'Streams', mayManage(identity.me)],
+    ['/erasures', 'Erasures', mayManage(identity.me)],
     ['/accounts', 'Accounts', !!scopes && scopes.includes('operator')],
   ];
+  // The account an operator reads (account.ts) stays with every page of the navigation.
+  const account = new URLSearchParams(location.search).get('account');
+  const keep = account ? `?account=${encodeURIComponent(account)}` : '';
   const section = '/' + (path.split('/')[1] ?? '');
   return (
     <>
@@ -98,17 +107,21 @@ function App() {
               .filter(([, , shown]) => shown)
               .map(([to, label]) => (
                 <li key={to}>
-                  <Link to={BASE + to} current={section === to}>
+                  <Link to={BASE + to + (to === '/accounts' ? '' : keep)} current={section === to}>
                     {label}
                   </Link>
                 </li>
               ))}
           </ul>
         </nav>
-        <span class="who">{identity.me ? `${identity.me.accountName} · ${identity.me.scopes.join(', ')}` : ''}</span>
-        <button type="button" onClick={signOut}>
-          Sign out
-        </button>
+        <div class="tools">
+          <span class="who">{identity.me ? `${identity.me.accountName} · ${identity.me.scopes.join(', ')}` : ''}</span>
+          {identity.me && isOperator(identity.me) && <AccountPicker me={identity.me} />}
+          <ZoneSwitch />
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
       </header>
       <main id="main" tabIndex={-1}>
         <Route path={path} me={identity.me} />
@@ -123,7 +136,7 @@ function Route({ path, me }: { path: string; me: Me | null }) {
     case '':
     case 'sign-in':
     case 'events':
-      return id ? <EventPage id={decodeURIComponent(id)} /> : <EventsPage />;
+      return id ? <EventPage id={decodeURIComponent(id)} me={me} /> : <EventsPage />;
     case 'chains':
       return <ChainsPage me={me} />;
     case 'statistics':
@@ -134,8 +147,10 @@ function Route({ path, me }: { path: string; me: Me | null }) {
       return <KeysPage me={me} />;
     case 'streams':
       return <StreamsPage me={me} />;
+    case 'erasures':
+      return <ErasuresPage me={me} />;
     case 'accounts':
-      return <AccountsPage />;
+      return <AccountsPage me={me} />;
     default:
       return (
         <>

@@ -73,3 +73,10 @@ type Defaulted = 'format' | 'batchSize' | 'timeoutSeconds' | 'start';
 /** The body of POST /v1/accounts/:accountId/destinations. */
 export type NewDestinationBody = Omit<Schemas['CreateDestinationDto'], Defaulted> &
   Partial<Pick<Schemas['CreateDestinationDto'], Defaulted>>;
+
+/** Erasure (docs/contract.md §17): a past erasure as GET /v1/erasures lists it (never its query). */
+export type Erasure = Schemas['ErasureView'];
+export type EraseBody = Omit<Schemas['EraseDto'], 'allowPartial' | 'dryRun'> &
+  Partial<Pick<Schemas['EraseDto'], 'allowPartial' | 'dryRun'>>;
+export type ErasureResult = Schemas['ErasureResultView'];
+export type ErasureDryRun = Schemas['ErasureDryRunView'];

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
+import { formatInstant, localZoneAbbreviation, localZoneName, setZone, useZone, zoneLabel } from './clock';
 
 /** An API error in words (never a blank page). */
 export function ErrorText({ error }: { error: unknown }) {
@@ -159,20 +160,104 @@ export function Confirm(props: {
 
 const INSTANT = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)/;
 
-/** A sentence whose ISO 8601 instants stay on one line each (a narrow screen broke them at their hyphens). */
+/**
+ * A sentence whose ISO 8601 instants are shown in the console's one zone (clock.ts), each on one line
+ * (a narrow screen broke them at their hyphens).
+ */
 export function Sentence({ text }: { text: string }) {
+  const z = useZone();
   return (
     <>
       {text.split(INSTANT).map((part, i) =>
         i % 2 === 1 ? (
-          <span key={i} class="instant">
-            {part}
-          </span>
+          <time key={i} class="instant" dateTime={part}>
+            {formatInstant(part, z)}
+          </time>
         ) : (
           part
         ),
       )}
     </>
+  );
+}
+
+/** An instant in the console's zone, with the zone's name; `none` (or the words given) when there is none. */
+export function Time({
+  iso,
+  none = 'none',
+  precise,
+}: {
+  iso: string | null | undefined;
+  none?: string;
+  precise?: boolean;
+}) {
+  const z = useZone();
+  if (!iso) return <>{none}</>;
+  return (
+    <time class="instant" dateTime={iso}>
+      {formatInstant(iso, z, precise)}
+    </time>
+  );
+}
+
+/**
+ * The console's one clock, switched here (issue 40 item 1): UTC by default, or the browser's zone.
+ * Every time shown and every time field follows it and says which it is.
+ */
+export function ZoneSwitch() {
+  const z = useZone();
+  return (
+    <label class="zone">
+      <span>Times in</span>{' '}
+      <select value={z} onChange={(e) => setZone(e.currentTarget.value === 'local' ? 'local' : 'utc')}>
+        <option value="utc">UTC</option>
+        <option value="local" title={localZoneName()}>
+          local ({localZoneAbbreviation()})
+        </option>
+      </select>
+    </label>
+  );
+}
+
+/**
+ * A field an erasure removed (docs/contract.md §17): a mark, not a value, so that it never reads as an
+ * actor or resource named "(erased)"; `detail` says which erasure, when and why, when that is known.
+ */
+export function Erased({ detail }: { detail?: ComponentChildren }) {
+  return (
+    <span class="erased">
+      <span class="erased-mark">erased</span>
+      {detail && <span class="erased-detail"> {detail}</span>}
+    </span>
+  );
+}
+
+/**
+ * A `datetime-local` field in the console's zone, its label saying which zone (`After (UTC)`); the value
+ * is kept as the person typed it, and read as an instant with `fromField`.
+ */
+export function TimeField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  required?: boolean;
+}) {
+  const z = useZone();
+  return (
+    <div class="field">
+      <label for={props.id}>
+        {props.label} ({zoneLabel(z)})
+      </label>
+      <input
+        id={props.id}
+        type="datetime-local"
+        step={1}
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </div>
   );
 }
 
@@ -186,21 +271,6 @@ export function Page({ title, children }: { title: string; children: ComponentCh
       {children}
     </>
   );
-}
-
-/** `datetime-local` values are local times; the API speaks ISO 8601 UTC. */
-export function localToIso(value: string): string | undefined {
-  if (value === '') return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-export function isoToLocal(value: string | null | undefined): string {
-  if (!value) return '';
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 /** A loader's state: the value, the error, or neither while it runs; `reload` runs it again. */

@@ -13,11 +13,21 @@ import { ApiKeyStore } from './api-key.store';
  * listed scopes; a `config` key no longer listed is revoked. Keys made by the CLI or the API are
  * never touched. Instances sharing a database must share API_KEYS. On the embedded database with
  * no API_KEYS (a developer's first `npm start`), it makes two development keys (developmentKeys),
- * kept in DATA_DIR so they survive restarts, and prints them at start: the configured keys then.
+ * kept in DATA_DIR so they survive restarts; the start-up prints them last (application.ts), never in
+ * a log line.
  */
+/** The embedded default's two keys: account `dev`'s (ingest, read, admin) and `system`'s operator key. */
+export interface DevelopmentKeys {
+  key: string;
+  operatorKey: string;
+  files: string[];
+}
+
 @Injectable()
 export class KeyBootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Keys');
+  /** The development keys of this start, for the start-up's last words; null with API_KEYS or PostgreSQL. */
+  development: DevelopmentKeys | null = null;
 
   constructor(
     private readonly config: AppConfig,
@@ -61,14 +71,11 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
   private developmentKeys(): BootstrapKey[] {
     const dev = this.keptKey('dev-api-key');
     const operator = this.keptKey('dev-operator-key');
-    this.logger.warn(`Development key (account "dev", scopes ingest+read+admin): ${dev.key}`);
-    this.logger.warn(`Development operator key (account "system", scope operator): ${operator.key}`);
-    this.logger.warn(
-      `  kept in ${dev.file} and ${operator.file}; paste one into /console; set API_KEYS for real keys (these are then revoked)`,
-    );
+    this.development = { key: dev.key, operatorKey: operator.key, files: [dev.file, operator.file] };
+    this.logger.log(`Development keys kept in ${dev.file} and ${operator.file} (set API_KEYS for real keys)`);
     return [
-      { account: 'dev', key: dev.key, scopes: ['ingest', 'read', 'admin'] },
-      { account: SYSTEM_ACCOUNT, key: operator.key, scopes: ['operator'] },
+      { account: 'dev', key: dev.key, scopes: ['ingest', 'read', 'admin'], name: 'development key' },
+      { account: SYSTEM_ACCOUNT, key: operator.key, scopes: ['operator'], name: 'development operator key' },
     ];
   }
 
@@ -91,7 +98,9 @@ export class KeyBootstrapService implements OnApplicationBootstrap {
       {
         id: `key_${ulid()}`,
         accountId,
-        name: 'API_KEYS',
+        name: entry.name ?? 'API_KEYS',
+        // A development key made before it had its name is renamed; an API_KEYS entry keeps its key's name.
+        rename: entry.name !== undefined,
         prefix: apiKeyPrefix(entry.key),
         keyDigest: digestApiKey(entry.key),
         scopes: entry.scopes,

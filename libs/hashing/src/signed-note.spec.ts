@@ -248,3 +248,11 @@ describe('decodeBase64', () => {
     expect(decodeBase64('AA-_')).toBeNull();
   });
 });
+
+describe('a note with a stray line', () => {
+  it('names the line, as an editor counts it, and what it holds', () => {
+    const note = 'audit-trail/chn_x\n3\nabc=\n\n— name AAAAAAAAAA==\nstray text\n';
+    expect(() => parseNote(note)).toThrow(NoteFormatError);
+    expect(() => parseNote(note)).toThrow('line 6 ("stray text"): a signature line starts with an em dash and a space');
+  });
+});

@@ -154,7 +154,20 @@ export function parseNote(note: string | Uint8Array): ParsedNote {
   const lines = source.slice(split + 2, -1).split('\n');
   if (lines.length > MAX_NOTE_SIGNATURES)
     throw new NoteFormatError(`a note may carry at most ${MAX_NOTE_SIGNATURES} signatures`);
-  return { text, signatures: lines.map(parseSignatureLine) };
+  // Line numbers as an editor shows them: the text's lines, the blank line, then the signatures.
+  const first = text.split('\n').length + 1;
+  return {
+    text,
+    signatures: lines.map((line, i) => {
+      try {
+        return parseSignatureLine(line);
+      } catch (error) {
+        if (!(error instanceof NoteFormatError)) throw error;
+        const shown = line.length > 40 ? `${line.slice(0, 40)}…` : line;
+        throw new NoteFormatError(`line ${first + i} (${JSON.stringify(shown)}): ${error.message}`);
+      }
+    }),
+  };
 }
 
 /** Parses one signature line (without its newline), checking the syntax only. */

@@ -248,7 +248,7 @@ function checkFields(fields: readonly string[]): void {
   if (never.length > 0)
     throw new AppError(
       'NOT_ERASABLE',
-      `${never.join(', ')} can never be erased: the hash and the chain rest on them.`,
+      `${never.join(', ')} ${never.length === 1 ? 'is' : 'are'} never erasable: the hash and the chain rest on ${never.length === 1 ? 'it' : 'them'}.`,
       {
         paths: never,
       },

@@ -39,6 +39,17 @@ const FLUSH_EVERY_MS = 100;
  * start-up logger and the app's write through the same buffer, so lines stay in order.
  */
 export function stdoutDestination(): DestinationStream {
+  return stdoutBoom();
+}
+
+/** Once every line logged so far is written out: what is printed next on stderr comes after them. */
+export function stdoutWritten(): Promise<void> {
+  if (stdout === undefined) return Promise.resolve();
+  const destination = stdout;
+  return new Promise((resolve) => destination.flush(() => resolve()));
+}
+
+function stdoutBoom(): ReturnType<typeof pino.destination> {
   if (stdout === undefined) {
     const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
     setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
@@ -46,7 +57,7 @@ export function stdoutDestination(): DestinationStream {
   }
   return stdout;
 }
-let stdout: DestinationStream | undefined;
+let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * JSON lines (docs/contract.md §11): `time` ISO 8601, `level` as a word, `msg`; no pid or hostname.

@@ -3,6 +3,12 @@ import type { Level, Logger } from 'pino';
 import { ROOT_LOGGER } from './logger';
 
 /**
+ * Nest's own lines about wiring itself up: one per module loaded and per route mapped (about 100 at every
+ * start, issue 40 item 8), at `debug`, so that what a person needs at `info` is not buried under them.
+ */
+const ROUTINE = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/**
  * Nest's LoggerService on pino (app.useLogger): Nest's own lines and every `new Logger(context)`
  * of ours become JSON lines, with `context`. A line about a request names it with a `reqId` field
  * of its message object (requestIdOf): no async context carries it (request-observer.ts).
@@ -14,7 +20,7 @@ export class PinoNestLogger implements LoggerService {
   constructor(@Inject(ROOT_LOGGER) private readonly root: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    this.write(ROUTINE.has(String(params[params.length - 1])) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

@@ -94,7 +94,7 @@ function holdAgainst(
   return root === cp.hash
     ? [
         'confirmed',
-        `the Merkle root of the exported events 1–${cp.size} is the signed root: the export up to it is exactly what was signed`,
+        `the Merkle root of the exported events 1–${cp.size} is the signed root: the signature covers these ${cp.size} events' hashes as the file gives them (each event's fields are checked against its hash: a departure is listed below)`,
       ]
     : [
         'tampered',
@@ -128,7 +128,10 @@ function holdPrunedAgainst(
       ? `the nodes kept over the pruned positions 1–${kept}, the last pruned event's hash and the exported events ${kept + 1}–${cp.size}`
       : `the nodes kept over the pruned positions 1–${kept} and the last pruned event's hash`;
   return root === cp.hash
-    ? ['confirmed', `the Merkle root of ${what} is the signed root: the export up to it is exactly what was signed`]
+    ? [
+        'confirmed',
+        `the Merkle root of ${what} is the signed root: the signature covers these hashes as the file gives them (each event's fields are checked against its hash: a departure is listed below)`,
+      ]
     : [
         'tampered',
         `the Merkle root of ${what} is ${root}, but the checkpoint signed ${cp.hash}: the chain, its kept nodes or the kept hash were rewritten after the checkpoint`,

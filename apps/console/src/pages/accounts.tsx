@@ -1,15 +1,20 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { href, Link } from '../router';
-import type { Account, Page as ApiPage } from '../types';
-import { Busy, CardTable, type Column, ErrorText, Page, useLoad } from '../ui';
+import type { Account, Me, Page as ApiPage } from '../types';
+import { Busy, CardTable, type Column, ErrorText, Page, Time, useLoad } from '../ui';
 
-const ACCOUNT_COLUMNS: Column<Account>[] = [
+const accountColumns = (ownId: string | undefined): Column<Account>[] => [
   { header: 'Name', class: 'lead', cell: (a) => a.name },
   { header: 'Id', class: 'mono', cell: (a) => a.id },
-  { header: 'Events', cell: (a) => a.eventCount },
+  { header: 'Event count', cell: (a) => a.eventCount },
   { header: 'Chains', cell: (a) => a.chainCount },
-  { header: 'Last event', class: 'mono', cell: (a) => a.lastEventAt ?? 'none' },
+  { header: 'Last event', class: 'mono', cell: (a) => <Time iso={a.lastEventAt} /> },
+  {
+    header: 'Events',
+    // Read as an operator (account.ts): the key's own account needs no `accountId`.
+    cell: (a) => <Link to={href('/events', { account: a.id === ownId ? undefined : a.id })}>Events of {a.name}</Link>,
+  },
   {
     header: 'Keys',
     cell: (a) => (
@@ -21,8 +26,11 @@ const ACCOUNT_COLUMNS: Column<Account>[] = [
   { header: 'Streams', cell: (a) => <Link to={href('/streams', { account: a.id })}>Streams of {a.name}</Link> },
 ];
 
-/** Accounts (docs/contract.md §12), for operator keys: list, create, and each one's keys and streams (§16). */
-export function AccountsPage() {
+/**
+ * Accounts (docs/contract.md §12), for operator keys: list, create, and each one's events (read as an
+ * operator: account.ts), keys and streams (§16).
+ */
+export function AccountsPage({ me }: { me: Me | null }) {
   const [cursor, setCursor] = useState<string | undefined>();
   const accounts = useLoad(
     (signal) => api.get<ApiPage<Account>>('/v1/accounts', { limit: 100, cursor }, signal),
@@ -62,7 +70,12 @@ export function AccountsPage() {
       <ErrorText error={error ?? accounts.error} />
       {accounts.loading && <Busy label="Loading accounts" />}
       {accounts.value && (
-        <CardTable caption="Accounts" columns={ACCOUNT_COLUMNS} rows={accounts.value.data} rowKey={(a) => a.id} />
+        <CardTable
+          caption="Accounts"
+          columns={accountColumns(me?.accountId)}
+          rows={accounts.value.data}
+          rowKey={(a) => a.id}
+        />
       )}
       {accounts.value?.nextCursor && (
         <button type="button" onClick={() => setCursor(accounts.value!.nextCursor)}>

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { href, Link } from '../router';
+import { pageAccount } from '../account';
+import { href, Link, useLocation } from '../router';
 import {
-  isOperator,
   mayManage,
   type Chain,
   type ChainsPage as ChainsAnswer,
@@ -12,11 +12,12 @@ import {
   type Me,
   type RetentionBody,
 } from '../types';
-import { Busy, ErrorText, Page } from '../ui';
+import { Busy, ErrorText, Page, Time } from '../ui';
 
 /**
  * Chains (docs/contract.md §15): status, Verify, the latest checkpoint; retention and legal hold (§14), set
- * by admin keys on their account's chains, and by operator keys on any account's chain by its id.
+ * by admin keys on their account's chains, and by operator keys on the chains of the account chosen in
+ * the header (account-picker.tsx).
  */
 export function ChainsPage({ me }: { me: Me | null }) {
   const manage = mayManage(me);
@@ -37,7 +38,9 @@ export function ChainsPage({ me }: { me: Me | null }) {
       setLoading(false);
     }
   };
-  useEffect(() => void load(), []);
+  const { query } = useLocation();
+  const account = query.get('account');
+  useEffect(() => void load(), [account]);
   return (
     <Page title="Chains">
       <ErrorText error={error} />
@@ -55,7 +58,6 @@ export function ChainsPage({ me }: { me: Me | null }) {
           Load more
         </button>
       )}
-      {isOperator(me) && <AnotherAccountsChain />}
     </Page>
   );
 }
@@ -111,7 +113,17 @@ function ChainCard({ chain: listed, manage }: { chain: Chain; manage: boolean })
         </div>
         <div>
           <dt>Created at</dt>
-          <dd class="mono">{chain.createdAt}</dd>
+          <dd>
+            <Time iso={chain.createdAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Hash version</dt>
+          <dd>
+            {chain.hashVersion === 2
+              ? '2 (salted commitments: its events’ actor, resource and context can be erased)'
+              : '1 (its events cannot be erased)'}
+          </dd>
         </div>
         <div>
           <dt>First retained position</dt>
@@ -133,7 +145,7 @@ function ChainCard({ chain: listed, manage }: { chain: Chain; manage: boolean })
         <button type="button" onClick={() => void showCheckpoint()} aria-label={`Latest checkpoint of ${chain.name}`}>
           Latest checkpoint
         </button>
-        <Link to={href('/events', { q: `chain_id:${chain.id}` })}>Events of {chain.name}</Link>
+        <Link to={href('/events', { q: `chain_id:${chain.id}`, account: pageAccount() })}>Events of {chain.name}</Link>
       </div>
       {verifying && <Busy label={`Verifying… (${chain.eventCount} events of ${chain.name})`} />}
       <ErrorText error={error} />
@@ -178,38 +190,30 @@ function holdText(chain: Chain): string {
 }
 
 const MAX_DAYS = 36_500;
+/**
+ * The least retention of an `_audit` chain: the service's `AUDIT_MIN_RETENTION_DAYS`, 365 unless its
+ * operator changed it (docs/contract.md §14); a shorter setting is refused by the service in words.
+ */
+const AUDIT_MIN_DAYS = 365;
 
 /**
  * The chain's own retention and legal hold (PUT /v1/chain/:chainId/retention and …/legal-hold,
  * docs/contract.md §14), for `admin` and `operator` keys; the service records each change in `_audit`.
  */
-function RetentionSettings({
-  chain,
-  onChanged,
-  target = { id: chain?.id ?? '', label: chain?.name ?? '' },
-}: {
-  /** The chain's status, or null while it is not known (an operator's chain of another account, by id). */
-  chain: Chain | null;
-  onChanged: (chain: Chain) => void;
-  /** The chain changed, and what its fields are labelled with. */
-  target?: { id: string; label: string };
-}) {
-  const [daysInput, setDaysInput] = useState(chain?.retentionDays == null ? '' : String(chain.retentionDays));
+function RetentionSettings({ chain, onChanged }: { chain: Chain; onChanged: (chain: Chain) => void }) {
+  const minDays = chain.name === '_audit' ? AUDIT_MIN_DAYS : 1;
+  const [daysInput, setDaysInput] = useState(chain.retentionDays == null ? '' : String(chain.retentionDays));
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState('');
   const put = async (path: string, body: unknown, said: (chain: Chain) => string) => {
     setDone('');
-    if (target.id.trim() === '') {
-      setError('Enter the id of the chain to change.');
-      return false;
-    }
     setBusy(true);
     setError(null);
     try {
       const changed = (
-        await api.send<{ data: Chain }>('PUT', `/v1/chain/${encodeURIComponent(target.id.trim())}/${path}`, body)
+        await api.send<{ data: Chain }>('PUT', `/v1/chain/${encodeURIComponent(chain.id)}/${path}`, body)
       ).data;
       onChanged(changed);
       setDone(said(changed));
@@ -224,9 +228,9 @@ function RetentionSettings({
   const saveRetention = () => {
     const text = daysInput.trim();
     const value = text === '' ? null : Number(text);
-    if (value !== null && !(Number.isInteger(value) && value >= 1 && value <= MAX_DAYS)) {
+    if (value !== null && !(Number.isInteger(value) && value >= minDays && value <= MAX_DAYS)) {
       setDone('');
-      setError(`Retention days must be a whole number from 1 to ${MAX_DAYS}, or empty to follow the account.`);
+      setError(`Retention days must be a whole number from ${minDays} to ${MAX_DAYS}, or empty to follow the account.`);
       return;
     }
     void put(
@@ -249,8 +253,8 @@ function RetentionSettings({
     );
     if (ok) setReason('');
   };
-  const id = `chain-${chain?.id ?? 'other'}`;
-  const label = target.label;
+  const id = `chain-${chain.id}`;
+  const label = chain.name;
   return (
     <div class="settings">
       <h3>Retention and legal hold</h3>
@@ -267,7 +271,7 @@ function RetentionSettings({
             id={`${id}-days`}
             type="number"
             inputMode="numeric"
-            min={1}
+            min={minDays}
             max={MAX_DAYS}
             step={1}
             value={daysInput}
@@ -275,7 +279,9 @@ function RetentionSettings({
             onInput={(e) => setDaysInput(e.currentTarget.value)}
           />
           <span id={`${id}-days-hint`} class="hint">
-            1 to {MAX_DAYS}; empty to follow the account.
+            {minDays} to {MAX_DAYS}
+            {chain.name === '_audit' && ' (the service keeps its own record at least this long)'}; empty to follow the
+            account.
           </span>
         </div>
         <button type="submit" disabled={busy}>
@@ -286,7 +292,7 @@ function RetentionSettings({
         class="search"
         onSubmit={(e) => {
           e.preventDefault();
-          if (chain) void changeHold(!chain.legalHold);
+          void changeHold(!chain.legalHold);
         }}
       >
         <div class="field grow">
@@ -302,20 +308,9 @@ function RetentionSettings({
             Required to place a hold.
           </span>
         </div>
-        {chain ? (
-          <button type="submit" disabled={busy}>
-            {chain.legalHold ? 'Lift legal hold' : 'Place legal hold'}
-          </button>
-        ) : (
-          <>
-            <button type="button" disabled={busy} onClick={() => void changeHold(true)}>
-              Place legal hold
-            </button>
-            <button type="button" disabled={busy} onClick={() => void changeHold(false)}>
-              Lift legal hold
-            </button>
-          </>
-        )}
+        <button type="submit" disabled={busy}>
+          {chain.legalHold ? 'Lift legal hold' : 'Place legal hold'}
+        </button>
       </form>
       <ErrorText error={error} />
       {done && (
@@ -324,59 +319,5 @@ function RetentionSettings({
         </p>
       )}
     </div>
-  );
-}
-
-/**
- * An operator's form for any account's chain (docs/contract.md §14: an operator manages every account's
- * chains): its id, then the same retention and legal hold controls. Its status is not readable
- * with the operator's key (reads stay within the key's account, §6), so it is shown from the
- * answer of the first change.
- */
-function AnotherAccountsChain() {
-  const [chainId, setChainId] = useState('');
-  const [chain, setChain] = useState<Chain | null>(null);
-  return (
-    <section aria-labelledby="another-chain" class="settings">
-      <h2 id="another-chain">Another account’s chain</h2>
-      <p>As an operator, set the retention or legal hold of any account’s chain by its id.</p>
-      <div class="field">
-        <label for="another-chain-id">Chain id</label>
-        <input
-          id="another-chain-id"
-          class="mono"
-          value={chainId}
-          onInput={(e) => {
-            setChainId(e.currentTarget.value);
-            setChain(null);
-          }}
-        />
-      </div>
-      {chain && (
-        <dl class="fields">
-          <div>
-            <dt>Name</dt>
-            <dd>{chain.name}</dd>
-          </div>
-          <div>
-            <dt>Retention</dt>
-            <dd>{retentionText(chain)}</dd>
-          </div>
-          <div>
-            <dt>Legal hold</dt>
-            <dd>{holdText(chain)}</dd>
-          </div>
-          <div>
-            <dt>First retained position</dt>
-            <dd>{chain.firstPosition}</dd>
-          </div>
-        </dl>
-      )}
-      <RetentionSettings
-        chain={chain}
-        onChanged={setChain}
-        target={{ id: chainId, label: 'another account’s chain' }}
-      />
-    </section>
   );
 }

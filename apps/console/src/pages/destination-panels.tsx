@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Destination } from '../types';
-import { localToIso } from '../ui';
+import type { Destination, DestinationFormat } from '../types';
+import { fromField } from '../clock';
+import { TimeField } from '../ui';
+import { formatsFor } from './destination-text';
 
 /** A webhook's signing secret, from a create or a rotate-secret answer: shown this once, in memory only. */
 export interface ShownSecret {
@@ -47,8 +49,8 @@ export function SecretPanel({ shown, onDone }: { shown: ShownSecret; onDone: () 
   );
 }
 
-/** What a person asked for that needs one more answer: a replay's time, or a delete's confirmation (`Confirm`). */
-export type Pending = { action: 'replay' | 'delete'; destination: Destination };
+/** What a person asked for that needs one more answer: a replay's time, an edit's fields, or a delete's confirmation (`Confirm`). */
+export type Pending = { action: 'replay' | 'delete' | 'edit'; destination: Destination };
 
 /**
  * The question of a Replay, in the page rather than a browser dialog, so it reads and works the
@@ -71,24 +73,119 @@ export function ReplayPanel(props: {
         class="search"
         onSubmit={(e) => {
           e.preventDefault();
-          const iso = localToIso(from);
+          const iso = fromField(from);
           if (iso !== undefined) props.onReplay(iso);
         }}
       >
         <p class="grow-line">Every retained event appended since this time is delivered again, none before.</p>
-        <div class="field">
-          <label for="replay-from">From</label>
+        <TimeField id="replay-from" label="From" value={from} onInput={setFrom} required />
+        <button type="submit" disabled={props.busy}>
+          Replay from this time
+        </button>
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** The fields an edit changes (PATCH …/destinations/:id, docs/contract.md §16); credentials are left as they are. */
+export type DestinationChange = Partial<Pick<Destination, 'name' | 'url' | 'format' | 'batchSize'>> & {
+  q?: string | null;
+};
+
+/**
+ * A destination's edit, in the page (issue 40 item 4): its name, URL, format, filter and batch size,
+ * sent as the fields that changed only; the service checks them as on a create.
+ */
+export function EditPanel(props: {
+  destination: Destination;
+  busy: boolean;
+  onSave: (change: DestinationChange) => void;
+  onCancel: () => void;
+}) {
+  const { destination: d } = props;
+  const [name, setName] = useState(d.name);
+  const [url, setUrl] = useState(d.url);
+  const [format, setFormat] = useState<DestinationFormat>(d.format);
+  const [q, setQ] = useState(d.q ?? '');
+  const [batchSize, setBatchSize] = useState(String(d.batchSize));
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => box.current?.querySelector<HTMLElement>('input')?.focus(), [d.id]);
+  const change = (): DestinationChange => {
+    const out: DestinationChange = {};
+    if (name.trim() !== d.name) out.name = name.trim();
+    if (url.trim() !== d.url) out.url = url.trim();
+    if (format !== d.format) out.format = format;
+    if (q.trim() !== (d.q ?? '')) out.q = q.trim() === '' ? null : q.trim();
+    if (Number(batchSize) !== d.batchSize) out.batchSize = Number(batchSize);
+    return out;
+  };
+  return (
+    <section class="pending" aria-labelledby="edit-title" ref={box}>
+      <h2 id="edit-title">Edit {d.name}</h2>
+      <form
+        class="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onSave(change());
+        }}
+      >
+        <div class="field grow">
+          <label for="edit-name">Name</label>
+          <input id="edit-name" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+        </div>
+        <div class="field grow">
+          <label for="edit-url">URL</label>
           <input
-            id="replay-from"
-            type="datetime-local"
-            step={1}
+            id="edit-url"
+            type="url"
+            value={url}
             required
-            value={from}
-            onInput={(e) => setFrom(e.currentTarget.value)}
+            maxLength={2048}
+            spellcheck={false}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="edit-format">Format</label>
+          <select
+            id="edit-format"
+            value={format}
+            onChange={(e) => setFormat(e.currentTarget.value as DestinationFormat)}
+          >
+            {formatsFor(d.kind).map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field grow">
+          <label for="edit-q">Only events matching (empty: all)</label>
+          <input
+            id="edit-q"
+            value={q}
+            maxLength={2000}
+            spellcheck={false}
+            onInput={(e) => setQ(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="edit-batch">Batch size</label>
+          <input
+            id="edit-batch"
+            type="number"
+            min={1}
+            max={1000}
+            step={1}
+            value={batchSize}
+            onInput={(e) => setBatchSize(e.currentTarget.value)}
           />
         </div>
         <button type="submit" disabled={props.busy}>
-          Replay from this time
+          Save changes
         </button>
         <button type="button" onClick={props.onCancel}>
           Cancel

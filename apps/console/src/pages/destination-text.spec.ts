@@ -1,4 +1,4 @@
-import { formatsFor, hostOf, lagText, lastErrorText } from './destination-text';
+import { formatsFor, healthText, lagText, targetOf } from './destination-text';
 
 describe('the Streams page in words (contract §16)', () => {
   it('says lag as a person reads it', () => {
@@ -22,19 +22,36 @@ describe('the Streams page in words (contract §16)', () => {
     expect(formatsFor('nats')).not.toContain('cef');
   });
 
-  it('shows the host of a URL of any kind, and an unparsable URL as it is', () => {
-    expect(hostOf('https://user:pw@hooks.example.com:8443/a?b=c')).toBe('hooks.example.com:8443');
-    expect(hostOf('syslog+tls://siem.example.com:6514')).toBe('siem.example.com:6514');
-    expect(hostOf('nats://nats.example.com:4222/audit.events')).toBe('nats.example.com:4222');
-    expect(hostOf('not a url')).toBe('not a url');
+  it('shows the whole target of a URL of any kind, never a user, password or query; an unparsable URL as it is', () => {
+    expect(targetOf('https://user:pw@hooks.example.com:8443/a?b=c')).toBe('https://hooks.example.com:8443/a?…');
+    expect(targetOf('https://hooks.example.com/audit')).toBe('https://hooks.example.com/audit');
+    expect(targetOf('syslog+tls://siem.example.com:6514')).toBe('syslog+tls://siem.example.com:6514');
+    expect(targetOf('nats://nats.example.com:4222/audit.events')).toBe('nats://nats.example.com:4222/audit.events');
+    expect(targetOf('not a url')).toBe('not a url');
   });
 
-  it('says the last error with its status, or that the receiver never answered', () => {
+  it('says a destination’s health in words: failing now, or what came after its last error', () => {
+    const age = (iso: string) => `at ${iso}`;
     const at = '2026-11-28T01:00:00.000Z';
-    expect(lastErrorText(null)).toBe('none');
-    expect(lastErrorText({ at, status: 503, message: '<b>down</b>' })).toBe(`HTTP 503: <b>down</b> (${at})`);
-    expect(lastErrorText({ at, status: null, message: 'timed out after 10 s' })).toBe(
-      `no answer: timed out after 10 s (${at})`,
+    const later = '2026-11-28T02:00:00.000Z';
+    const error = { at, status: 503, message: '<b>down</b>' };
+    expect(healthText({ lastError: null, consecutiveFailures: 0, lastDeliveredAt: null }, age)).toBe(
+      'No delivery yet, none failed.',
     );
+    expect(healthText({ lastError: null, consecutiveFailures: 0, lastDeliveredAt: later }, age)).toBe(
+      'No delivery ever failed.',
+    );
+    expect(healthText({ lastError: error, consecutiveFailures: 4, lastDeliveredAt: null }, age)).toBe(
+      `Failing: 4 attempts in a row, the last at ${at}: HTTP 503: <b>down</b>`,
+    );
+    expect(healthText({ lastError: error, consecutiveFailures: 0, lastDeliveredAt: later }, age)).toBe(
+      `The last error was at ${at} (HTTP 503: <b>down</b>); since then delivered (the last at ${later}), 0 failing.`,
+    );
+    expect(
+      healthText(
+        { lastError: { at, status: null, message: 'timed out' }, consecutiveFailures: 1, lastDeliveredAt: null },
+        age,
+      ),
+    ).toBe(`Failing: 1 attempt in a row, the last at ${at}: no answer: timed out`);
   });
 });

@@ -52,20 +52,46 @@ export function lagText(seconds: number | null): string {
 }
 
 /**
- * Where a destination sends, without its path or anything before the host: the host (and port),
- * or the URL itself when it does not parse.
+ * Where a destination sends, whole (issue 40 item 4): its scheme, host, port and path, without any
+ * user or password before the host nor its query (either may hold a credential); the URL itself when
+ * it does not parse.
  */
-export function hostOf(url: string): string {
+export function targetOf(url: string): string {
   try {
-    return new URL(url).host || url;
+    const parsed = new URL(url);
+    if (!parsed.host) return url;
+    const path = parsed.pathname === '/' ? '' : parsed.pathname;
+    return `${parsed.protocol}//${parsed.host}${path}${parsed.search ? '?…' : ''}`;
   } catch {
     return url;
   }
 }
 
-/** The last failure: when, the receiver's status (or that it never answered), and its message. */
-export function lastErrorText(error: Destination['lastError']): string {
-  if (!error) return 'none';
+/** The last failure: its status (or that the receiver never answered) and its message. */
+export function errorText(error: NonNullable<Destination['lastError']>): string {
   const status = error.status === null ? 'no answer' : `HTTP ${error.status}`;
-  return `${status}: ${error.message} (${error.at})`;
+  return `${status}: ${error.message}`;
+}
+
+/**
+ * A destination's health in words (issue 40 item 4), beside its state: failing now (how many attempts in
+ * a row, the last error and its age), or not, with the last error's age and whether deliveries went
+ * through since.
+ * `age` says how long ago an instant was ("3 h ago").
+ */
+export function healthText(
+  d: Pick<Destination, 'lastError' | 'consecutiveFailures' | 'lastDeliveredAt'>,
+  age: (iso: string) => string,
+): string {
+  const error = d.lastError;
+  if (d.consecutiveFailures > 0) {
+    const attempts = d.consecutiveFailures === 1 ? '1 attempt' : `${d.consecutiveFailures} attempts`;
+    return `Failing: ${attempts} in a row` + (error ? `, the last ${age(error.at)}: ${errorText(error)}` : '.');
+  }
+  if (!error) return d.lastDeliveredAt === null ? 'No delivery yet, none failed.' : 'No delivery ever failed.';
+  const since =
+    d.lastDeliveredAt !== null && Date.parse(d.lastDeliveredAt) > Date.parse(error.at)
+      ? `since then delivered (the last ${age(d.lastDeliveredAt)}), 0 failing`
+      : 'nothing delivered since, 0 failing';
+  return `The last error was ${age(error.at)} (${errorText(error)}); ${since}.`;
 }

@@ -1,12 +1,25 @@
+import type { ComponentChildren } from 'preact';
+import { pageAccount } from '../account';
 import { api, ApiError } from '../api';
-import { BASE, Link } from '../router';
-import type { Event, InclusionProof, ProofQuery, VerificationResult, Witness, WitnessedCheckpoint } from '../types';
-import { Busy, ErrorText, Page, useLoad } from '../ui';
+import { href, Link } from '../router';
+import {
+  isOperator,
+  mayManage,
+  type Event,
+  type InclusionProof,
+  type Me,
+  type ProofQuery,
+  type VerificationResult,
+  type Witness,
+  type WitnessedCheckpoint,
+} from '../types';
+import { Busy, Erased, ErrorText, Page, Time, useLoad } from '../ui';
+import { erasedBy, erasuresOf } from './erasure-text';
 import { BrowserCheck, checkInBrowser } from '../verify/browser-check';
 import { parseVerifierKey } from '../verify/signed-note';
 import { checkWitnessed, parseCosignatureKey, WitnessCheck } from '../verify/witnessed';
 
-export function EventPage({ id }: { id: string }) {
+export function EventPage({ id, me }: { id: string; me: Me | null }) {
   const event = useLoad(
     (signal) => api.get<{ data: Event }>(`/v1/events/${encodeURIComponent(id)}`, undefined, signal),
     [id],
@@ -14,39 +27,45 @@ export function EventPage({ id }: { id: string }) {
   return (
     <Page title="Event">
       <p>
-        <Link to={`${BASE}/events`}>Back to events</Link>
+        <Link to={href('/events', { account: pageAccount() })}>Back to events</Link>
       </p>
       <ErrorText error={event.error} />
       {event.loading && <Busy label="Loading the event" />}
-      {event.value && <EventDetails event={event.value.data} />}
+      {event.value && <EventDetails event={event.value.data} me={me} />}
     </Page>
   );
 }
 
-function EventDetails({ event }: { event: Event }) {
-  // Version-2 events (docs/contract.md §17) say which fields an erasure removed: shown as erased, not as absent.
+function EventDetails({ event, me }: { event: Event; me: Me | null }) {
+  // Version-2 events (docs/contract.md §17) say which fields an erasure removed: shown as erased, not as a value.
   const erased = new Set(event.erased ?? []);
   const erasedMembers = [...erased].filter((path) => path.startsWith('context.')).map((path) => path.slice(8));
-  const rows: [string, string][] = [
-    ['Id', event.id],
-    ['Time (UTC)', event.timestamp],
-    ['Created at', event.createdAt],
-    ['Actor', erased.has('actor') ? '(erased)' : (event.actor ?? '(none)')],
-    ['Action', event.action],
-    ['Resource', erased.has('resource') ? '(erased)' : (event.resource ?? '(none)')],
-    ['Chain', `${event.chain.name} (${event.chain.id})`],
-    ['Position', String(event.chain.position)],
-    ['Hash', event.hash],
-    ['Previous hash', event.previousHash],
-    ['Hashing', event.hashing ? 'version 2 (salted commitments: erasable)' : 'version 1'],
+  const erasures = useLoad(
+    async (signal) =>
+      erased.size > 0 && mayManage(me) ? erasuresOf(event, isOperator(me) ? me?.accountId : undefined, signal) : [],
+    [event.id, erased.size],
+  );
+  const mark = (path: string) => <Erased detail={erasedBy(path, erasures.value ?? [])} />;
+  const rows: [string, ComponentChildren, string?][] = [
+    ['Id', event.id, 'mono'],
+    ['Time', <Time iso={event.timestamp} precise />],
+    ['Created at', <Time iso={event.createdAt} precise />],
+    ['Actor', erased.has('actor') ? mark('actor') : (event.actor ?? '(none)'), 'mono'],
+    ['Action', event.action, 'mono'],
+    ['Resource', erased.has('resource') ? mark('resource') : (event.resource ?? '(none)'), 'mono'],
+    ['Chain', `${event.chain.name} (${event.chain.id})`, 'mono'],
+    ['Position', String(event.chain.position), 'mono'],
+    ['Hash', event.hash, 'mono'],
+    ['Previous hash', event.previousHash, 'mono'],
+    ['Hashing', event.hashing ? 'version 2 (salted commitments: erasable)' : 'version 1 (not erasable)'],
   ];
   return (
     <>
       <dl class="fields">
-        {rows.map(([name, value]) => (
+        {rows.map(([name, value, style]) => (
           <div key={name}>
             <dt>{name}</dt>
-            <dd class="mono">{value}</dd>
+            <dd class={style}>{value}</dd>
           </div>
         ))}
         <div>
@@ -55,12 +74,14 @@ function EventDetails({ event }: { event: Event }) {
             <pre class="mono">{event.context === null ? '(none)' : JSON.stringify(event.context, null, 2)}</pre>
           </dd>
         </div>
-        {erasedMembers.length > 0 && (
-          <div>
-            <dt>Erased context members</dt>
-            <dd class="mono">{erasedMembers.join(', ')}</dd>
+        {erasedMembers.map((member) => (
+          <div key={member}>
+            <dt>
+              Context member <span class="mono">{member}</span>
+            </dt>
+            <dd>{mark(`context.${member}`)}</dd>
           </div>
-        )}
+        ))}
       </dl>
       <ServerVerification id={event.id} />
       <BrowserVerification event={event} />
@@ -105,7 +126,9 @@ function ServerVerification({ id }: { id: string }) {
             </div>
             <div>
               <dt>Verified at</dt>
-              <dd class="mono">{r.verifiedAt}</dd>
+              <dd>
+                <Time iso={r.verifiedAt} />
+              </dd>
             </div>
           </dl>
         </>

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, download } from '../api';
-import { BASE, href, Link, navigate, useLocation } from '../router';
+import { pageAccount } from '../account';
+import { fromField, toField, useZone, zoneLabel, type Zone } from '../clock';
+import { href, Link, navigate, useLocation } from '../router';
 import type { Event, EventsPage as EventsAnswer, EventsQuery, ExportQuery } from '../types';
-import { Busy, CardTable, type Column, ErrorText, isoToLocal, localToIso, Page } from '../ui';
+import { Busy, CardTable, type Column, Erased, ErrorText, Page, Time, TimeField } from '../ui';
 
 const PAGE_SIZE = 50;
 
@@ -22,21 +24,23 @@ export function SearchForm({
   onSearch: (f: Filters) => void;
   range?: boolean;
 }) {
+  const z = useZone();
   const [q, setQ] = useState(filters.q ?? '');
-  const [after, setAfter] = useState(isoToLocal(filters.after));
-  const [before, setBefore] = useState(isoToLocal(filters.before));
+  const [after, setAfter] = useState(toField(filters.after, z));
+  const [before, setBefore] = useState(toField(filters.before, z));
+  // The fields show the filters in the console's zone: a switch of zone shows the same instants anew.
   useEffect(() => {
     setQ(filters.q ?? '');
-    setAfter(isoToLocal(filters.after));
-    setBefore(isoToLocal(filters.before));
-  }, [filters.q, filters.after, filters.before]);
+    setAfter(toField(filters.after, z));
+    setBefore(toField(filters.before, z));
+  }, [filters.q, filters.after, filters.before, z]);
   return (
     <form
       class="search"
       role="search"
       onSubmit={(e) => {
         e.preventDefault();
-        onSearch({ q: q.trim() || undefined, after: localToIso(after), before: localToIso(before) });
+        onSearch({ q: q.trim() || undefined, after: fromField(after, z), before: fromField(before, z) });
       }}
     >
       <div class="field grow">
@@ -53,14 +57,8 @@ export function SearchForm({
       </div>
       {range && (
         <>
-          <div class="field">
-            <label for="after">After</label>
-            <input id="after" type="datetime-local" value={after} onInput={(e) => setAfter(e.currentTarget.value)} />
-          </div>
-          <div class="field">
-            <label for="before">Before</label>
-            <input id="before" type="datetime-local" value={before} onInput={(e) => setBefore(e.currentTarget.value)} />
-          </div>
+          <TimeField id="after" label="After" value={after} onInput={setAfter} />
+          <TimeField id="before" label="Before" value={before} onInput={setBefore} />
         </>
       )}
       <button type="submit">Apply</button>
@@ -68,26 +66,37 @@ export function SearchForm({
   );
 }
 
-const eventPath = (event: Event) => `${BASE}/events/${event.id}`;
+const eventPath = (event: Event) => href(`/events/${event.id}`, { account: pageAccount() });
 
-const EVENT_COLUMNS: Column<Event>[] = [
+/** An event's actor or resource: its value, or the mark of an erased field (docs/contract.md §17). */
+function fieldOf(event: Event, field: 'actor' | 'resource') {
+  if (event.erased?.includes(field)) return <Erased />;
+  return event[field] ?? '—';
+}
+
+const eventColumns = (z: Zone): Column<Event>[] => [
   {
-    header: 'Time (UTC)',
+    header: `Time (${zoneLabel(z)})`,
     class: 'mono lead',
-    cell: (event) => <Link to={eventPath(event)}>{event.timestamp}</Link>,
+    cell: (event) => (
+      <Link to={eventPath(event)}>
+        <Time iso={event.timestamp} />
+      </Link>
+    ),
   },
   { header: 'Action', class: 'lead', cell: (event) => event.action },
-  { header: 'Actor', class: 'lead', cell: (event) => event.actor },
-  { header: 'Resource', cell: (event) => event.resource ?? '—' },
+  { header: 'Actor', class: 'lead', cell: (event) => fieldOf(event, 'actor') },
+  { header: 'Resource', cell: (event) => fieldOf(event, 'resource') },
   { header: 'Chain', cell: (event) => `${event.chain.name} #${event.chain.position}` },
 ];
 
 /** Events as a table, one card per event on narrow screens; a row opens its event. */
 export function EventsTable({ events, caption }: { events: Event[]; caption: string }) {
+  const z = useZone();
   return (
     <CardTable
       caption={caption}
-      columns={EVENT_COLUMNS}
+      columns={eventColumns(z)}
       rows={events}
       rowKey={(event) => event.id}
       onOpen={(event) => navigate(eventPath(event))}
@@ -137,7 +146,7 @@ export function EventsPage() {
     setEvents([]);
     void load(undefined, controller.signal);
     return () => controller.abort();
-  }, [filters.q, filters.after, filters.before]);
+  }, [filters.q, filters.after, filters.before, query.get('account')]);
 
   const exportAs = async (format: 'csv' | 'json') => {
     setExported(null);
@@ -158,7 +167,7 @@ export function EventsPage() {
 
   return (
     <Page title="Events">
-      <SearchForm filters={filters} onSearch={(f) => navigate(href('/events', { ...f }))} />
+      <SearchForm filters={filters} onSearch={(f) => navigate(href('/events', { ...f, account: pageAccount() }))} />
       <details class="menu">
         <summary>Export</summary>
         <div class="menu-items">

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
 import type { Key, Me, NewKey, Page as ApiPage, RotateKeyBody, Scope } from '../types';
-import { Busy, CardTable, type Column, ErrorText, Page, Sentence, useLoad } from '../ui';
+import { Busy, CardTable, type Column, ErrorText, Page, Sentence, Time, useLoad } from '../ui';
 import { KeyConfirm, KeySecretPanel, type PendingKey, type ShownKey } from './key-panels';
 import { oldKeyText, stopsAt } from './key-text';
 
@@ -73,14 +73,16 @@ function KeysOf({ accountId, me }: { accountId: string; me: Me | null }) {
     { header: 'Name', class: 'lead', cell: (key) => key.name },
     { header: 'Prefix', class: 'mono', cell: (key) => `${key.prefix}…` },
     { header: 'Scopes', cell: (key) => key.scopes.join(', ') },
-    { header: 'Created', class: 'mono', cell: (key) => key.createdAt },
-    { header: 'Expires', class: 'mono', cell: (key) => key.expiresAt ?? 'never' },
-    { header: 'Last used', class: 'mono', cell: (key) => key.lastUsedAt ?? 'never' },
+    { header: 'Created', class: 'mono', cell: (key) => <Time iso={key.createdAt} /> },
+    { header: 'Expires', class: 'mono', cell: (key) => <Time iso={key.expiresAt} none="never" /> },
+    { header: 'Last used', class: 'mono', cell: (key) => <Time iso={key.lastUsedAt} none="never" /> },
     {
       header: 'State',
       cell: (key) =>
         key.revokedAt ? (
-          `revoked ${key.revokedAt}`
+          <>
+            revoked <Time iso={key.revokedAt} />
+          </>
         ) : (
           <>
             {key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now() ? 'expired' : 'active'}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { pageAccount } from '../account';
 import { describe, request } from '../api';
 import { href, navigate, useLocation } from '../router';
 import type { Event, StreamQuery } from '../types';
@@ -70,10 +71,14 @@ export function LivePage() {
     setState('Connecting…');
     void follow(q, (e) => setEvents((shown) => [e, ...shown].slice(0, MAX_SHOWN)), setState, controller.signal);
     return () => controller.abort();
-  }, [q]);
+  }, [q, query.get('account')]);
   return (
     <Page title="Live">
-      <SearchForm filters={{ q }} range={false} onSearch={(f) => navigate(href('/live', { q: f.q }))} />
+      <SearchForm
+        filters={{ q }}
+        range={false}
+        onSearch={(f) => navigate(href('/live', { q: f.q, account: pageAccount() }))}
+      />
       <p role="status">{state}</p>
       <EventsTable events={events} caption={`Events as they arrive, newest first (${events.length})`} />
     </Page>

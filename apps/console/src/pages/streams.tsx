@@ -2,10 +2,18 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { useLocation } from '../router';
 import type { Destination, DestinationWithSecret, Me, NewDestinationBody, ReplayBody } from '../types';
-import { Busy, CardTable, type Column, Confirm, ErrorText, Page } from '../ui';
+import { ageText } from '../clock';
+import { Busy, CardTable, type Column, Confirm, ErrorText, Page, Time } from '../ui';
 import { DestinationForm } from './destination-form';
-import { type Pending, ReplayPanel, SecretPanel, type ShownSecret } from './destination-panels';
-import { hostOf, lagText, lastErrorText, STATES } from './destination-text';
+import {
+  type DestinationChange,
+  EditPanel,
+  type Pending,
+  ReplayPanel,
+  SecretPanel,
+  type ShownSecret,
+} from './destination-panels';
+import { healthText, lagText, STATES, targetOf } from './destination-text';
 import { useDestinations } from './use-destinations';
 
 /** Streams (docs/contract.md §16): the key's own account's destinations, or `?account=` for an operator. */
@@ -85,6 +93,12 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
         () => `${d.name} delivers again every event since ${from}.`,
       ),
     );
+  const edit = (d: Destination, change: DestinationChange) =>
+    void act(async () => {
+      if (Object.keys(change).length === 0) return `Nothing changed in ${d.name}.`;
+      const changed = (await api.send<{ data: Destination }>('PATCH', path(d), change)).data;
+      return `${changed.name} saved.`;
+    });
   const remove = (d: Destination) =>
     void act(async () => {
       await api.send('DELETE', path(d));
@@ -93,11 +107,12 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
     }).then((deleted) => deleted && status.current?.focus());
 
   /**
-   * A destination's buttons, below its state as on Keys; Replay and Delete ask first (ReplayPanel, Confirm).
-   * A function, not a component made here, so a refresh keeps the same buttons (and the focus).
+   * A destination's buttons, as one compact group of its own (issue 40 item 4); Replay, Edit and Delete
+   * ask first (ReplayPanel, EditPanel, Confirm). A function, not a component made here, so a refresh
+   * keeps the same buttons (and the focus).
    */
   const actions = (d: Destination) => (
-    <span class="actions">
+    <span class="button-group" role="group" aria-label={`Actions for ${d.name}`}>
       {d.state === 'paused' || d.state === 'disabled' ? (
         <button type="button" aria-label={`Resume ${d.name}`} onClick={() => resume(d)}>
           Resume
@@ -107,6 +122,13 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
           Pause
         </button>
       )}
+      <button
+        type="button"
+        aria-label={`Edit ${d.name}…`}
+        onClick={() => setPending({ action: 'edit', destination: d })}
+      >
+        Edit…
+      </button>
       <button
         type="button"
         aria-label={`Replay ${d.name}…`}
@@ -137,7 +159,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       cell: (d) => (
         <>
           {`${d.kind} (${d.format}) at `}
-          <span class="mono block">{hostOf(d.url)}</span>
+          <span class="mono block">{targetOf(d.url)}</span>
         </>
       ),
     },
@@ -146,7 +168,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
       cell: (d) => (
         <>
           <StateText destination={d} />
-          {actions(d)}
+          <span class="health">{healthText(d, ageText)}</span>
         </>
       ),
     },
@@ -159,12 +181,13 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
         ) : (
           <>
             {`${d.deliveredEvents === 1 ? '1 event' : `${d.deliveredEvents} events`}, the last at `}
-            <span class="mono block">{d.lastDeliveredAt}</span>
+            <span class="block">
+              <Time iso={d.lastDeliveredAt} />
+            </span>
           </>
         ),
     },
-    { header: 'Last error', cell: (d) => lastErrorText(d.lastError) },
-    { header: 'Failures in a row', cell: (d) => d.consecutiveFailures },
+    { header: 'Actions', cell: actions },
   ];
   const rows = list.page?.data;
   return (
@@ -183,6 +206,15 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
           onCancel={() => setPending(null)}
         />
       )}
+      {pending?.action === 'edit' && (
+        <EditPanel
+          key={pending.destination.id}
+          destination={pending.destination}
+          busy={busy}
+          onSave={(change) => edit(pending.destination, change)}
+          onCancel={() => setPending(null)}
+        />
+      )}
       {pending?.action === 'delete' && (
         <Confirm
           title={`Delete destination ‘${pending.destination.name}’?`}
@@ -192,7 +224,7 @@ function StreamsOf({ accountId, me }: { accountId: string; me: Me | null }) {
           onCancel={() => setPending(null)}
           words={
             <p>
-              Delivery to {hostOf(pending.destination.url)} stops for good and where it stood is forgotten. The events
+              Delivery to {targetOf(pending.destination.url)} stops for good and where it stood is forgotten. The events
               stay in the trail.
             </p>
           }

@@ -179,6 +179,8 @@ export interface BootstrapKey {
   account: string;
   key: string;
   scopes: Scope[];
+  /** The key's name in lists (the console's Keys page); `API_KEYS` when not given. */
+  name?: string;
 }
 
 export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {

@@ -112,8 +112,7 @@ export function parseSearchQuery(text: string): SearchQuery {
     raw = parser.parse(text) as RawTerm[];
   } catch (error) {
     if (!(error instanceof parser.SyntaxError)) throw error;
-    const found = error.found === null ? 'the end' : JSON.stringify(error.found);
-    throw new SearchQueryError(`unexpected ${found}, expected ${describeExpected(error)}`, error.location.start.offset);
+    throw new SearchQueryError(syntaxProblem(text, error), error.location.start.offset);
   }
   if (raw.length > MAX_SEARCH_TERMS) {
     throw new SearchQueryError(`must have at most ${MAX_SEARCH_TERMS} terms`, raw[MAX_SEARCH_TERMS]!.offset);
@@ -176,24 +175,31 @@ function isTextField(name: string): name is TextField {
   return (TEXT_FIELDS as readonly string[]).includes(name);
 }
 
-function describeExpected(error: peggy.parser.SyntaxError): string {
-  const names = [...new Set((error.expected ?? []).map(describe))];
-  return names.length === 0 ? 'something else' : names.slice(0, 6).join(', ');
-}
-
-function describe(expectation: peggy.parser.Expectation): string {
-  switch (expectation.type) {
-    case 'literal':
-      return JSON.stringify(expectation.text);
-    case 'other':
-      return expectation.description;
-    case 'end':
-      return 'the end';
-    case 'any':
-      return 'any character';
-    case 'class':
-      return 'a character of a value';
+/**
+ * What a malformed `q` lacks, in words a person can act on (issue 40 item 10), read after "q ": a value
+ * after `actor:`, the closing quote of a quoted value, the `:` after a field name; else what was
+ * found where a term or a space should be.
+ */
+function syntaxProblem(text: string, error: peggy.parser.SyntaxError): string {
+  const offset = error.location.start.offset;
+  const before = text.slice(0, offset);
+  const expected = new Set(
+    (error.expected ?? []).map((e) => (e.type === 'literal' ? e.text : e.type === 'other' ? e.description : e.type)),
+  );
+  const found = error.found === null ? 'the end' : `'${error.found}'`;
+  // An open quote runs to the end: the value's quote was never closed.
+  const quote = /(^|[\s:<>=])"(?:\\["\\]|[^"\\])*$/.exec(before);
+  if (error.found === null && quote) {
+    return `needs a closing " for the value quoted at offset ${quote.index + quote[1]!.length}`;
   }
+  const field = /(-?[A-Za-z0-9_]+(?:\.[^\s.:"\\]+)*:(?:>=|<=|>|<)?)$/.exec(before);
+  if (before.endsWith('-')) return `needs a field name after '-' (terms are field:value, -field:value to negate)`;
+  if (field) return `needs a value after '${field[1]}'${error.found === null ? '' : `, not ${found}`}`;
+  if (expected.has(':')) {
+    const name = /(-?[A-Za-z0-9_.]+)$/.exec(before)?.[1] ?? '';
+    return `needs ':' and a value after the field name '${name}' (terms are field:value)`;
+  }
+  return `has ${found} where a new term (field:value) or a space should be`;
 }
 
 /** The text of a term, as `q` would write it: parseSearchQuery(formatSearchTerm(t)) gives t back. */

@@ -105,14 +105,18 @@ export class ApiKeysRepository {
 
   /**
    * An API_KEYS entry: registers the key under `key.id` unless its digest is known; a known key of
-   * the same account becomes a `config` key with exactly these scopes (revoked stays revoked).
+   * the same account becomes a `config` key with exactly these scopes, and this name with `rename`
+   * (the development keys: a key of `API_KEYS` keeps the name it has; revoked stays revoked).
    * Either way returns the id and account of the key with that digest. Race-safe.
    */
-  async upsertConfigured(key: NewApiKey, db: Db = this.pool): Promise<{ id: string; accountId: string }> {
-    const [scopes, origin] = [keys.bare('scopes'), keys.bare('origin')];
+  async upsertConfigured(
+    key: NewApiKey & { rename?: boolean },
+    db: Db = this.pool,
+  ): Promise<{ id: string; accountId: string }> {
+    const [scopes, origin, name] = [keys.bare('scopes'), keys.bare('origin'), keys.bare('name')];
     await db.query(
       `INSERT INTO api_keys AS k (${INSERTED}) VALUES ($1, $2, $3, $4, $5, $6, 'config', NULL)
-       ON CONFLICT (${keys.bare('keyDigest')}) DO UPDATE SET ${scopes} = EXCLUDED.${scopes}, ${origin} = 'config'
+       ON CONFLICT (${keys.bare('keyDigest')}) DO UPDATE SET ${scopes} = EXCLUDED.${scopes}, ${origin} = 'config'${key.rename ? `, ${name} = EXCLUDED.${name}` : ''}
         WHERE ${keys.column('accountId')} = EXCLUDED.${keys.bare('accountId')}`,
       [key.id, ulidToUuid(key.accountId), key.name, key.prefix, key.keyDigest, key.scopes],
     );

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  type ValidationArguments,
+} from 'class-validator';
 import { ACCOUNT_ID, MAX_ERASURE_FIELDS, MAX_ERASURE_REASON_LENGTH, MAX_SEARCH_QUERY_LENGTH } from '@app/common';
 import { ApiSchemaKeywords } from '../../openapi/openapi-responses';
 import { IsSearchQuery } from '../../events/dto/search-query.validator';
@@ -9,6 +19,11 @@ import { IsSearchQuery } from '../../events/dto/search-query.validator';
  * service) but an empty context member (`context.`).
  */
 const ERASURE_FIELD = /^(?!context\.$)[^.]+(\..+)?$/;
+
+/** A required text's length refused in words (issue 40 item 10): `q is required`, not "longer than or equal to 1 characters". */
+function lengthMessage(name: string, max: number): (args: ValidationArguments) => string {
+  return (args) => (args.value === '' ? `${name} is required` : `${name} must be at most ${max} characters`);
+}
 
 /** Body of POST /v1/erasures (docs/contract.md §17). */
 @ApiSchemaKeywords({ additionalProperties: false })
@@ -21,7 +36,7 @@ export class EraseDto {
     example: 'actor:"alice@example.com"',
   })
   @IsString()
-  @Length(1, MAX_SEARCH_QUERY_LENGTH)
+  @Length(1, MAX_SEARCH_QUERY_LENGTH, { message: lengthMessage('q', MAX_SEARCH_QUERY_LENGTH) })
   @IsSearchQuery()
   q!: string;
 
@@ -47,7 +62,7 @@ export class EraseDto {
 
   @ApiProperty({ minLength: 1, maxLength: MAX_ERASURE_REASON_LENGTH, example: 'GDPR Art. 17 request #4711' })
   @IsString()
-  @Length(1, MAX_ERASURE_REASON_LENGTH)
+  @Length(1, MAX_ERASURE_REASON_LENGTH, { message: lengthMessage('reason', MAX_ERASURE_REASON_LENGTH) })
   reason!: string;
 
   @ApiPropertyOptional({
