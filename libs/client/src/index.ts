@@ -13,6 +13,7 @@ export { backoffCeiling, fullJitterDelay, retryDelay } from './recorder/backoff'
 export type { BackoffPolicy } from './recorder/backoff';
 export type { TailedEvent, TailOptions } from './resources/events';
 export type { ReceiptCheck, VerifiedCheckpoint, VerifyReceiptOptions } from './verify/verify-receipt';
+export type { ReceiptVerdict, VerifyReceiptsOptions } from './verify/verify-receipts';
 export { receiptOf } from './types';
 export type * from './types';
 export type { components, operations, paths } from './api-schema';

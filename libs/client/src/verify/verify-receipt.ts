@@ -15,6 +15,7 @@ import { AuditTrailError, AuditTrailVerificationError } from '../errors';
 import type { ChainsResource } from '../resources/chains';
 import type { EventsResource } from '../resources/events';
 import type { AuditEvent, Receipt } from '../types';
+import { CheckedCheckpoint, CheckpointCache } from './checkpoint-cache';
 import { TrustStore, withChainLock } from './trust-store';
 import { checkWitnessedBundle } from './witnessed-bundle';
 
@@ -27,6 +28,13 @@ export interface VerifyReceiptOptions {
   quorum?: number;
   /** Where the last trusted checkpoint of each chain is kept: every newer one must be proven consistent with it. */
   trustDir?: string;
+  /**
+   * How long a verified checkpoint serves the receipts it covers before the chain's checkpoint is
+   * fetched again (default 10,000 ms; 0: fetched for every receipt). Its signature, witnesses and
+   * consistency are checked once per checkpoint, not per receipt; a history rewritten since is
+   * caught at the next fetch.
+   */
+  checkpointMaxAgeMs?: number;
 }
 
 /** A chain checkpoint whose signature verified: the chain, its size, and the Merkle root it signs (hex). */
@@ -42,8 +50,46 @@ export interface ReceiptCheck {
   hashVersion: 1 | 2;
   /** The witness keys whose cosignatures counted (with `witnesses`). */
   witnessedBy: string[];
-  /** With trustDir: the size of the checkpoint trusted before this one (null on first use). */
+  /** With trustDir: the size trusted before this checkpoint was (null on first use). */
   trustedSize: number | null;
+}
+
+/**
+ * The chain's checkpoint (the witnessed one, with witnesses) does not reach the receipt's position
+ * yet: a failure now, which the background checker tries again later (witnessing lags the chain).
+ */
+export class UncoveredError extends AuditTrailVerificationError {}
+
+export const DEFAULT_CHECKPOINT_MAX_AGE_MS = 10_000;
+
+/** The options parsed once: the keys, the witnesses and quorum, and the cache scope they make. */
+export interface Trust {
+  keys: NoteVerifier[];
+  witnesses: NoteVerifier[];
+  quorum: number;
+  trustDir: string | null;
+  maxAgeMs: number;
+  scope: string;
+}
+
+export function trustOf(options: VerifyReceiptOptions): Trust {
+  const keys = verifierKeys(options.key, parseVerifierKey, 'key');
+  const witnesses = options.witnesses?.length
+    ? verifierKeys(options.witnesses, parseCosignatureVerifierKey, 'witnesses')
+    : [];
+  const quorum = options.quorum ?? witnesses.length;
+  if (witnesses.length > 0 && (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > witnesses.length))
+    throw new TypeError(`quorum must be an integer from 1 to the number of witnesses (${witnesses.length})`);
+  const maxAgeMs = options.checkpointMaxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS;
+  if (!(maxAgeMs >= 0)) throw new TypeError('checkpointMaxAgeMs must be a number ≥ 0');
+  const trustDir = options.trustDir ?? null;
+  const scope = JSON.stringify([
+    typeof options.key === 'string' ? [options.key] : options.key,
+    options.witnesses ?? [],
+    quorum,
+    trustDir,
+  ]);
+  return { keys, witnesses, quorum, trustDir, maxAgeMs, scope };
 }
 
 /**
@@ -52,35 +98,45 @@ export interface ReceiptCheck {
  * (the proof's own roots are never read), the witnessed bundle's quorum when witness keys are
  * given, and with trustDir the consistency of that checkpoint with the last one trusted. Each
  * failure rejects with AuditTrailVerificationError naming the check; a call the service refuses
- * or that gets no answer rejects with AuditTrailError.
+ * or that gets no answer rejects with AuditTrailError. The checkpoint comes from `cache` while a
+ * verified one covers the receipt (checkpointMaxAgeMs): then a receipt costs the event and its
+ * proof, fetched together, and hashing.
  */
 export async function verifyReceipt(
   client: { events: EventsResource; chains: ChainsResource },
   receipt: Receipt,
-  options: VerifyReceiptOptions,
+  options: VerifyReceiptOptions | Trust,
+  cache: CheckpointCache = new CheckpointCache(),
 ): Promise<ReceiptCheck> {
-  const keys = verifierKeys(options.key, parseVerifierKey, 'key');
-  const event = await client.events.get(receipt.id);
-  const hashVersion = checkEventHash(receipt, event);
-  const { checkpoint, note, witnessedBy } = await signedCheckpoint(client.chains, receipt, keys, options);
-  const proof = await client.events.proof(receipt.id, checkpoint.size);
+  const trust = 'scope' in options ? options : trustOf(options);
+  const served = client.events.get(receipt.id);
+  const covering = checkpointCovering(client.chains, receipt, trust, cache);
+  // Both under way at once; failures are reported in the order of the checks (hash first).
+  const proven = covering.then((checked) => client.events.proof(receipt.id, checked.checkpoint.size));
+  proven.catch(() => undefined);
+  const hashVersion = checkEventHash(receipt, await served);
+  const { checkpoint, witnessedBy, trustedSize } = await covering;
+  checkInclusion(receipt, checkpoint, (await proven).proof);
+  return { checkpoint: publicView(checkpoint), hashVersion, witnessedBy, trustedSize };
+}
+
+function publicView(checkpoint: ChainCheckpoint): VerifiedCheckpoint {
+  return { chainId: checkpoint.chainId, size: checkpoint.size, hash: checkpoint.hash };
+}
+
+/** RFC 9162: the proof leads from the receipt's hash at its position to the root the checkpoint signed. */
+export function checkInclusion(receipt: Receipt, checkpoint: ChainCheckpoint, proof: readonly string[]): void {
   const root = rootFromInclusionProof(
     receipt.position - 1,
     checkpoint.size,
     eventLeafHash(receipt.hash),
-    proof.proof.map((h) => Buffer.from(h, 'hex')),
+    proof.map((h) => Buffer.from(h, 'hex')),
   );
   if (root === null || root.toString('hex') !== checkpoint.hash)
     fail(
       'inclusion',
       `the proof does not lead from the event's hash at position ${receipt.position} to the root the checkpoint signed at size ${checkpoint.size}`,
     );
-  const trustedSize = options.trustDir
-    ? await withChainLock(`${options.trustDir}\n${receipt.chainId}`, () =>
-        holdToTrusted(client.chains, new TrustStore(options.trustDir!), keys, checkpoint, note),
-      )
-    : null;
-  return { checkpoint, hashVersion, witnessedBy, trustedSize };
 }
 
 function fail(reason: AuditTrailVerificationError['reason'], message: string): never {
@@ -101,7 +157,7 @@ function verifierKeys(
 }
 
 /** The served event is the receipt's, and its hash follows from what is served (§3, §17). */
-function checkEventHash(receipt: Receipt, event: AuditEvent): 1 | 2 {
+export function checkEventHash(receipt: Receipt, event: AuditEvent): 1 | 2 {
   const { chain } = event;
   if (event.id !== receipt.id || chain.id !== receipt.chainId || chain.position !== receipt.position)
     fail(
@@ -126,39 +182,66 @@ function checkEventHash(receipt: Receipt, event: AuditEvent): 1 | 2 {
   return event.hashing ? 2 : 1;
 }
 
-/** The chain's checkpoint, signed by a pinned key; with witnesses, the latest one a quorum witnessed. */
-async function signedCheckpoint(
+/**
+ * A checkpoint of the receipt's chain that covers its position: cached, or fetched and checked
+ * (signature, witnesses' quorum, consistency with the trusted one) once per new note.
+ */
+export async function checkpointCovering(
   chains: ChainsResource,
-  receipt: Receipt,
-  keys: NoteVerifier[],
-  options: VerifyReceiptOptions,
-): Promise<{ checkpoint: ChainCheckpoint; note: string; witnessedBy: string[] }> {
+  receipt: Pick<Receipt, 'chainId' | 'position'>,
+  trust: Trust,
+  cache: CheckpointCache,
+): Promise<CheckedCheckpoint> {
+  const checked = await cache.covering(
+    `${trust.scope}\n${receipt.chainId}`,
+    receipt.position,
+    trust.maxAgeMs,
+    (cached) => fetchChecked(chains, receipt.chainId, trust, cached),
+  );
+  if (checked.checkpoint.size < receipt.position) {
+    const witnessed = trust.witnesses.length > 0;
+    throw new UncoveredError(
+      witnessed ? 'witnesses' : 'inclusion',
+      `the ${witnessed ? 'witnessed ' : ''}checkpoint has size ${checked.checkpoint.size}, before the event's position ${receipt.position}`,
+    );
+  }
+  return checked;
+}
+
+/** The chain's checkpoint, signed by a pinned key; with witnesses, the latest one a quorum witnessed. */
+async function fetchChecked(
+  chains: ChainsResource,
+  chainId: string,
+  trust: Trust,
+  cached: CheckedCheckpoint | null,
+): Promise<CheckedCheckpoint> {
   let note: string;
   let witnessedBy: string[] = [];
-  if (options.witnesses && options.witnesses.length > 0) {
-    const witnesses = verifierKeys(options.witnesses, parseCosignatureVerifierKey, 'witnesses');
-    const quorum = options.quorum ?? witnesses.length;
-    if (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > witnesses.length)
-      throw new TypeError(`quorum must be an integer from 1 to the number of witnesses (${witnesses.length})`);
-    const bundle = await chains.witnessedCheckpoint(receipt.chainId).catch((error: unknown) => {
+  if (trust.witnesses.length > 0) {
+    const bundle = await chains.witnessedCheckpoint(chainId).catch((error: unknown) => {
       if (error instanceof AuditTrailError && error.status === 404)
-        fail('witnesses', `no checkpoint of chain ${receipt.chainId} is witnessed yet (404)`);
+        fail('witnesses', `no checkpoint of chain ${chainId} is witnessed yet (404)`);
       throw error;
     });
-    witnessedBy = checkWitnessedBundle(bundle, keys, witnesses, quorum).cosigners;
+    if (cached && bundle.checkpoint === cached.note) return { ...cached, at: Date.now() };
+    witnessedBy = checkWitnessedBundle(bundle, trust.keys, trust.witnesses, trust.quorum).cosigners;
     note = bundle.checkpoint;
-  } else note = await chains.checkpoint(receipt.chainId);
-  const opened = verifyChainCheckpoint(note, keys);
-  if (!opened.ok) fail('signature', `the checkpoint of chain ${receipt.chainId}: ${opened.message}`);
+  } else {
+    note = await chains.checkpoint(chainId);
+    if (cached && note === cached.note) return { ...cached, at: Date.now() };
+  }
+  const opened = verifyChainCheckpoint(note, trust.keys);
+  if (!opened.ok) fail('signature', `the checkpoint of chain ${chainId}: ${opened.message}`);
   const checkpoint = opened.checkpoint;
-  if (checkpoint.chainId !== receipt.chainId)
-    fail('signature', `the checkpoint served for chain ${receipt.chainId} is of chain ${checkpoint.chainId}`);
-  if (checkpoint.size < receipt.position)
-    fail(
-      witnessedBy.length > 0 ? 'witnesses' : 'inclusion',
-      `the ${witnessedBy.length > 0 ? 'witnessed ' : ''}checkpoint has size ${checkpoint.size}, before the event's position ${receipt.position}`,
-    );
-  return { checkpoint, note, witnessedBy };
+  if (checkpoint.chainId !== chainId)
+    fail('signature', `the checkpoint served for chain ${chainId} is of chain ${checkpoint.chainId}`);
+  const trustDir = trust.trustDir;
+  const trustedSize = trustDir
+    ? await withChainLock(`${trustDir}\n${chainId}`, () =>
+        holdToTrusted(chains, new TrustStore(trustDir), trust.keys, checkpoint, note),
+      )
+    : null;
+  return { checkpoint, note, witnessedBy, trustedSize, at: Date.now() };
 }
 
 /**
