@@ -1,6 +1,6 @@
 import { AuditTrailError, AuditTrailVerificationError } from '../errors';
 import type { Receipt } from '../types';
-import { UncoveredError } from '../verify/verify-receipt';
+import { UncoveredError } from '../verify/receipt-checks';
 import type { ReceiptVerdict } from '../verify/verify-receipts';
 import { ReceiptChecker, VerifyMany } from './receipt-checker';
 

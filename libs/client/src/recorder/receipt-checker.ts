@@ -1,7 +1,7 @@
 import { AuditTrailError, AuditTrailVerificationError } from '../errors';
 import type { Receipt } from '../types';
 import type { ReceiptVerdict, VerifyReceiptsOptions } from '../verify/verify-receipts';
-import { UncoveredError } from '../verify/verify-receipt';
+import { UncoveredError } from '../verify/receipt-checks';
 import { Wakeup } from './wakeup';
 
 /** verifyReceipts as the client gives it. */

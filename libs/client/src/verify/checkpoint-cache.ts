@@ -1,8 +1,13 @@
-import type { ChainCheckpoint } from '@app/hashing';
+/** A chain checkpoint whose signature verified: the chain, its size, and the Merkle root it signs (hex). */
+export interface VerifiedCheckpoint {
+  chainId: string;
+  size: number;
+  hash: string;
+}
 
 /** A checkpoint whose signature (and witness quorum, and trusted-state consistency) verified once. */
 export interface CheckedCheckpoint {
-  checkpoint: ChainCheckpoint;
+  checkpoint: VerifiedCheckpoint;
   note: string;
   witnessedBy: string[];
   /** With trustDir: the size trusted before this checkpoint was (null on first use). */

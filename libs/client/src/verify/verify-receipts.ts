@@ -4,15 +4,8 @@ import type { ChainsResource } from '../resources/chains';
 import type { EventsResource } from '../resources/events';
 import type { AuditEvent, Receipt } from '../types';
 import { CheckedCheckpoint, CheckpointCache } from './checkpoint-cache';
-import {
-  checkEventHash,
-  checkpointCovering,
-  ReceiptCheck,
-  trustOf,
-  Trust,
-  verifyReceipt,
-  VerifyReceiptOptions,
-} from './verify-receipt';
+import { checkEventHash, checkpointCovering, Trust, trustOf, verifyWithTrust } from './receipt-checks';
+import type { ReceiptCheck, VerifyReceiptOptions } from './verify-receipt';
 
 /** One receipt's outcome in verifyReceipts: its check, or what failed (a check, or a call). */
 export type ReceiptVerdict =
@@ -58,7 +51,7 @@ export async function verifyReceipts(
     else whole.forEach((v) => verdicts.set(v.receipt, v));
   }
   await pooled(oneByOne, concurrency, async (receipt) => {
-    const check = await verifyReceipt(client, receipt, trust, cache).catch(verdictOf);
+    const check = await verifyWithTrust(client, receipt, trust, cache).catch(verdictOf);
     verdicts.set(receipt, 'ok' in check ? { ...check, receipt } : { receipt, ok: true, check });
   });
   return receipts.map((r) => verdicts.get(r)!);
