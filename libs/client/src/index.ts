@@ -9,6 +9,8 @@ export type { ErrorCode, FieldError, VerificationFailure } from './errors';
 export { Recorder } from './recorder/recorder';
 export type { RecorderCounters, RecorderMetric, RecorderOptions, RejectedEvent } from './recorder/recorder';
 export { SpoolFullError, SpoolLockedError } from './recorder/spool';
+export type { FsyncMode } from './recorder/spool';
+export type { CheckReceiptsOptions, ReceiptCheckCounters } from './recorder/receipt-checker';
 export { backoffCeiling, fullJitterDelay, retryDelay } from './recorder/backoff';
 export type { BackoffPolicy } from './recorder/backoff';
 export type { TailedEvent, TailOptions } from './resources/events';

@@ -91,11 +91,16 @@ export class ReceiptChecker {
     return this.queue.length;
   }
 
-  /** Stops: the round under way ends (its failures are still reported), what waits is not checked. */
-  async close(): Promise<void> {
+  /**
+   * Stops: what waits is not checked; the round under way is awaited for at most `waitMs` (its
+   * failures are still reported when it ends, also later).
+   */
+  async close(waitMs = 5000): Promise<void> {
     this.stop.abort();
     this.wakeup.notify();
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((done) => (timer = setTimeout(done, waitMs)))]);
+    clearTimeout(timer);
   }
 
   private async run(): Promise<void> {

@@ -48,9 +48,10 @@ describe('verifyReceipt with the checkpoint cache, and verifyReceipts', () => {
     return events;
   }
 
-  function service(events: AuditEvent[]) {
-    const leaves = events.map((e) => eventLeafHash(e.hash));
-    const note = signChainCheckpoint({ chainId, size: events.length, hash: merkleRoot(leaves).toString('hex') }, key);
+  /** Serves `events`; its checkpoint signs the first `signed` of them. */
+  function service(events: AuditEvent[], signed = events.length) {
+    const leaves = events.slice(0, signed).map((e) => eventLeafHash(e.hash));
+    const note = signChainCheckpoint({ chainId, size: signed, hash: merkleRoot(leaves).toString('hex') }, key);
     const calls = { get: 0, proof: 0, checkpoint: 0, list: 0 };
     const node = ({ level, index }: { level: number; index: number }) =>
       merkleRoot(leaves.slice(index * 2 ** level, (index + 1) * 2 ** level));
@@ -134,10 +135,24 @@ describe('verifyReceipt with the checkpoint cache, and verifyReceipts', () => {
     expect(calls).toMatchObject({ get: 1, proof: 1, checkpoint: 1, list: 0 });
   });
 
+  it('gives the receipts a checkpoint covers their own verdicts when others of the chain lie beyond it', async () => {
+    const events = chain(SIZE + 1);
+    const { sut } = service(events, SIZE);
+    const beyond = receiptOf(events[SIZE]!);
+    const verdicts = await verifyReceipts(
+      sut,
+      [...events.slice(0, 20).map(receiptOf), beyond],
+      { key: vkey },
+      new CheckpointCache(),
+    );
+    expect(verdicts.filter((v) => v.ok)).toHaveLength(20);
+    expect(verdicts[20]).toMatchObject({ ok: false, error: { reason: 'inclusion' } });
+  });
+
   it('refuses a receipt beyond the checkpoint (inclusion), whichever way it goes', async () => {
-    const events = chain();
-    const { sut } = service(events);
-    const beyond = { ...receiptOf(events[0]!), position: SIZE + 1 };
+    const events = chain(SIZE + 1);
+    const { sut } = service(events, SIZE);
+    const beyond = receiptOf(events[SIZE]!);
     const [verdict] = await verifyReceipts(sut, [beyond], { key: vkey }, new CheckpointCache());
     expect(verdict).toMatchObject({ ok: false, error: { reason: 'inclusion' } });
   });

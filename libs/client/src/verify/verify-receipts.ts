@@ -4,7 +4,7 @@ import type { ChainsResource } from '../resources/chains';
 import type { EventsResource } from '../resources/events';
 import type { AuditEvent, Receipt } from '../types';
 import { CheckedCheckpoint, CheckpointCache } from './checkpoint-cache';
-import { checkEventHash, checkpointCovering, Trust, trustOf, verifyWithTrust } from './receipt-checks';
+import { checkEventHash, checkpointCovering, Trust, trustOf, UncoveredError, verifyWithTrust } from './receipt-checks';
 import type { ReceiptCheck, VerifyReceiptOptions } from './verify-receipt';
 
 /** One receipt's outcome in verifyReceipts: its check, or what failed (a check, or a call). */
@@ -80,12 +80,13 @@ async function wholeChain(
   cache: CheckpointCache,
 ): Promise<ReceiptVerdict[] | null> {
   const highest = group.reduce((max, r) => Math.max(max, r.position), 0);
-  const checked = await checkpointCovering(
-    client.chains,
-    { chainId: group[0]!.chainId, position: highest },
-    trust,
-    cache,
-  );
+  const covering = { chainId: group[0]!.chainId, position: highest };
+  const checked = await checkpointCovering(client.chains, covering, trust, cache).catch((error: unknown) => {
+    // Some receipts lie beyond the checkpoint: one by one, each gets its own verdict.
+    if (error instanceof UncoveredError) return null;
+    throw error;
+  });
+  if (checked === null) return null;
   const size = checked.checkpoint.size;
   if (size > MAX_WHOLE_CHAIN || size > 2 * PAGE * group.length) return null;
   const hashes: (string | undefined)[] = new Array<string | undefined>(size);
