@@ -43,7 +43,24 @@ export interface Trust {
   scope: string;
 }
 
+/** Parsed keys by the options' text: a key is parsed (createPublicKey) once, not per receipt. */
+const parsed = new Map<string, Omit<Trust, 'maxAgeMs'>>();
+const MAX_PARSED = 100;
+
 export function trustOf(options: VerifyReceiptOptions): Trust {
+  const maxAgeMs = options.checkpointMaxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS;
+  if (!(maxAgeMs >= 0)) throw new TypeError('checkpointMaxAgeMs must be a number ≥ 0');
+  const text = JSON.stringify([options.key, options.witnesses ?? [], options.quorum ?? null, options.trustDir ?? null]);
+  let trust = parsed.get(text);
+  if (!trust) {
+    trust = parseTrust(options);
+    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+    parsed.set(text, trust);
+  }
+  return { ...trust, maxAgeMs };
+}
+
+function parseTrust(options: VerifyReceiptOptions): Omit<Trust, 'maxAgeMs'> {
   const keys = verifierKeys(options.key, parseVerifierKey, 'key');
   const witnesses = options.witnesses?.length
     ? verifierKeys(options.witnesses, parseCosignatureVerifierKey, 'witnesses')
@@ -51,8 +68,6 @@ export function trustOf(options: VerifyReceiptOptions): Trust {
   const quorum = options.quorum ?? witnesses.length;
   if (witnesses.length > 0 && (!Number.isSafeInteger(quorum) || quorum < 1 || quorum > witnesses.length))
     throw new TypeError(`quorum must be an integer from 1 to the number of witnesses (${witnesses.length})`);
-  const maxAgeMs = options.checkpointMaxAgeMs ?? DEFAULT_CHECKPOINT_MAX_AGE_MS;
-  if (!(maxAgeMs >= 0)) throw new TypeError('checkpointMaxAgeMs must be a number ≥ 0');
   const trustDir = options.trustDir ?? null;
   const scope = JSON.stringify([
     typeof options.key === 'string' ? [options.key] : options.key,
@@ -60,7 +75,7 @@ export function trustOf(options: VerifyReceiptOptions): Trust {
     quorum,
     trustDir,
   ]);
-  return { keys, witnesses, quorum, trustDir, maxAgeMs, scope };
+  return { keys, witnesses, quorum, trustDir, scope };
 }
 
 function publicView(checkpoint: ChainCheckpoint): VerifiedCheckpoint {
