@@ -18,6 +18,8 @@ async function main() {
     maxQueueBytes: s.maxQueueBytes,
     maxSpoolBytes: s.maxSpoolBytes,
     lingerMs: 50,
+    // The most a batch may hold: after the outage the backlog goes out in as few requests as it can.
+    maxBatchEvents: 1000,
     backoff: { baseMs: 100, capMs: 2000 },
   });
   await recorder.ready();
