@@ -86,6 +86,17 @@ describe('verifyReceipt (docs/contract.md §20)', () => {
     return (await client.events.appendBatch(events)).map(receiptOf);
   }
 
+  type Served = { id: string; action: string; context: Record<string, unknown> | null };
+  /** Serves the events `which` picks with another context, alone and in the pages that list them. */
+  const alterEvents =
+    (which: (e: Served) => boolean) =>
+    async (path: string, res: Response): Promise<Response> => {
+      if (!path.startsWith('/v1/events') || path.includes('/proof') || res.status !== 200) return res;
+      const body = (await res.json()) as { data: Served | Served[] };
+      for (const e of Array.isArray(body.data) ? body.data : [body.data]) if (which(e)) e.context = { altered: true };
+      return json(body);
+    };
+  const alterEvent = (id: string) => alterEvents((e) => e.id === id);
   const json = (body: unknown) =>
     new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } });
   const refusal = (promise: Promise<unknown>) =>
@@ -165,9 +176,54 @@ describe('verifyReceipt (docs/contract.md §20)', () => {
     };
     // Without the trusted state the forgery passes every other check: only consistency catches it.
     await expect(client.verifyReceipt(target, { key: vkey })).resolves.toMatchObject({ checkpoint: { size: 16 } });
-    expect(await refusal(client.verifyReceipt(target, { key: vkey, trustDir }))).toBe('consistency');
+    // A checkpoint verified under trustDir serves the receipts it covers for checkpointMaxAgeMs (the
+    // forged one would be fetched, and caught, at the next fetch); 0 fetches it now.
+    const fresh = { key: vkey, trustDir, checkpointMaxAgeMs: 0 };
+    expect(await refusal(client.verifyReceipt(target, fresh))).toBe('consistency');
     tamper = null;
-    await expect(client.verifyReceipt(target, { key: vkey, trustDir })).resolves.toMatchObject({ trustedSize: 11 });
+    await expect(client.verifyReceipt(target, fresh)).resolves.toMatchObject({ trustedSize: 11 });
+  });
+
+  it('verifies many receipts of a chain at once, and names the one whose event the service serves altered', async () => {
+    const receipts = [...(await appendSome('verify-many', 250)), ...(await appendSome('verify-many', 250))];
+    const started = Date.now();
+    const verdicts = await client.verifyReceipts(receipts, { key: vkey });
+    const ms = Date.now() - started;
+    expect(verdicts.filter((v) => !v.ok)).toEqual([]);
+    expect(verdicts.map((v) => v.ok && v.check.checkpoint.size)).toEqual(receipts.map(() => 500));
+    console.log(`verifyReceipts: 500 receipts of one chain in ${ms} ms`);
+    tamper = alterEvent(receipts[17]!.id);
+    const altered = await client.verifyReceipts(receipts, { key: vkey });
+    expect(
+      altered.flatMap((v) => (v.ok ? [] : [[v.receipt.id, 'reason' in v.error ? v.error.reason : v.error.code]])),
+    ).toEqual([[receipts[17]!.id, 'hash']]);
+  });
+
+  it('the recorder’s background checker reports the receipt whose event the service serves altered', async () => {
+    const failures: { id: string; reason: string }[] = [];
+    const recorder = client.recorder({
+      lingerMs: 5,
+      checkReceipts: {
+        key: vkey,
+        sample: 1,
+        onFailure: (receipt, error) =>
+          failures.push({ id: receipt.id, reason: 'reason' in error ? error.reason : error.code }),
+      },
+    });
+    tamper = alterEvents((e) => e.action === 'doc.checked' && e.context?.i === 9);
+    const ids: string[] = [];
+    const reading = (async () => {
+      for await (const r of recorder.receipts()) ids.push(r.id);
+    })();
+    for (let i = 0; i < 60; i++) await recorder.record({ actor: `user-${i}`, action: 'doc.checked', context: { i } });
+    await recorder.flush();
+    const deadline = Date.now() + 10_000;
+    while (recorder.checker!.counters.checked < 60 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await recorder.close();
+    await reading;
+    expect(recorder.checker!.counters).toEqual({ checked: 60, failed: 1, skipped: 0 });
+    expect(failures).toEqual([{ id: ids[9], reason: 'hash' }]);
   });
 
   it('demands the witnesses’ quorum when witness keys are given (witnesses)', async () => {

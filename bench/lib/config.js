@@ -28,6 +28,7 @@ const SCENARIOS_BY_KEY = {
     'witnessing',
     'tail',
     'streams',
+    'client',
     'indexes',
     'builds',
     'retention',

@@ -11,7 +11,9 @@ import { ChainsResource, TransparencyResource } from './resources/chains';
 import { EventsResource } from './resources/events';
 import { HealthResource } from './resources/health';
 import type { Receipt } from './types';
+import { CheckpointCache } from './verify/checkpoint-cache';
 import { ReceiptCheck, verifyReceipt, VerifyReceiptOptions } from './verify/verify-receipt';
+import { ReceiptVerdict, verifyReceipts, VerifyReceiptsOptions } from './verify/verify-receipts';
 
 export interface AuditTrailClientOptions {
   /** The service's address, e.g. `https://audit.internal.example`. */
@@ -38,6 +40,8 @@ export class AuditTrailClient {
   readonly retention: RetentionResource;
   readonly health: HealthResource;
   private readonly http: Http;
+  /** The checkpoints verifyReceipt checked, reused for the receipts they cover (checkpointMaxAgeMs). */
+  private readonly checkpoints = new CheckpointCache();
 
   constructor(options: AuditTrailClientOptions) {
     this.http = new Http({ ...options, userAgent: 'audit-trail-client' });
@@ -54,7 +58,7 @@ export class AuditTrailClient {
 
   /** A batching, retrying recorder; durable with a spoolDir. */
   recorder(options: RecorderOptions = {}): Recorder {
-    return new Recorder(this.http, options);
+    return new Recorder(this.http, options, (receipts, verify) => this.verifyReceipts(receipts, verify));
   }
 
   /**
@@ -62,6 +66,15 @@ export class AuditTrailClient {
    * rejects with AuditTrailVerificationError naming what failed.
    */
   verifyReceipt(receipt: Receipt, options: VerifyReceiptOptions): Promise<ReceiptCheck> {
-    return verifyReceipt(this, receipt, options);
+    return verifyReceipt(this, receipt, options, this.checkpoints);
+  }
+
+  /**
+   * Many receipts at once: per chain one checkpoint check, then the chain's events read in pages
+   * and its root rebuilt when the receipts are dense in it, else each receipt alone. Resolves with
+   * a verdict per receipt, in their order.
+   */
+  verifyReceipts(receipts: readonly Receipt[], options: VerifyReceiptsOptions): Promise<ReceiptVerdict[]> {
+    return verifyReceipts(this, receipts, options, this.checkpoints);
   }
 }

@@ -1,6 +1,8 @@
 import type { AuditTrailError, FieldError } from '../errors';
 import type { NewEvent } from '../types';
 import type { BackoffPolicy } from './backoff';
+import type { CheckReceiptsOptions } from './receipt-checker';
+import type { FsyncMode } from './spool';
 
 /** What an application configures and observes of a recorder (docs/contract.md §20). */
 export interface RecorderOptions {
@@ -22,6 +24,16 @@ export interface RecorderOptions {
   backoff?: BackoffPolicy;
   /** The application's own metrics: called for each batch sent, retry, rejection and spill. */
   metrics?: (metric: RecorderMetric) => void;
+  /**
+   * When the spool's writes reach the disk (default `batch`): `batch` fsyncs each group commit before
+   * record() resolves; `interval` writes at once and fsyncs every `fsyncIntervalMs`; `none` leaves
+   * it to the operating system. What `interval` and `none` risk: README, "Record".
+   */
+  fsync?: FsyncMode;
+  /** With `fsync: 'interval'`: how often (default 1,000 ms). */
+  fsyncIntervalMs?: number;
+  /** A background check of a sample of the receipts, failures reported through `onFailure`. */
+  checkReceipts?: CheckReceiptsOptions;
 }
 
 export type RecorderMetric =

@@ -10,6 +10,7 @@ import { isTransient, refusedItems } from './batch-refusal';
 import { ackLine, batchLine, eventLine, voidLine } from './spool-format';
 import { Spool } from './spool';
 import { Wakeup } from './wakeup';
+import { ReceiptChecker, VerifyMany } from './receipt-checker';
 import type { RecorderCounters, RecorderOptions, RejectedEvent } from './recorder-options';
 
 export type { RecorderCounters, RecorderMetric, RecorderOptions, RejectedEvent } from './recorder-options';
@@ -48,11 +49,16 @@ export class Recorder {
   private closing = false;
   private readonly opened: Promise<void>;
   private readonly running: Promise<void>;
-  private readonly settings: Required<Omit<RecorderOptions, 'spoolDir' | 'metrics'>>;
+  private readonly settings: Required<
+    Omit<RecorderOptions, 'spoolDir' | 'metrics' | 'checkReceipts' | 'fsync' | 'fsyncIntervalMs'>
+  >;
+  /** With checkReceipts: verifies a sample of the receipts in the background. */
+  readonly checker: ReceiptChecker | null;
 
   constructor(
     private readonly http: Http,
     private readonly options: RecorderOptions = {},
+    verify?: VerifyMany,
   ) {
     const whenFull = options.whenFull ?? (options.spoolDir ? 'spill' : 'block');
     if (whenFull === 'spill' && !options.spoolDir) throw new TypeError("whenFull: 'spill' needs a spoolDir");
@@ -66,6 +72,9 @@ export class Recorder {
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     };
     this.backlog = new Backlog(this.settings.maxQueueBytes, null);
+    if (options.checkReceipts && !verify)
+      throw new TypeError('checkReceipts needs a recorder made by client.recorder()');
+    this.checker = options.checkReceipts && verify ? new ReceiptChecker(verify, options.checkReceipts) : null;
     this.opened = this.open();
     this.running = this.opened.then(() => this.run());
     // A spool that cannot be opened is reported by record(), flush() and ready(); nothing is left unhandled.
@@ -118,6 +127,7 @@ export class Recorder {
     try {
       await this.opened;
     } catch {
+      await this.checker?.close();
       return { unsent: 0 };
     }
     let timer: NodeJS.Timeout | undefined;
@@ -131,6 +141,7 @@ export class Recorder {
     await this.spool?.close();
     this.receiptQueues.forEach((q) => q.end());
     this.rejections.end();
+    await this.checker?.close();
     return { unsent };
   }
 
@@ -149,7 +160,12 @@ export class Recorder {
   private async open(): Promise<void> {
     if (!this.options.spoolDir) return;
     const { spool, recovered } = await Spool.open(
-      { dir: this.options.spoolDir, maxBytes: this.settings.maxSpoolBytes },
+      {
+        dir: this.options.spoolDir,
+        maxBytes: this.settings.maxSpoolBytes,
+        fsync: this.options.fsync,
+        fsyncIntervalMs: this.options.fsyncIntervalMs,
+      },
       () => this.settledBelow(),
     );
     this.spool = spool;
@@ -262,7 +278,11 @@ export class Recorder {
         this.options.metrics?.({ kind: 'sent', events: events.length, bytes: body.length, ms, replayed });
         await this.settle(events, this.spool ? ackLine(key) : null);
         this.counters.sent += events.length;
-        answer.body.data.forEach((event) => this.receiptQueues.forEach((q) => q.push(receiptOf(event))));
+        for (const event of answer.body.data) {
+          const receipt = receiptOf(event);
+          this.receiptQueues.forEach((q) => q.push(receipt));
+          this.checker?.offer(receipt);
+        }
         return true;
       } catch (error) {
         if (this.stop.signal.aborted) return false;

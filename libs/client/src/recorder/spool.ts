@@ -14,12 +14,27 @@ export class SpoolLockedError extends Error {
   override readonly name = 'SpoolLockedError';
 }
 
+/**
+ * When appended lines reach the disk. `batch`: each group commit is fdatasynced before its appends
+ * resolve (nothing acknowledged to the application is lost, even by a power cut). `interval`: appends
+ * resolve once written (in the page cache: they survive the process's death, kill -9 included) and
+ * the file is fdatasynced every `fsyncIntervalMs`; `none`: the operating system writes back when it
+ * will. With either, a crash of the machine loses what was written since the last sync: recorded
+ * events, and batch or acknowledgement lines, so a batch sent just before may be sent again under a
+ * new key after the restart (stored twice).
+ */
+export type FsyncMode = 'batch' | 'interval' | 'none';
+
 export interface SpoolOptions {
   dir: string;
   /** The bound on the files' total size (default 256 MiB). */
   maxBytes?: number;
   /** A new file is begun once the current one passes this size (default 4 MiB). */
   segmentBytes?: number;
+  /** Default `batch`. */
+  fsync?: FsyncMode;
+  /** With `interval`: how often (default 1,000 ms). */
+  fsyncIntervalMs?: number;
 }
 
 const FILE = /^(\d{10})\.log$/;
@@ -49,6 +64,14 @@ export class Spool {
   private readonly maxBytes: number;
   private readonly segmentBytes: number;
   private closed = false;
+  private readonly mode: FsyncMode;
+  /** Written since the last fdatasync (interval, none). */
+  private dirty = false;
+  /** The interval's timer asks for an fdatasync of what is written. */
+  private syncDue = false;
+  private readonly timer: NodeJS.Timeout | null = null;
+  /** fdatasyncs done (the header of each file included): what tests and metrics observe. */
+  syncs = 0;
 
   private constructor(
     private readonly dir: string,
@@ -58,6 +81,19 @@ export class Spool {
   ) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.segmentBytes = options.segmentBytes ?? 4 * 1024 * 1024;
+    this.mode = options.fsync ?? 'batch';
+    if (!['batch', 'interval', 'none'].includes(this.mode))
+      throw new TypeError("fsync must be 'batch', 'interval' or 'none'");
+    if (this.mode === 'interval') {
+      const ms = options.fsyncIntervalMs ?? 1000;
+      if (!(ms > 0)) throw new TypeError('fsyncIntervalMs must be a number > 0');
+      this.timer = setInterval(() => {
+        if (!this.dirty || this.closed) return;
+        this.syncDue = true;
+        this.writing ??= this.drain();
+      }, ms);
+      this.timer.unref();
+    }
   }
 
   /** Locks the directory and reads what it holds; appends then go to a new file. */
@@ -156,6 +192,8 @@ export class Spool {
   async close(): Promise<void> {
     while (this.writing) await this.writing;
     this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.dirty && this.handle) await this.sync();
     await this.handle?.close();
     this.handle = null;
     try {
@@ -166,25 +204,37 @@ export class Spool {
   }
 
   private async begin(n: number, below: number): Promise<void> {
+    if (this.dirty && this.mode === 'interval' && this.handle) await this.sync();
     await this.handle?.close();
+    this.dirty = false;
     this.handle = await open(join(this.dir, fileName(n)), 'wx', 0o600);
     const header = headerLine(below);
     await this.handle.write(header);
-    await this.handle.datasync();
+    await this.sync();
     this.segments.push({ n, bytes: Buffer.byteLength(header), maxSeq: -1 });
     this.totalBytes += Buffer.byteLength(header);
   }
 
-  /** Writes what is pending, one write and one fdatasync a round, until nothing is. */
+  private async sync(): Promise<void> {
+    await this.handle!.datasync();
+    this.syncs++;
+    this.dirty = false;
+  }
+
+  /** Writes what is pending, one write (and in `batch` one fdatasync) a round, until nothing is. */
   private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
+    while (this.pending.length > 0 || this.syncDue) {
       const round = this.pending;
       this.pending = [];
       const text = round.map((p) => p.text).join('');
       const bytes = Buffer.byteLength(text);
       try {
-        await this.handle!.write(text);
-        await this.handle!.datasync();
+        if (bytes > 0) await this.handle!.write(text);
+        this.dirty ||= bytes > 0;
+        if (this.mode === 'batch' || this.syncDue) {
+          this.syncDue = false;
+          if (this.dirty) await this.sync();
+        }
         const segment = this.segments.at(-1)!;
         segment.bytes += bytes;
         segment.maxSeq = Math.max(segment.maxSeq, ...round.map((p) => p.maxSeq));
