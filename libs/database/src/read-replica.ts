@@ -17,6 +17,19 @@ const MAX_SAMPLES = 240;
 const PRIMARY_LSN = computed({ lsn: ['pg_current_wal_lsn()::text', asString] });
 const REPLAYED_LSN = computed({ lsn: ['COALESCE(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text', asString] });
 
+/**
+ * Which cluster and database a server is, and whether it is a standby: a replica serves reads only
+ * when it is in recovery, of the primary's cluster (its system identifier, kept by every physical
+ * standby) and of the primary's database. Any other server (another database of the same server,
+ * another cluster, a copy restored from a backup) would pass the floor check, its WAL position
+ * being its own, and serve what the primary never had or no longer has (erased values included).
+ */
+const IDENTITY = computed({
+  system: ['(SELECT system_identifier FROM pg_control_system())::text', asString],
+  database: ['current_database()::text', asString],
+  standby: ['pg_is_in_recovery()', asBoolean],
+});
+
 /** `X/Y` (pg_lsn as text) as one number. */
 function lsnOf(text: string): bigint {
   const [high = '0', low = '0'] = text.split('/');
@@ -88,6 +101,10 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
   private samples: { at: number; lsn: bigint }[] = [];
   /** The lag last measured (ms) and when; null while unknown. */
   private lag: { ms: number; at: number } | null = null;
+  /** The primary's cluster and database, read once. */
+  private primaryIdentity: { system: string; database: string } | null = null;
+  /** Why DATABASE_READ_URL's server is not used (not a standby of the primary's database), once warned; null when it is one. */
+  private refused: string | null = null;
 
   constructor(
     private readonly config: AppConfig,
@@ -219,6 +236,16 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
       this.lag = null;
       return;
     }
+    const refused = await this.notStandby(replica);
+    if (refused !== this.refused && refused !== null)
+      this.logger.warn(
+        `DATABASE_READ_URL is not a standby of DATABASE_URL's database (${refused}): reads go to the primary`,
+      );
+    this.refused = refused;
+    if (refused !== null) {
+      this.lag = null;
+      return;
+    }
     const [primary] = await selectRows(this.primary.pool, PRIMARY_LSN, `SELECT ${PRIMARY_LSN.sql}`);
     this.samples.push({ at: Date.now(), lsn: lsnOf(primary!.lsn) });
     if (this.samples.length > MAX_SAMPLES) this.samples.shift();
@@ -229,6 +256,17 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
     for (const sample of this.samples) if (sample.lsn <= position) reached = sample;
     // Not even the oldest sample replayed: at least that far behind.
     this.lag = { ms: now - (reached ?? this.samples[0]!).at, at: now };
+  }
+
+  /** Null when `replica` is a standby of the primary's cluster and database, else why not. */
+  private async notStandby(replica: DataSource): Promise<string | null> {
+    this.primaryIdentity ??= (await selectRows(this.primary.pool, IDENTITY, `SELECT ${IDENTITY.sql}`))[0]!;
+    const [server] = await selectRows(replica.manager, IDENTITY, `SELECT ${IDENTITY.sql}`);
+    if (!server!.standby) return 'it is not in recovery';
+    if (server!.system !== this.primaryIdentity.system) return 'it is of another cluster (system identifier)';
+    if (server!.database !== this.primaryIdentity.database)
+      return `it is database ${server!.database}, not ${this.primaryIdentity.database}`;
+    return null;
   }
 
   /** The replica's data source, opened on first use and again after a failure (every 5 s at most). */
