@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig, Metrics } from '@app/common';
 import { dataSourceOptions } from './data-source-options';
-import { asBoolean, asString, computed, selectRows } from './schema/table';
+import { asBoolean, asString, computed, joined, selectRows } from './schema/table';
 import { Db, sqlState, TransactionRunner } from './transaction-runner';
 
 /** How often the replica's lag is measured. */
@@ -29,6 +29,8 @@ const IDENTITY = computed({
   database: ['current_database()::text', asString],
   standby: ['pg_is_in_recovery()', asBoolean],
 });
+/** A replica's replay position and identity, read in one statement at each measurement. */
+const REPLICA_STATE = joined(REPLAYED_LSN, IDENTITY);
 
 /** `X/Y` (pg_lsn as text) as one number. */
 function lsnOf(text: string): bigint {
@@ -236,7 +238,11 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
       this.lag = null;
       return;
     }
-    const refused = await this.notStandby(replica);
+    const [primary] = await selectRows(this.primary.pool, PRIMARY_LSN, `SELECT ${PRIMARY_LSN.sql}`);
+    this.samples.push({ at: Date.now(), lsn: lsnOf(primary!.lsn) });
+    if (this.samples.length > MAX_SAMPLES) this.samples.shift();
+    const [replayed] = await selectRows(replica.manager, REPLICA_STATE, `SELECT ${REPLICA_STATE.sql}`);
+    const refused = await this.notStandby(replayed!);
     if (refused !== this.refused && refused !== null)
       this.logger.warn(
         `DATABASE_READ_URL is not a standby of DATABASE_URL's database (${refused}): reads go to the primary`,
@@ -246,10 +252,6 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
       this.lag = null;
       return;
     }
-    const [primary] = await selectRows(this.primary.pool, PRIMARY_LSN, `SELECT ${PRIMARY_LSN.sql}`);
-    this.samples.push({ at: Date.now(), lsn: lsnOf(primary!.lsn) });
-    if (this.samples.length > MAX_SAMPLES) this.samples.shift();
-    const [replayed] = await selectRows(replica.manager, REPLAYED_LSN, `SELECT ${REPLAYED_LSN.sql}`);
     const position = lsnOf(replayed!.lsn);
     const now = Date.now();
     let reached: { at: number; lsn: bigint } | null = null;
@@ -258,14 +260,13 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
     this.lag = { ms: now - (reached ?? this.samples[0]!).at, at: now };
   }
 
-  /** Null when `replica` is a standby of the primary's cluster and database, else why not. */
-  private async notStandby(replica: DataSource): Promise<string | null> {
+  /** Null when `server` (a replica's state as measured) is a standby of the primary's cluster and database, else why not. */
+  private async notStandby(server: { system: string; database: string; standby: boolean }): Promise<string | null> {
     this.primaryIdentity ??= (await selectRows(this.primary.pool, IDENTITY, `SELECT ${IDENTITY.sql}`))[0]!;
-    const [server] = await selectRows(replica.manager, IDENTITY, `SELECT ${IDENTITY.sql}`);
-    if (!server!.standby) return 'it is not in recovery';
-    if (server!.system !== this.primaryIdentity.system) return 'it is of another cluster (system identifier)';
-    if (server!.database !== this.primaryIdentity.database)
-      return `it is database ${server!.database}, not ${this.primaryIdentity.database}`;
+    if (!server.standby) return 'it is not in recovery';
+    if (server.system !== this.primaryIdentity.system) return 'it is of another cluster (system identifier)';
+    if (server.database !== this.primaryIdentity.database)
+      return `it is database ${server.database}, not ${this.primaryIdentity.database}`;
     return null;
   }
 
