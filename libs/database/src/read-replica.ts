@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig, Metrics } from '@app/common';
 import { dataSourceOptions } from './data-source-options';
-import { asBoolean, asString, computed, selectRows } from './schema/table';
+import { asBoolean, asString, computed, joined, selectRows } from './schema/table';
 import { Db, sqlState, TransactionRunner } from './transaction-runner';
 
 /** How often the replica's lag is measured. */
@@ -16,6 +16,21 @@ const MAX_SAMPLES = 240;
 /** The primary's WAL position now; on a replica, the position it has replayed (on a primary, there is none: it is current). */
 const PRIMARY_LSN = computed({ lsn: ['pg_current_wal_lsn()::text', asString] });
 const REPLAYED_LSN = computed({ lsn: ['COALESCE(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text', asString] });
+
+/**
+ * Which cluster and database a server is, and whether it is a standby: a replica serves reads only
+ * when it is in recovery, of the primary's cluster (its system identifier, kept by every physical
+ * standby) and of the primary's database. Any other server (another database of the same server,
+ * another cluster, a copy restored from a backup) would pass the floor check, its WAL position
+ * being its own, and serve what the primary never had or no longer has (erased values included).
+ */
+const IDENTITY = computed({
+  system: ['(SELECT system_identifier FROM pg_control_system())::text', asString],
+  database: ['current_database()::text', asString],
+  standby: ['pg_is_in_recovery()', asBoolean],
+});
+/** A replica's replay position and identity, read in one statement at each measurement. */
+const REPLICA_STATE = joined(REPLAYED_LSN, IDENTITY);
 
 /** `X/Y` (pg_lsn as text) as one number. */
 function lsnOf(text: string): bigint {
@@ -88,6 +103,10 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
   private samples: { at: number; lsn: bigint }[] = [];
   /** The lag last measured (ms) and when; null while unknown. */
   private lag: { ms: number; at: number } | null = null;
+  /** The primary's cluster and database, read once. */
+  private primaryIdentity: { system: string; database: string } | null = null;
+  /** Why DATABASE_READ_URL's server is not used (not a standby of the primary's database), once warned; null when it is one. */
+  private refused: string | null = null;
 
   constructor(
     private readonly config: AppConfig,
@@ -222,13 +241,33 @@ export class ReadReplica implements OnApplicationBootstrap, OnApplicationShutdow
     const [primary] = await selectRows(this.primary.pool, PRIMARY_LSN, `SELECT ${PRIMARY_LSN.sql}`);
     this.samples.push({ at: Date.now(), lsn: lsnOf(primary!.lsn) });
     if (this.samples.length > MAX_SAMPLES) this.samples.shift();
-    const [replayed] = await selectRows(replica.manager, REPLAYED_LSN, `SELECT ${REPLAYED_LSN.sql}`);
+    const [replayed] = await selectRows(replica.manager, REPLICA_STATE, `SELECT ${REPLICA_STATE.sql}`);
+    const refused = await this.notStandby(replayed!);
+    if (refused !== this.refused && refused !== null)
+      this.logger.warn(
+        `DATABASE_READ_URL is not a standby of DATABASE_URL's database (${refused}): reads go to the primary`,
+      );
+    this.refused = refused;
+    if (refused !== null) {
+      this.lag = null;
+      return;
+    }
     const position = lsnOf(replayed!.lsn);
     const now = Date.now();
     let reached: { at: number; lsn: bigint } | null = null;
     for (const sample of this.samples) if (sample.lsn <= position) reached = sample;
     // Not even the oldest sample replayed: at least that far behind.
     this.lag = { ms: now - (reached ?? this.samples[0]!).at, at: now };
+  }
+
+  /** Null when `server` (a replica's state as measured) is a standby of the primary's cluster and database, else why not. */
+  private async notStandby(server: { system: string; database: string; standby: boolean }): Promise<string | null> {
+    this.primaryIdentity ??= (await selectRows(this.primary.pool, IDENTITY, `SELECT ${IDENTITY.sql}`))[0]!;
+    if (!server.standby) return 'it is not in recovery';
+    if (server.system !== this.primaryIdentity.system) return 'it is of another cluster (system identifier)';
+    if (server.database !== this.primaryIdentity.database)
+      return `it is database ${server.database}, not ${this.primaryIdentity.database}`;
+    return null;
   }
 
   /** The replica's data source, opened on first use and again after a failure (every 5 s at most). */
