@@ -1,4 +1,4 @@
-import { eventLeafHash, merkleRoot } from '@app/hashing';
+import { eventLeafHash, HEX_HASH, merkleRoot } from '@app/hashing';
 import { AuditTrailError, AuditTrailVerificationError } from '../errors';
 import type { ChainsResource } from '../resources/chains';
 import type { EventsResource } from '../resources/events';
@@ -93,8 +93,12 @@ async function wholeChain(
   const wanted = new Map(group.map((r) => [r.position, r]));
   const served = new Map<number, AuditEvent>();
   let filled = 0;
-  for await (const event of client.events.list({ chain_id: group[0]!.chainId, limit: PAGE })) {
+  const chainId = group[0]!.chainId;
+  for await (const event of client.events.list({ chain_id: chainId, limit: PAGE })) {
     const position = event.chain.position;
+    // A listed event that cannot be a leaf of this chain's tree: the listing proves nothing (one by one).
+    if (event.chain.id !== chainId || !Number.isSafeInteger(position) || position < 1 || !HEX_HASH.test(event.hash))
+      return null;
     if (position > size || hashes[position - 1] !== undefined) continue;
     hashes[position - 1] = event.hash;
     if (wanted.has(position)) served.set(position, event);
