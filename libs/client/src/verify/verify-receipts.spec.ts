@@ -181,4 +181,13 @@ describe('verifyReceipt with the checkpoint cache, and verifyReceipts', () => {
     const verdicts = await verifyReceipts(sut, receipts, { key: vkey }, new CheckpointCache());
     expect(verdicts.filter((v) => !v.ok).map((v) => v.receipt.position)).toEqual([10]);
   });
+
+  it('gives a verdict, never a TypeError, to a receipt whose position is not one of a chain', async () => {
+    const events = chain();
+    const { sut } = service(events);
+    const receipts = events.map(receiptOf);
+    const odd = { ...receipts[3]!, position: 3.5 };
+    const verdicts = await verifyReceipts(sut, [...receipts, odd], { key: vkey }, new CheckpointCache());
+    expect(verdicts.filter((v) => !v.ok).map((v) => v.receipt)).toEqual([odd]);
+  });
 });

@@ -79,6 +79,8 @@ async function wholeChain(
   trust: Trust,
   cache: CheckpointCache,
 ): Promise<ReceiptVerdict[] | null> {
+  // A receipt at a position no tree has is for verifyReceipt alone (its inclusion fails there).
+  if (!group.every((r) => Number.isSafeInteger(r.position) && r.position >= 1)) return null;
   const highest = group.reduce((max, r) => Math.max(max, r.position), 0);
   const covering = { chainId: group[0]!.chainId, position: highest };
   const checked = await checkpointCovering(client.chains, covering, trust, cache).catch((error: unknown) => {
