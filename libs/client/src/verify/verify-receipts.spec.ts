@@ -156,4 +156,38 @@ describe('verifyReceipt with the checkpoint cache, and verifyReceipts', () => {
     const [verdict] = await verifyReceipts(sut, [beyond], { key: vkey }, new CheckpointCache());
     expect(verdict).toMatchObject({ ok: false, error: { reason: 'inclusion' } });
   });
+
+  it('gives verdicts, never a TypeError, when the listing holds an event at a position that is not one of the chain (0, -1, 1.5, a string)', async () => {
+    for (const bad of [0, -1, 1.5, '5']) {
+      const events = chain();
+      const { sut } = service(events);
+      const receipts = events.map(receiptOf);
+      // The listing leaves out the event at position 5 and gives another in its stead, at a position no tree has.
+      const listed = events.filter((e) => e.chain.position !== 5);
+      listed.push({ ...events[4]!, chain: { ...events[4]!.chain, position: bad as number } });
+      sut.events.list = async function* () {
+        for (const e of listed) yield await Promise.resolve(e);
+      };
+      const verdicts = await verifyReceipts(sut, receipts, { key: vkey }, new CheckpointCache());
+      expect(verdicts.filter((v) => !v.ok)).toEqual([]);
+    }
+  });
+
+  it('gives verdicts, never a RangeError, when a listed event has a hash that is not one', async () => {
+    const events = chain();
+    const { sut } = service(events);
+    const receipts = events.map(receiptOf);
+    events[9] = { ...events[9]!, hash: 'not a hash' };
+    const verdicts = await verifyReceipts(sut, receipts, { key: vkey }, new CheckpointCache());
+    expect(verdicts.filter((v) => !v.ok).map((v) => v.receipt.position)).toEqual([10]);
+  });
+
+  it('gives a verdict, never a TypeError, to a receipt whose position is not one of a chain', async () => {
+    const events = chain();
+    const { sut } = service(events);
+    const receipts = events.map(receiptOf);
+    const odd = { ...receipts[3]!, position: 3.5 };
+    const verdicts = await verifyReceipts(sut, [...receipts, odd], { key: vkey }, new CheckpointCache());
+    expect(verdicts.filter((v) => !v.ok).map((v) => v.receipt)).toEqual([odd]);
+  });
 });

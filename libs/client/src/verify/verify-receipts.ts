@@ -1,4 +1,4 @@
-import { eventLeafHash, merkleRoot } from '@app/hashing';
+import { eventLeafHash, HEX_HASH, merkleRoot } from '@app/hashing';
 import { AuditTrailError, AuditTrailVerificationError } from '../errors';
 import type { ChainsResource } from '../resources/chains';
 import type { EventsResource } from '../resources/events';
@@ -79,6 +79,8 @@ async function wholeChain(
   trust: Trust,
   cache: CheckpointCache,
 ): Promise<ReceiptVerdict[] | null> {
+  // A receipt at a position no tree has is for verifyReceipt alone (its inclusion fails there).
+  if (!group.every((r) => Number.isSafeInteger(r.position) && r.position >= 1)) return null;
   const highest = group.reduce((max, r) => Math.max(max, r.position), 0);
   const covering = { chainId: group[0]!.chainId, position: highest };
   const checked = await checkpointCovering(client.chains, covering, trust, cache).catch((error: unknown) => {
@@ -93,8 +95,12 @@ async function wholeChain(
   const wanted = new Map(group.map((r) => [r.position, r]));
   const served = new Map<number, AuditEvent>();
   let filled = 0;
-  for await (const event of client.events.list({ chain_id: group[0]!.chainId, limit: PAGE })) {
+  const chainId = group[0]!.chainId;
+  for await (const event of client.events.list({ chain_id: chainId, limit: PAGE })) {
     const position = event.chain.position;
+    // A listed event that cannot be a leaf of this chain's tree: the listing proves nothing (one by one).
+    if (event.chain.id !== chainId || !Number.isSafeInteger(position) || position < 1 || !HEX_HASH.test(event.hash))
+      return null;
     if (position > size || hashes[position - 1] !== undefined) continue;
     hashes[position - 1] = event.hash;
     if (wanted.has(position)) served.set(position, event);
