@@ -1,9 +1,12 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 /** Where Debian puts PostgreSQL 15's programs (`postgresql-15`); PG_BIN overrides. */
 const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -30,7 +33,9 @@ export function haMissing(): string | null {
     }
   });
   if (!existsSync(join(PG_BIN, 'postgres'))) missing.push(`${PG_BIN}/postgres`);
-  return missing.length === 0 ? null : `missing: ${missing.join(', ')} (apt-get install patroni etcd-server etcd-client haproxy postgresql-15)`;
+  return missing.length === 0
+    ? null
+    : `missing: ${missing.join(', ')} (apt-get install patroni etcd-server etcd-client haproxy postgresql-15)`;
 }
 
 async function freePort(): Promise<number> {
@@ -135,7 +140,9 @@ export class HaCluster {
     while (Date.now() - started < timeoutMs) {
       const leader = await this.leader();
       const replicas = await this.replicas();
-      const sync = (await this.members()).some((m) => /sync/i.test(m.role) && ['running', 'streaming'].includes(m.state));
+      const sync = (await this.members()).some(
+        (m) => /sync/i.test(m.role) && ['running', 'streaming'].includes(m.state),
+      );
       last = `leader ${leader?.name ?? 'none'}, replicas ${replicas.map((r) => r.name).join(',') || 'none'}, sync standby ${sync}`;
       if (leader && replicas.length === 2 && sync && (await this.routesWritesTo(leader))) return leader;
       await sleep(250);
@@ -152,13 +159,22 @@ export class HaCluster {
     return { node, at: Date.now() };
   }
 
-  /** A planned switchover with `patronictl` to a running replica; resolves once it is done. */
+  /**
+   * A planned switchover with `patronictl` to the synchronous standby (in synchronous mode the only
+   * candidate Patroni accepts); resolves once the candidate leads.
+   */
   async switchover(): Promise<{ from: HaNode; to: HaNode; at: number }> {
     const from = await this.leader();
-    const [to] = (await this.replicas()).filter((node) => node !== from);
-    if (!from || !to) throw new Error('a switchover needs a leader and a replica');
+    const standby = (await this.members()).find((m) => /sync/i.test(m.role))?.name;
+    const to = this.nodes.find((node) => node.name === standby);
+    if (!from || !to) throw new Error('a switchover needs a leader and a synchronous standby');
     const at = Date.now();
-    this.patronictl(['switchover', '--leader', from.name, '--candidate', to.name, '--force']);
+    const output = await this.patronictl(['switchover', '--leader', from.name, '--candidate', to.name, '--force']);
+    await this.until(
+      `the switchover to ${to.name} (${output.trim()})`,
+      async () => (await this.leader()) === to,
+      60_000,
+    );
     return { from, to, at };
   }
 
@@ -166,16 +182,19 @@ export class HaCluster {
   async members(): Promise<{ name: string; role: string; state: string; lag?: number | string }[]> {
     for (const node of this.nodes) {
       const answer = await fetch(`http://127.0.0.1:${node.restPort}/cluster`, { signal: AbortSignal.timeout(1000) })
-        .then((res) => (res.ok ? (res.json() as Promise<{ members: { name: string; role: string; state: string }[] }>) : null))
+        .then((res) =>
+          res.ok ? (res.json() as Promise<{ members: { name: string; role: string; state: string }[] }>) : null,
+        )
         .catch(() => null);
       if (answer) return answer.members;
     }
     return [];
   }
 
-  /** `patronictl` on this cluster's configuration (output returned). */
-  patronictl(args: string[]): string {
-    return execFileSync('patronictl', ['-c', this.nodes[0]!.config, ...args], { stdio: 'pipe', timeout: 60_000 }).toString();
+  /** `patronictl` on this cluster's configuration (its output), without blocking the event loop. */
+  async patronictl(args: string[]): Promise<string> {
+    const { stdout } = await run('patronictl', ['-c', this.nodes[0]!.config, ...args], { timeout: 60_000 });
+    return stdout;
   }
 
   /** Ends HAProxy, the Patronis, every PostgreSQL and etcd, and removes the folder. */
@@ -195,11 +214,9 @@ export class HaCluster {
       }
     }
     await Promise.all(
-      this.children.map((child) =>
-        child.exitCode !== null || child.signalCode !== null
-          ? undefined
-          : new Promise<void>((done) => child.once('exit', () => done())),
-      ),
+      this.children
+        .filter((child) => child.exitCode === null && child.signalCode === null)
+        .map((child) => new Promise<void>((done) => child.once('exit', () => done()))),
     );
     // The backends of a killed postmaster leave on their own within a moment; the files may go now
     // (HA_KEEP=1 keeps them: the logs of each program are there).
@@ -218,7 +235,10 @@ export class HaCluster {
       ...['--initial-cluster', `etcd1=http://127.0.0.1:${peerPort}`],
       ...['--initial-cluster-state', 'new', '--log-level', 'warn'],
     ]);
-    await this.until('etcd', async () => (await fetch(`http://127.0.0.1:${this.etcdPort}/health`).catch(() => null))?.ok === true);
+    await this.until(
+      'etcd',
+      async () => (await fetch(`http://127.0.0.1:${this.etcdPort}/health`).catch(() => null))?.ok === true,
+    );
     log(`etcd on 127.0.0.1:${this.etcdPort}`);
     for (const node of this.nodes) {
       writeFileSync(node.config, this.patroniConfig(node));
