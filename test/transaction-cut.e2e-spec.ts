@@ -79,6 +79,22 @@ async function untilBroken(tx: Db): Promise<void> {
     });
   });
 
+  it('cut after its last statement: the COMMIT fails with the connection’s error (nothing was committed), 503', async () => {
+    const failure: unknown = await runner
+      .run(async (tx) => {
+        await tx.query('SELECT 1');
+        await proxy.stop();
+        await untilBroken(tx);
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(answerTo(failure)).toEqual({
+      status: 503,
+      headers: { 'Retry-After': expect.any(String) },
+      code: 'SERVICE_UNAVAILABLE',
+    });
+  });
+
   it('a bounded read the same', async () => {
     const failure: unknown = await runner
       .runBounded(5000, async (tx) => {

@@ -7,6 +7,7 @@ import {
   EntityManager,
   QueryFailedError,
   QueryRunner,
+  QueryRunnerAlreadyReleasedError,
   QueryRunnerProviderAlreadyReleasedError,
 } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -81,8 +82,9 @@ export async function releaseRunner(runner: QueryRunner, error?: unknown): Promi
 /**
  * Connects `runner` and watches its connection for the rest of its use: when the connection breaks
  * between two statements of a transaction (a failover: the server, or HAProxy in front of it, ends
- * the session), TypeORM releases the runner at once, and the next statement fails with
- * QueryRunnerProviderAlreadyReleasedError, which says nothing of why (the filter's 500). `explain`
+ * the session), TypeORM releases the runner at once, and the next statement (or the COMMIT) fails
+ * with QueryRunnerProviderAlreadyReleasedError (QueryRunnerAlreadyReleasedError), which says nothing
+ * of why (the filter's 500). `explain`
  * gives the connection's own error instead ("Connection terminated unexpectedly", SQLSTATE 57P01…:
  * 503 + Retry-After, docs/contract.md §21). Nothing was committed: COMMIT was never sent.
  */
@@ -94,7 +96,11 @@ async function connectWatched(
   const onError = (error: Error) => (lost ??= error);
   client.on('error', onError);
   return {
-    explain: (error) => (lost !== null && error instanceof QueryRunnerProviderAlreadyReleasedError ? lost : error),
+    explain: (error) =>
+      lost !== null &&
+      (error instanceof QueryRunnerProviderAlreadyReleasedError || error instanceof QueryRunnerAlreadyReleasedError)
+        ? lost
+        : error,
     stop: () => client.removeListener('error', onError),
   };
 }
