@@ -46,6 +46,7 @@ const { fairnessScenario } = require('./scenarios/fairness');
 const { hashVersionsScenario } = require('./scenarios/hash-versions');
 const { erasureScenario } = require('./scenarios/erasure');
 const { witnessingScenario } = require('./scenarios/witnessing');
+const { haScenario } = require('./scenarios/ha');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -69,6 +70,7 @@ const SCENARIOS = {
   'hash-versions': hashVersionsScenario,
   erasure: erasureScenario,
   witnessing: witnessingScenario,
+  ha: haScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness', 'erasure'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */

@@ -283,6 +283,7 @@ bootstrap:
     # A commit is acknowledged only once the synchronous standby has it; only that standby may be promoted.
     synchronous_mode: true
     postgresql:
+      # The old leader rejoins as a replica, rewound to the new timeline (cloned again if that fails, below).
       use_pg_rewind: true
       use_slots: true
       parameters:
@@ -290,7 +291,6 @@ bootstrap:
         wal_keep_size: 256MB
         # CI only: the drill kills processes, not the machine, so the page cache survives; docker/ha keeps fsync on.
         fsync: "off"
-        full_page_writes: "off"
   initdb:
     - encoding: UTF8
   pg_hba:
@@ -311,6 +311,8 @@ postgresql:
       password: replicator
   parameters:
     unix_socket_directories: ${socketDir}
+  remove_data_directory_on_rewind_failure: true
+  remove_data_directory_on_diverged_timelines: true
   basebackup:
     - checkpoint: fast
 `;
