@@ -44,6 +44,8 @@ async function untilBroken(tx: Db): Promise<void> {
   let dataSource: DataSource;
   let runner: TransactionRunner;
   let databaseUrl: string;
+  /** The database through the proxy. */
+  let proxied: string;
   beforeAll(async () => {
     databaseUrl = (await freshDatabase()).url!;
   });
@@ -52,6 +54,7 @@ async function untilBroken(tx: Db): Promise<void> {
     proxy = await new SessionProxy({ host: url.hostname, port: Number(url.port || 5432) }).start();
     url.hostname = '127.0.0.1';
     url.port = String(proxy.port);
+    proxied = url.href;
     dataSource = await new DataSource(
       dataSourceOptions({ url: url.href, poolSize: 2, applicationName: 'transaction-cut' }),
     ).initialize();
@@ -88,6 +91,26 @@ async function untilBroken(tx: Db): Promise<void> {
       })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
+    expect(answerTo(failure)).toEqual({
+      status: 503,
+      headers: { 'Retry-After': expect.any(String) },
+      code: 'SERVICE_UNAVAILABLE',
+    });
+  });
+
+  it('a write that reaches a server refusing writes (a standby mid-promotion behind HAProxy): 503, not 500', async () => {
+    // Sessions opened from now on are read-only, as a hot standby's are.
+    proxy.readOnly = true;
+    const standby = await new DataSource(
+      dataSourceOptions({ url: proxied, poolSize: 1, applicationName: 'transaction-cut' }),
+    ).initialize();
+    const failure: unknown = await new TransactionRunner(standby)
+      .run(async (tx) => {
+        await tx.query('CREATE TABLE written_on_a_standby (x int)');
+      })
+      .catch((error: unknown) => error);
+    await standby.destroy();
+    expect(failure).toMatchObject({ code: '25006' });
     expect(answerTo(failure)).toEqual({
       status: 503,
       headers: { 'Retry-After': expect.any(String) },
