@@ -47,6 +47,7 @@ const { hashVersionsScenario } = require('./scenarios/hash-versions');
 const { erasureScenario } = require('./scenarios/erasure');
 const { witnessingScenario } = require('./scenarios/witnessing');
 const { clientScenario } = require('./scenarios/client');
+const { haScenario } = require('./scenarios/ha');
 
 const SCENARIOS = {
   'ingest-spread': ingestSpread,
@@ -71,6 +72,7 @@ const SCENARIOS = {
   erasure: erasureScenario,
   witnessing: witnessingScenario,
   client: clientScenario,
+  ha: haScenario,
 };
 const NEEDS_SEED = ['list', 'export', 'verify', 'chain-verify', 'search', 'stats', 'fairness', 'erasure'];
 /** Scenarios that also measure the service without the Merkle tree, on a second database. */

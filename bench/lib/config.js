@@ -33,6 +33,7 @@ const SCENARIOS_BY_KEY = {
     'builds',
     'retention',
     'soak',
+    'ha',
   ],
   bench: ['list', 'search', 'stats', 'fairness', 'export', 'verify', 'chain-verify', 'erasure'],
   proofs: ['proof'],

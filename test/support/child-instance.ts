@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A free TCP port on 127.0.0.1, as the system hands it out. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as { port: number };
@@ -21,8 +21,9 @@ async function freePort(): Promise<number> {
  */
 export async function startChildInstance(
   env: Record<string, string>,
-): Promise<{ url: string; stop: () => Promise<void>; kill: () => Promise<void> }> {
-  const instance = await spawnChildInstance(env);
+  options: ChildOptions = {},
+): Promise<{ url: string; stop: () => Promise<void>; kill: () => Promise<void>; stderr: () => string }> {
+  const instance = await spawnChildInstance(env, options);
   const started = Date.now();
   while (Date.now() - started < 90_000) {
     if (instance.exited()) throw new Error(`the second instance exited: ${instance.stderr()}`);
@@ -37,8 +38,16 @@ export async function startChildInstance(
   throw new Error(`the second instance did not become ready: ${instance.stderr()}`);
 }
 
+/** How a child instance runs: `logs`, its log lines (stdout) kept with its stderr. */
+export interface ChildOptions {
+  logs?: boolean;
+}
+
 /** startChildInstance without waiting for it to be ready: the process as it starts. */
-export async function spawnChildInstance(env: Record<string, string>): Promise<{
+export async function spawnChildInstance(
+  env: Record<string, string>,
+  options: ChildOptions = {},
+): Promise<{
   url: string;
   stop: () => Promise<void>;
   kill: () => Promise<void>;
@@ -63,11 +72,12 @@ export async function spawnChildInstance(env: Record<string, string>): Promise<{
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', options.logs ? 'pipe' : 'ignore', 'pipe'],
     },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const url = `http://127.0.0.1:${port}`;
   /** SIGTERM, and SIGKILL if it has not exited 30 s later: a stop never leaves a process behind (nor the run waiting on it). */

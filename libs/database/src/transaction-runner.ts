@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { DataSource, EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  QueryFailedError,
+  QueryRunner,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+} from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
@@ -72,6 +79,32 @@ export async function releaseRunner(runner: QueryRunner, error?: unknown): Promi
   );
 }
 
+/**
+ * Connects `runner` and watches its connection for the rest of its use: when the connection breaks
+ * between two statements of a transaction (a failover: the server, or HAProxy in front of it, ends
+ * the session), TypeORM releases the runner at once, and the next statement (or the COMMIT) fails
+ * with QueryRunnerProviderAlreadyReleasedError (QueryRunnerAlreadyReleasedError), which says nothing
+ * of why (the filter's 500). `explain`
+ * gives the connection's own error instead ("Connection terminated unexpectedly", SQLSTATE 57P01…:
+ * 503 + Retry-After, docs/contract.md §21). Nothing was committed: COMMIT was never sent.
+ */
+async function connectWatched(
+  runner: QueryRunner,
+): Promise<{ explain: (error: unknown) => unknown; stop: () => void }> {
+  const client = (await runner.connect()) as PoolClient;
+  let lost: Error | null = null;
+  const onError = (error: Error) => (lost ??= error);
+  client.on('error', onError);
+  return {
+    explain: (error) =>
+      lost !== null &&
+      (error instanceof QueryRunnerProviderAlreadyReleasedError || error instanceof QueryRunnerAlreadyReleasedError)
+        ? lost
+        : error,
+    stop: () => client.removeListener('error', onError),
+  };
+}
+
 /** Serialization failures and deadlocks: the transaction wrote nothing and may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
@@ -121,26 +154,41 @@ export class TransactionRunner {
    */
   async runBounded<T>(timeoutMs: number, work: (tx: Db) => Promise<T>): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
+    const connection = await connectWatched(runner);
     let result: T;
     try {
       await beginBounded(runner, 'BEGIN READ ONLY', timeoutMs);
       result = await work(runner.manager);
     } catch (error) {
       await endRunner(runner, 'ROLLBACK');
-      throw error;
+      connection.stop();
+      throw connection.explain(error);
     }
-    void endRunner(runner, 'COMMIT');
+    void endRunner(runner, 'COMMIT').finally(connection.stop);
     return result;
   }
 
   async run<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel = 'READ COMMITTED'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(isolation, work);
+        return await this.once(work, isolation);
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(sqlState(error))) throw error;
       }
+    }
+  }
+
+  /** One transaction (TypeORM's, on a runner of its own): a broken connection fails it with the connection's error. */
+  private async once<T>(work: (tx: Db) => Promise<T>, isolation: IsolationLevel): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const connection = await connectWatched(runner);
+    try {
+      return await runner.manager.transaction(isolation, work);
+    } catch (error) {
+      throw connection.explain(error);
+    } finally {
+      connection.stop();
+      await runner.release();
     }
   }
 }

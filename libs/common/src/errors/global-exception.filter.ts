@@ -5,7 +5,12 @@ import { ErrorCode, statusOf } from './error-code';
 import { routeTemplate } from '../observability/route-template';
 import { requestIdOf } from '../observability/request-id';
 
-/** Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions. */
+/**
+ * Socket errors, and SQLSTATEs of a server that is away, shutting down or refusing sessions, or
+ * that refuses writes (25006 read_only_sql_transaction: the service never declares its write
+ * transactions read-only, so the server is a standby: during a failover, HAProxy may route to the
+ * new leader a moment before its promotion ends, or still to the demoted one; docs/contract.md §21).
+ */
 const DB_UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -17,6 +22,7 @@ const DB_UNREACHABLE = new Set([
   '57P03',
   '53300',
   '3D000',
+  '25006',
 ]);
 
 /**
