@@ -154,7 +154,8 @@ export class HaCluster {
   async killLeaderPostgres(): Promise<{ node: HaNode; at: number }> {
     const node = await this.leader();
     if (!node) throw new Error('no leader to kill');
-    const pid = Number(readFileSync(join(node.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pid = postmasterOf(node.dataDir);
+    if (pid === null) throw new Error(`no postmaster running on ${node.dataDir}`);
     process.kill(pid, 'SIGKILL');
     return { node, at: Date.now() };
   }
@@ -204,9 +205,8 @@ export class HaCluster {
     for (const child of this.children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     // Patroni starts PostgreSQL detached from itself: each postmaster by its pid file.
     for (const node of this.nodes) {
-      const pidFile = join(node.dataDir, 'postmaster.pid');
-      if (!existsSync(pidFile)) continue;
-      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      const pid = postmasterOf(node.dataDir);
+      if (pid === null) continue;
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -289,6 +289,8 @@ bootstrap:
       parameters:
         max_connections: 200
         wal_keep_size: 256MB
+        # A replica read (an export) is not cancelled by the leader's vacuum (docs/contract.md §21).
+        hot_standby_feedback: "on"
         # CI only: the drill kills processes, not the machine, so the page cache survives; docker/ha keeps fsync on.
         fsync: "off"
   initdb:
@@ -393,5 +395,23 @@ ${servers('')}
       await sleep(200);
     }
     throw new Error(`${what} did not come up in ${timeoutMs} ms; logs in ${this.dir}`);
+  }
+}
+
+/**
+ * The pid of the postmaster serving `dataDir`, from its postmaster.pid, only while that process is
+ * a postgres on that directory (a stale file's pid may belong to anything else by now: never
+ * signalled). Null when there is none.
+ */
+function postmasterOf(dataDir: string): number | null {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 1) return null;
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return /postgres/.test(args[0] ?? '') && args.includes(dataDir) ? pid : null;
+  } catch {
+    return null; // gone
   }
 }

@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig, Metrics } from '@app/common';
 import { dataSourceOptions } from './data-source-options';
 import { asBoolean, asString, computed, joined, selectRows } from './schema/table';
-import { Db, sqlState, TransactionRunner } from './transaction-runner';
+import { replicaTrouble } from './replica-trouble';
+import { Db, TransactionRunner } from './transaction-runner';
 
 /** How often the replica's lag is measured. */
 const MEASURE_EVERY_MS = 250;
@@ -36,18 +37,6 @@ const REPLICA_STATE = joined(REPLAYED_LSN, IDENTITY);
 function lsnOf(text: string): bigint {
   const [high = '0', low = '0'] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
-}
-
-/**
- * Failures of a read on the replica that the primary would not have: the replica unreachable or
- * restarting (classes 08, 57P), a query cancelled by a conflict with recovery (40001), a socket
- * error. Such a read runs again on the primary; a timeout (57014) or a bad query does not.
- */
-function replicaTrouble(error: unknown): boolean {
-  // sqlState answers any string code: SQLSTATEs and socket errors (ECONNREFUSED…) alike.
-  const code = sqlState(error);
-  if (/^(08|57P)/.test(code) || code === '40001' || /^E[A-Z]+$/.test(code)) return true;
-  return error instanceof Error && /Connection terminated|connection error/i.test(error.message);
 }
 
 /** A replica's read that found it behind the primary's position at the read's start (it is tried again, or left to the primary). */

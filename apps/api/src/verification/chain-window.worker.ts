@@ -5,6 +5,7 @@ import { clientRowStream, verificationWindowReads } from '@app/database/reposito
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 import { choosesHost, parseDatabaseUrl } from '@app/common/config/database-url';
 import { connectFirstUsable } from '@app/database/host-choice';
+import { replicaTrouble } from '@app/database/replica-trouble';
 
 /**
  * A piscina worker of whole-chain verification: reads and hashes windows on its own PostgreSQL
@@ -127,7 +128,12 @@ async function twice(read: () => Promise<WindowReport | null>): Promise<WindowRe
 /** On the replica when the request has a floor and the replica reaches it; else (or when it fails) on the primary. */
 async function served({ floor, ...window }: FloorWindow): Promise<{ report: WindowReport; side: Side }> {
   if (replica && floor !== null) {
-    const report = await twice(() => attempt(replica, window, floor)).catch(() => null);
+    // Only a replica's own trouble (unreachable, a conflict with recovery) sends the window to the
+    // primary: a window that fails for any other reason would fail there too, at twice the cost.
+    const report = await twice(() => attempt(replica, window, floor)).catch((error: unknown) => {
+      if (replicaTrouble(error)) return null;
+      throw error;
+    });
     if (report) return { report, side: 'replica' };
   }
   return { report: (await twice(() => attempt(primary, window, null)))!, side: 'primary' };

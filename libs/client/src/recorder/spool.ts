@@ -211,6 +211,9 @@ export class Spool {
     const header = headerLine(below);
     await this.handle.write(header);
     await this.sync();
+    // The new file's name reaches the disk too: without the directory's fsync, a power cut could
+    // lose the file whose lines were synced (in `batch` mode, promised to the caller).
+    if (this.mode === 'batch') await syncDirectory(this.dir);
     this.segments.push({ n, bytes: Buffer.byteLength(header), maxSeq: -1 });
     this.totalBytes += Buffer.byteLength(header);
   }
@@ -284,5 +287,15 @@ function alive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** fsyncs a directory: the names created or removed in it reach the disk. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

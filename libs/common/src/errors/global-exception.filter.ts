@@ -40,6 +40,13 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const error = this.toAppError(exception, request);
     const status = statusOf(error.code);
     const requestId = requestIdOf(request);
+    if (sqlStateOf(exception) === READ_ONLY_REFUSED)
+      // 503 (a standby, mid-failover), but also what a write inside a READ ONLY transaction would give
+      // (a bug): logged, so that a 503 that never ends is told from a failover.
+      this.logger.warn({
+        msg: `${request.method} ${routeTemplate(request)}: a write refused as read-only (25006), answered 503`,
+        reqId: requestId,
+      });
     if (status >= 500 && error.code !== 'SERVICE_UNAVAILABLE') {
       // With the request's id; the route template, never the URL (ids, query string).
       const route = routeTemplate(request);
@@ -104,10 +111,19 @@ function codeForStatus(status: number): ErrorCode {
   return byStatus[status] ?? 'INTERNAL_ERROR';
 }
 
-function isDatabaseUnreachable(e: unknown): boolean {
-  const code =
+/** SQLSTATE 25006 read_only_sql_transaction. */
+const READ_ONLY_REFUSED = '25006';
+
+/** The error's code (a SQLSTATE or a socket error's), or its driver error's. */
+function sqlStateOf(e: unknown): unknown {
+  return (
     (e as { code?: unknown; driverError?: { code?: unknown } } | null)?.code ??
-    (e as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+    (e as { driverError?: { code?: unknown } } | null)?.driverError?.code
+  );
+}
+
+function isDatabaseUnreachable(e: unknown): boolean {
+  const code = sqlStateOf(e);
   // Class 08: connection exceptions (includes "database does not allow connections", 08006 etc.).
   if (typeof code === 'string' && (DB_UNREACHABLE.has(code) || code.startsWith('08'))) return true;
   const message = e instanceof Error ? e.message : '';
