@@ -14,7 +14,11 @@ import {
 } from '@app/database';
 import { declareFunction, DECLARED_FUNCTIONS, DECLARED_TRIGGERS } from '@app/database/schema/functions';
 import { trgChainsStartEmpty } from '@app/database/schema/functions/append-only';
-import { audit_events_update_gate, audit_new_erasure_id } from '@app/database/schema/functions/erasure';
+import {
+  audit_events_update_gate,
+  audit_new_erasure_id,
+  trgEventsRejectUpdate,
+} from '@app/database/schema/functions/erasure';
 import { audit_prune_chain } from '@app/database/schema/functions/retention';
 import { freshDatabase } from './support/test-app';
 
@@ -130,6 +134,10 @@ describe('schema drift (npm run migration:check)', () => {
       await dataSource.query(`DROP TRIGGER trg_chains_start_empty ON chains`);
       await dataSource.query(`ALTER TABLE events DISABLE TRIGGER trg_events_time_order`);
       await dataSource.query(`ALTER TABLE retention_log ENABLE TRIGGER trg_retention_log_reject_update`);
+      await dataSource.query(`DROP TRIGGER trg_events_reject_update ON events`);
+      await dataSource.query(
+        `CREATE TRIGGER trg_events_reject_update BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()`,
+      );
       const found = await schemaDrift(dataSource);
       // Put back from the declarations themselves (they are what the migrations applied): no drift again.
       await dataSource.query(audit_events_update_gate.sql);
@@ -139,6 +147,8 @@ describe('schema drift (npm run migration:check)', () => {
       await dataSource.query(trgChainsStartEmpty.sql);
       await dataSource.query(`ALTER TABLE events ENABLE TRIGGER trg_events_time_order`);
       await dataSource.query(`ALTER TABLE retention_log ENABLE ALWAYS TRIGGER trg_retention_log_reject_update`);
+      await dataSource.query(`DROP TRIGGER trg_events_reject_update ON events`);
+      await dataSource.query(trgEventsRejectUpdate.sql);
       expect(await schemaDrift(dataSource)).toEqual([]);
       return found;
     });
@@ -152,6 +162,7 @@ describe('schema drift (npm run migration:check)', () => {
       '-- trigger trg_chains_start_empty on chains: declared, the database has no such trigger',
       '-- trigger trg_events_time_order on events: fires disabled, the declaration says origin',
       '-- trigger trg_retention_log_reject_update on retention_log: fires origin, the declaration says always',
+      '-- trigger trg_events_reject_update on events: the database has CREATE TRIGGER trg_events_reject_update BEFORE INSERT ON public.events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate(), the declaration CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()',
     ]);
   });
 
