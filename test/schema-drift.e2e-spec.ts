@@ -12,6 +12,14 @@ import {
   runMigrations,
   schemaDrift,
 } from '@app/database';
+import { declareFunction, DECLARED_FUNCTIONS, DECLARED_TRIGGERS } from '@app/database/schema/functions';
+import { trgChainsStartEmpty } from '@app/database/schema/functions/append-only';
+import {
+  audit_events_update_gate,
+  audit_new_erasure_id,
+  trgEventsRejectUpdate,
+} from '@app/database/schema/functions/erasure';
+import { audit_prune_chain } from '@app/database/schema/functions/retention';
 import { freshDatabase } from './support/test-app';
 
 // A drifted entity: an index no migration creates.
@@ -111,6 +119,63 @@ describe('schema drift (npm run migration:check)', () => {
       '-- api_keys: the database has pk_api_keys PRIMARY KEY (id), the entity does not declare it',
       '-- chains: the entity declares ix_chains_account_created INDEX (id, created_at, account_id), the database has INDEX (account_id, created_at, id)',
       '-- checkpoints: the entity declares ck_checkpoints_size CHECK ((size >= 1)), the database has CHECK ((size >= 0))',
+    ]);
+  });
+
+  it('names each function or trigger that differs from its declaration, is missing or is not declared', async () => {
+    const drift = await withEntities(ENTITIES, async (dataSource) => {
+      // What the schema's owner (or a superuser) could do to open a path around the rules (threat model P2).
+      await dataSource.query(
+        `CREATE OR REPLACE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+      );
+      await dataSource.query(`CREATE FUNCTION audit_backdoor() RETURNS void LANGUAGE sql AS $$ SELECT $$`);
+      await dataSource.query(`DROP FUNCTION audit_new_erasure_id()`);
+      await dataSource.query(`GRANT EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb, jsonb) TO PUBLIC`);
+      await dataSource.query(`DROP TRIGGER trg_chains_start_empty ON chains`);
+      await dataSource.query(`ALTER TABLE events DISABLE TRIGGER trg_events_time_order`);
+      await dataSource.query(`ALTER TABLE retention_log ENABLE TRIGGER trg_retention_log_reject_update`);
+      await dataSource.query(`DROP TRIGGER trg_events_reject_update ON events`);
+      await dataSource.query(
+        `CREATE TRIGGER trg_events_reject_update BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()`,
+      );
+      const found = await schemaDrift(dataSource);
+      // Put back from the declarations themselves (they are what the migrations applied): no drift again.
+      await dataSource.query(audit_events_update_gate.sql);
+      await dataSource.query(`DROP FUNCTION audit_backdoor()`);
+      await dataSource.query(audit_new_erasure_id.sql);
+      await dataSource.query(`REVOKE EXECUTE ON FUNCTION audit_erase_events(varchar, jsonb, jsonb) FROM PUBLIC`);
+      await dataSource.query(trgChainsStartEmpty.sql);
+      await dataSource.query(`ALTER TABLE events ENABLE TRIGGER trg_events_time_order`);
+      await dataSource.query(`ALTER TABLE retention_log ENABLE ALWAYS TRIGGER trg_retention_log_reject_update`);
+      await dataSource.query(`DROP TRIGGER trg_events_reject_update ON events`);
+      await dataSource.query(trgEventsRejectUpdate.sql);
+      expect(await schemaDrift(dataSource)).toEqual([]);
+      return found;
+    });
+    expect(drift).toEqual([
+      expect.stringMatching(
+        /^-- function audit_events_update_gate\(\): differs from its declaration at character \d+: the database has …".*BEGIN RETURN NULL; END/,
+      ),
+      '-- function audit_erase_events(p_account character varying, p_rows jsonb, p_erasure jsonb): PUBLIC may execute it, the declaration says it may not',
+      '-- function audit_new_erasure_id(): declared, the database has no such function',
+      '-- function audit_backdoor(): the database has it, nothing declares it',
+      '-- trigger trg_chains_start_empty on chains: declared, the database has no such trigger',
+      '-- trigger trg_events_time_order on events: fires disabled, the declaration says origin',
+      '-- trigger trg_retention_log_reject_update on retention_log: fires origin, the declaration says always',
+      '-- trigger trg_events_reject_update on events: the database has CREATE TRIGGER trg_events_reject_update BEFORE INSERT ON public.events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate(), the declaration CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON public.events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()',
+    ]);
+  });
+
+  it('names a function whose declared text no migration applied', async () => {
+    const edited = declareFunction(audit_prune_chain.sql.replace('p_max_events < 1', 'p_max_events < 2'));
+    const functions = DECLARED_FUNCTIONS.map((fn) => (fn === audit_prune_chain ? edited : fn));
+    const drift = await withEntities(ENTITIES, (dataSource) =>
+      schemaDrift(dataSource, { functions, triggers: DECLARED_TRIGGERS }),
+    );
+    expect(drift).toEqual([
+      expect.stringMatching(
+        /^-- function audit_prune_chain\(p_chain_id character varying, p_up_to bigint, p_max_events integer, p_clock_offset_seconds bigint\): differs from its declaration at character \d+: the database has …".*p_max_events < 1.*, the declaration …".*p_max_events < 2/,
+      ),
     ]);
   });
 });

@@ -1,4 +1,6 @@
 import { DataSource, EntityMetadata, QueryRunner } from 'typeorm';
+import { functionDrift } from './function-drift';
+import { DECLARED_FUNCTIONS, DECLARED_TRIGGERS, DeclaredFunction, DeclaredTrigger } from './schema/functions';
 import { asBoolean, asString, computed, selectRows } from './schema/table';
 
 /** The catalog's answers, by name: none of them is a table of an entity. */
@@ -18,8 +20,17 @@ const CONSTRAINT = computed({ name: ['c.conname', asString], definition: ['pg_ge
  * expression differs, columns in another order, another primary key name, or a foreign key on
  * other columns. Both sides are compared as PostgreSQL prints them (pg_get_constraintdef), an
  * entity's check after PostgreSQL has parsed it on a scratch copy of its table.
+ *
+ * Last, every function and trigger against its declared current text (libs/database/src/schema/functions,
+ * compared by function-drift.ts): a line names each one that differs, is missing or is not declared.
  */
-export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
+export async function schemaDrift(
+  dataSource: DataSource,
+  declared: { functions: readonly DeclaredFunction[]; triggers: readonly DeclaredTrigger[] } = {
+    functions: DECLARED_FUNCTIONS,
+    triggers: DECLARED_TRIGGERS,
+  },
+): Promise<string[]> {
   const { upQueries } = await dataSource.driver.createSchemaBuilder().log();
   const runner = dataSource.createQueryRunner();
   await runner.connect();
@@ -47,6 +58,7 @@ export async function schemaDrift(dataSource: DataSource): Promise<string[]> {
           );
       }
     }
+    lines.push(...(await functionDrift(runner, declared.functions, declared.triggers)));
     return lines;
   } finally {
     if (runner.isTransactionActive) await runner.rollbackTransaction();

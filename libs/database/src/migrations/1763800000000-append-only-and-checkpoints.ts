@@ -1,41 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-
-/** audit_chain_head_forward as this migration creates it (1765300000000 replaces it; its down() restores this). */
-export const HEAD_FORWARD_1763800000000 = `
-      CREATE FUNCTION audit_chain_head_forward() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        appended bigint;
-        beyond bigint;
-        head record;
-        first_link char(64);
-      BEGIN
-        IF NEW.id <> OLD.id OR NEW.account_id <> OLD.account_id OR NEW.name <> OLD.name OR NEW.created_at <> OLD.created_at THEN
-          RAISE EXCEPTION 'chain %: id, account, name and creation time never change', OLD.id USING ERRCODE = 'check_violation';
-        END IF;
-        IF NEW.last_position = OLD.last_position
-           AND NEW.last_hash = OLD.last_hash AND NEW.last_timestamp IS NOT DISTINCT FROM OLD.last_timestamp THEN
-          RETURN NEW;
-        END IF;
-        IF NEW.last_position <= OLD.last_position THEN
-          RAISE EXCEPTION 'chain %: the head cannot move from position % to %', OLD.id, OLD.last_position, NEW.last_position
-            USING ERRCODE = 'check_violation';
-        END IF;
-        SELECT count(*) FILTER (WHERE e.position <= NEW.last_position), count(*) FILTER (WHERE e.position > NEW.last_position)
-          INTO appended, beyond
-          FROM events e WHERE e.chain_id = NEW.id AND e.position > OLD.last_position;
-        IF appended <> NEW.last_position - OLD.last_position OR beyond <> 0 THEN
-          RAISE EXCEPTION 'chain %: the head must move forward by exactly the % event(s) appended, not to position %',
-            OLD.id, appended + beyond, NEW.last_position USING ERRCODE = 'check_violation';
-        END IF;
-        SELECT e.hash, e."timestamp" INTO head FROM events e WHERE e.chain_id = NEW.id AND e.position = NEW.last_position;
-        SELECT e.previous_hash INTO first_link FROM events e WHERE e.chain_id = NEW.id AND e.position = OLD.last_position + 1;
-        IF head.hash IS DISTINCT FROM NEW.last_hash OR head."timestamp" IS DISTINCT FROM NEW.last_timestamp
-           OR first_link IS DISTINCT FROM OLD.last_hash THEN
-          RAISE EXCEPTION 'chain %: the new head must be the hash and time of the event at position %, linked to the old head',
-            OLD.id, NEW.last_position USING ERRCODE = 'check_violation';
-        END IF;
-        RETURN NEW;
-      END $$`;
+import { HEAD_FORWARD_1763800000000 } from './functions/audit-chain-head-forward';
+import { STARTS_EMPTY_1763800000000 } from './functions/audit-chain-starts-empty';
 
 /**
  * Append-only schema and signed checkpoints.
@@ -91,15 +56,7 @@ export class AppendOnlyAndCheckpoints1763800000000 implements MigrationInterface
       );
     }
 
-    await q.query(`
-      CREATE FUNCTION audit_chain_starts_empty() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.last_position <> 0 OR NEW.last_hash <> repeat('0', 64) OR NEW.last_timestamp IS NOT NULL THEN
-          RAISE EXCEPTION 'chain %: a new chain starts at position 0 with the genesis hash', NEW.id
-            USING ERRCODE = 'check_violation';
-        END IF;
-        RETURN NEW;
-      END $$`);
+    await q.query(STARTS_EMPTY_1763800000000);
     await q.query(
       `CREATE TRIGGER trg_chains_start_empty BEFORE INSERT ON chains FOR EACH ROW EXECUTE FUNCTION audit_chain_starts_empty()`,
     );

@@ -1,49 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { PRUNE_CHAIN_1764800000000, PRUNE_POLICY_1764800000000 } from './1764800000000-retention';
+import { PRUNE_POLICY_1764800000000, PRUNE_POLICY_1765000000000 } from './functions/audit-chain-prune-policy';
+import { HOLD_LIFTED_RECENTLY_1765000000000 } from './functions/audit-hold-lifted-recently';
+import { PRUNE_CHAIN_1764800000000, PRUNE_CHAIN_1765000000000 } from './functions/audit-prune-chain';
 
 /** One row of retention_log, inserted by the owner's trigger functions (the service's role only reads the log). */
 const LOG = `INSERT INTO retention_log (logged_at, kind, account_id, chain_id, retention_days, legal_hold_by,
                first_position, last_position, checkpoint_size, hold_release_delay_hours, database_role)`;
-
-/** `text` with each replacement made exactly once: a replacement that finds nothing is a mistake, not a no-op. */
-export function edited(text: string, replacements: [string, string][]): string {
-  return replacements.reduce((out, [from, to]) => {
-    if (out.split(from).length !== 2) throw new Error(`expected exactly one ${from.slice(0, 60)}`);
-    return out.replace(from, to);
-  }, text);
-}
-
-/** audit_hold_lifted_recently as this migration creates it (1765900000000 takes uuids). */
-export const HOLD_LIFTED_RECENTLY_1765000000000 = `
-      CREATE FUNCTION audit_hold_lifted_recently(p_chain_id varchar, p_account_id varchar, p_now timestamptz)
-        RETURNS boolean LANGUAGE sql STABLE AS $$
-        SELECT EXISTS (SELECT 1 FROM retention_log l WHERE l.chain_id = p_chain_id AND l.kind = 'hold.lifted'
-                          AND l.logged_at > p_now - audit_hold_release_delay())
-            OR EXISTS (SELECT 1 FROM retention_log l WHERE l.account_id = p_account_id AND l.chain_id IS NULL
-                          AND l.kind = 'hold.lifted' AND l.logged_at > p_now - audit_hold_release_delay())
-      $$`;
-
-/** audit_prune_chain as this migration replaces it (1765300000000 replaces it again; its down() restores this). */
-export const PRUNE_CHAIN_1765000000000 = edited(PRUNE_CHAIN_1764800000000, [
-  ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
-  [
-    `SELECT ch.id, ch.account_id, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
-    `SELECT ch.id, ch.account_id, ch.name, ch.first_position, ch.last_position, ch.retention_days, ch.legal_hold`,
-  ],
-  [
-    `SELECT COALESCE(c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
-    `SELECT audit_effective_retention_days(c.name, c.retention_days, a.retention_days), c.legal_hold OR a.legal_hold`,
-  ],
-  [
-    `IF target < c.first_position THEN RETURN 0; END IF;`,
-    `IF target < c.first_position THEN RETURN 0; END IF;
-        -- Something would go: a hold lifted a moment ago (in this very transaction, say) refuses it.
-        IF audit_hold_lifted_recently(c.id, c.account_id, audit_retention_now()) THEN
-          RAISE EXCEPTION 'audit_prune_chain: chain %: its legal hold or its account''s was lifted less than % ago', c.id,
-            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
-        END IF;`,
-  ],
-]);
 
 /**
  * A prune always leaves a trace, even for the service's own database role (docs/contract.md §14, issue 26).
@@ -202,55 +164,14 @@ export class RetentionLog1765000000000 implements MigrationInterface {
                     NULL, current_user
         FROM chains c WHERE c.first_position > 1 ORDER BY c.id`);
 
-    await q.query(`
-      CREATE OR REPLACE FUNCTION audit_chain_prune_policy() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE
-        retention integer;
-        held boolean;
-        last_pruned record;
-      BEGIN
-        IF NEW.first_position = OLD.first_position AND NEW.pruned_hash IS NOT DISTINCT FROM OLD.pruned_hash
-           AND NEW.pruned_timestamp IS NOT DISTINCT FROM OLD.pruned_timestamp THEN
-          RETURN NEW;
-        END IF;
-        IF NEW.first_position <= OLD.first_position OR NEW.first_position > NEW.last_position + 1 THEN
-          RAISE EXCEPTION 'chain %: the first retained position moves only forward, at most past the head', OLD.id
-            USING ERRCODE = 'check_violation';
-        END IF;
-        SELECT audit_effective_retention_days(NEW.name, NEW.retention_days, a.retention_days), NEW.legal_hold OR a.legal_hold
-          INTO retention, held FROM accounts a WHERE a.id = NEW.account_id;
-        IF held THEN
-          RAISE EXCEPTION 'chain %: under legal hold, nothing is pruned', OLD.id USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        IF retention IS NULL THEN
-          RAISE EXCEPTION 'chain %: its events are kept forever', OLD.id USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        SELECT e.hash, e."timestamp" INTO last_pruned FROM events e WHERE e.chain_id = NEW.id AND e.position = NEW.first_position - 1;
-        IF NOT FOUND OR last_pruned.hash IS DISTINCT FROM NEW.pruned_hash OR last_pruned."timestamp" IS DISTINCT FROM NEW.pruned_timestamp THEN
-          RAISE EXCEPTION 'chain %: the kept hash and time must be those of the event at position %', OLD.id, NEW.first_position - 1
-            USING ERRCODE = 'check_violation';
-        END IF;
-        IF last_pruned."timestamp" >= audit_retention_now() - make_interval(days => retention) THEN
-          RAISE EXCEPTION 'chain %: the event at position % is not older than the retention of % day(s)', OLD.id, NEW.first_position - 1, retention
-            USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        IF audit_hold_lifted_recently(NEW.id, NEW.account_id, audit_retention_now()) THEN
-          RAISE EXCEPTION 'chain %: its legal hold or its account''s was lifted less than % ago, nothing is pruned yet', OLD.id,
-            audit_hold_release_delay() USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        IF NOT EXISTS (SELECT 1 FROM checkpoints k WHERE k.chain_id = NEW.id AND k.size >= NEW.first_position - 1) THEN
-          RAISE EXCEPTION 'chain %: no stored checkpoint covers position %', OLD.id, NEW.first_position - 1
-            USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NEW;
-      END $$`);
+    await q.query(PRUNE_POLICY_1765000000000);
 
     await q.query(PRUNE_CHAIN_1765000000000);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(PRUNE_CHAIN_1764800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'));
-    await q.query(PRUNE_POLICY_1764800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'));
+    await q.query(PRUNE_CHAIN_1764800000000);
+    await q.query(PRUNE_POLICY_1764800000000);
     await q.query(`DROP TRIGGER trg_retention_policy_log ON retention_policy`);
     await q.query(`DROP TRIGGER trg_accounts_retention_log ON accounts`);
     await q.query(`DROP TRIGGER trg_chains_retention_log ON chains`);

@@ -1,29 +1,10 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { HEAD_FORWARD_1763800000000 } from './1763800000000-append-only-and-checkpoints';
-import { edited, PRUNE_CHAIN_1765000000000 } from './1765000000000-retention-log';
-
-/** audit_chain_head_forward, `CREATE OR REPLACE`. */
-const HEAD_FORWARD = HEAD_FORWARD_1763800000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
-
-/** audit_prune_chain as this migration replaces it (`CREATE OR REPLACE`; 1765900000000 replaces it again). */
-export const PRUNE_CHAIN_1765300000000 = edited(PRUNE_CHAIN_1765000000000, [
-  [`decode(e.hash, 'hex'))\n`, `e.hash)\n`],
-  [`decode(e.hash, 'hex')) AS hash`, `e.hash) AS hash`],
-]);
+import { HEAD_FORWARD_1763800000000, HEAD_FORWARD_1765300000000 } from './functions/audit-chain-head-forward';
+import { STARTS_EMPTY_1763800000000, STARTS_EMPTY_1765300000000 } from './functions/audit-chain-starts-empty';
+import { PRUNE_CHAIN_1765000000000, PRUNE_CHAIN_1765300000000 } from './functions/audit-prune-chain';
 
 /** The genesis hash, 32 zero bytes: a new chain's `last_hash`. */
 const GENESIS = `decode(repeat('00', 32), 'hex')`;
-
-/** audit_chain_starts_empty as 1763800000000 creates it, `CREATE OR REPLACE`. */
-const STARTS_EMPTY_1763800000000 = `
-      CREATE OR REPLACE FUNCTION audit_chain_starts_empty() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.last_position <> 0 OR NEW.last_hash <> repeat('0', 64) OR NEW.last_timestamp IS NOT NULL THEN
-          RAISE EXCEPTION 'chain %: a new chain starts at position 0 with the genesis hash', NEW.id
-            USING ERRCODE = 'check_violation';
-        END IF;
-        RETURN NEW;
-      END $$`;
 
 /** The hash columns, table by table, and the CHECK each gets (ck_checkpoints_hash replaces the hex pattern). */
 const COLUMNS: Record<string, [column: string, check: string][]> = {
@@ -66,15 +47,15 @@ export class BinaryHashes1765300000000 implements MigrationInterface {
       );
     }
     await q.query(`ALTER TABLE chains ALTER COLUMN last_hash SET DEFAULT ${GENESIS}`);
-    await q.query(STARTS_EMPTY_1763800000000.replace(`repeat('0', 64)`, GENESIS));
-    await q.query(edited(HEAD_FORWARD, [['first_link char(64);', 'first_link bytea;']]));
+    await q.query(STARTS_EMPTY_1765300000000);
+    await q.query(HEAD_FORWARD_1765300000000);
     await q.query(PRUNE_CHAIN_1765300000000);
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(PRUNE_CHAIN_1765000000000);
     await q.query(STARTS_EMPTY_1763800000000);
-    await q.query(HEAD_FORWARD);
+    await q.query(HEAD_FORWARD_1763800000000);
     await q.query(`ALTER TABLE chains ALTER COLUMN last_hash DROP DEFAULT`);
     for (const [table, columns] of Object.entries(COLUMNS)) {
       await q.query(

@@ -1,28 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { ERASE_EVENTS_1765600000000 } from './functions/audit-erase-events';
+import { UPDATE_GATE_1765600000000 } from './functions/audit-events-update-gate';
 
 /** The refusal of every UPDATE of events as 1763800000000 made it (a statement trigger). */
 const REJECT_UPDATE_1763800000000 = `CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_reject_change()`;
-
-/** audit_erase_events as this migration creates it (1765900000000 takes the ids as uuid). */
-export const ERASE_EVENTS_1765600000000 = `
-      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb) RETURNS integer
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
-      DECLARE
-        n integer;
-      BEGIN
-        PERFORM set_config('audit.erasure', 'on', true);
-        UPDATE events e
-           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
-               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
-               context = r.context,
-               salt_seed = NULL,
-               erasure = r.erasure
-          FROM jsonb_to_recordset(p_rows) AS r(id varchar, actor boolean, resource boolean, context jsonb, erasure jsonb)
-         WHERE e.id = r.id AND e.account_id = p_account;
-        GET DIAGNOSTICS n = ROW_COUNT;
-        PERFORM set_config('audit.erasure', '', true);
-        RETURN n;
-      END $$`;
 
 /**
  * Erasure (docs/contract.md §17): the personal fields of version-2 events are nulled on request, their
@@ -71,15 +52,7 @@ export class Erasure1765600000000 implements MigrationInterface {
     await q.query(`CREATE INDEX ix_erasures_account_at ON erasures (account_id, "at", id)`);
 
     await q.query(`DROP TRIGGER trg_events_reject_update ON events`);
-    await q.query(`
-      CREATE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF current_setting('audit.erasure', true) IS DISTINCT FROM 'on' THEN
-          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
-            USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NULL;
-      END $$`);
+    await q.query(UPDATE_GATE_1765600000000);
     await q.query(
       `CREATE TRIGGER trg_events_reject_update BEFORE UPDATE ON events FOR EACH STATEMENT EXECUTE FUNCTION audit_events_update_gate()`,
     );

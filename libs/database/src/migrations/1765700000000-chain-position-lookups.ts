@@ -1,14 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { HEAD_FORWARD_1763800000000 } from './1763800000000-append-only-and-checkpoints';
-import { TIME_ORDER_1764000000000 } from './1764000000000-timestamp-order';
-import { edited } from './1765000000000-retention-log';
-
-/** audit_chain_head_forward as 1765300000000 left it. */
-const HEAD_FORWARD_1765300000000 = edited(HEAD_FORWARD_1763800000000, [
-  ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
-  ['first_link char(64);', 'first_link bytea;'],
-]);
-const TIME_ORDER = TIME_ORDER_1764000000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
+import { HEAD_FORWARD_1765300000000, HEAD_FORWARD_1765700000000 } from './functions/audit-chain-head-forward';
+import { TIME_ORDER_1764000000000, TIME_ORDER_1765700000000 } from './functions/audit-event-time-order';
 
 /**
  * The append triggers find events by (chain_id, position) through `uq_events_chain_position`, at any
@@ -32,43 +24,12 @@ export class ChainPositionLookups1765700000000 implements MigrationInterface {
   name = 'ChainPositionLookups1765700000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      edited(HEAD_FORWARD_1765300000000, [
-        [
-          'audit_chain_head_forward() RETURNS trigger LANGUAGE plpgsql AS',
-          'audit_chain_head_forward() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS',
-        ],
-        [
-          'FROM events e WHERE e.chain_id = NEW.id AND e.position > OLD.last_position;',
-          `FROM (SELECT e.position FROM events e WHERE e.chain_id = NEW.id AND e.position > OLD.last_position
-                 ORDER BY e.position) e;`,
-        ],
-        [
-          'WHERE e.chain_id = NEW.id AND e.position = NEW.last_position;',
-          `WHERE e.chain_id = NEW.id
-           AND e.position BETWEEN NEW.last_position AND NEW.last_position ORDER BY e.position LIMIT 1;`,
-        ],
-        [
-          'WHERE e.chain_id = NEW.id AND e.position = OLD.last_position + 1;',
-          `WHERE e.chain_id = NEW.id
-           AND e.position BETWEEN OLD.last_position + 1 AND OLD.last_position + 1 ORDER BY e.position LIMIT 1;`,
-        ],
-      ]),
-    );
-    await q.query(
-      edited(TIME_ORDER, [
-        ['SET plan_cache_mode = force_custom_plan', 'SET enable_seqscan = off'],
-        [
-          'WHERE e.chain_id = NEW.chain_id AND e.position = NEW.position - 1;',
-          `WHERE e.chain_id = NEW.chain_id
-           AND e.position BETWEEN NEW.position - 1 AND NEW.position - 1 ORDER BY e.position LIMIT 1;`,
-        ],
-      ]),
-    );
+    await q.query(HEAD_FORWARD_1765700000000);
+    await q.query(TIME_ORDER_1765700000000);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(TIME_ORDER);
+    await q.query(TIME_ORDER_1764000000000);
     await q.query(HEAD_FORWARD_1765300000000);
   }
 }

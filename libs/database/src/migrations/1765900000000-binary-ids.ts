@@ -1,7 +1,10 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { edited, HOLD_LIFTED_RECENTLY_1765000000000 } from './1765000000000-retention-log';
-import { PRUNE_CHAIN_1765300000000 } from './1765300000000-binary-hashes';
-import { ERASE_EVENTS_1765600000000 } from './1765600000000-erasure';
+import { ERASE_EVENTS_1765600000000, ERASE_EVENTS_1765900000000 } from './functions/audit-erase-events';
+import {
+  HOLD_LIFTED_RECENTLY_1765000000000,
+  HOLD_LIFTED_RECENTLY_1765900000000,
+} from './functions/audit-hold-lifted-recently';
+import { PRUNE_CHAIN_1765300000000, PRUNE_CHAIN_1765900000000 } from './functions/audit-prune-chain';
 
 /** Crockford's base 32 as ULIDs write it (libs/common's ids.ts): a digit's value is its index. */
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -89,11 +92,6 @@ async function foreignKeys(q: QueryRunner): Promise<{ table: string; name: strin
   return keys as { table: string; name: string; definition: string }[];
 }
 
-/** audit_hold_lifted_recently on the stored ids. */
-const HOLD_LIFTED_RECENTLY = edited(HOLD_LIFTED_RECENTLY_1765000000000, [
-  ['(p_chain_id varchar, p_account_id varchar,', '(p_chain_id uuid, p_account_id uuid,'],
-]);
-
 /**
  * Event, account and chain ids stored as their ULID's 16 bytes (`uuid`) instead of 30 characters of
  * text, in every table that holds one (issue 28). In `events` alone an event's id is in its primary
@@ -133,25 +131,14 @@ export class BinaryIds1765900000000 implements MigrationInterface {
     for (const key of keys) await q.query(`ALTER TABLE ${key.table} ADD CONSTRAINT ${key.name} ${key.definition}`);
 
     await q.query(`DROP FUNCTION audit_hold_lifted_recently(varchar, varchar, timestamptz)`);
-    await q.query(HOLD_LIFTED_RECENTLY);
-    await q.query(
-      edited(PRUNE_CHAIN_1765300000000, [
-        ['WHERE ch.id = p_chain_id FOR UPDATE', 'WHERE ch.id = p_chain_id::uuid FOR UPDATE'],
-        ["lifted less than % ago', c.id,", "lifted less than % ago', audit_uuid_ulid('chn', c.id),"],
-      ]),
-    );
-    await q.query(
-      edited(ERASE_EVENTS_1765600000000, [
-        ['CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'],
-        ['AS r(id varchar,', 'AS r(id uuid,'],
-        ['e.account_id = p_account;', 'e.account_id = p_account::uuid;'],
-      ]),
-    );
+    await q.query(HOLD_LIFTED_RECENTLY_1765900000000);
+    await q.query(PRUNE_CHAIN_1765900000000);
+    await q.query(ERASE_EVENTS_1765900000000);
     await analyze(q);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(ERASE_EVENTS_1765600000000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION'));
+    await q.query(ERASE_EVENTS_1765600000000);
     await q.query(PRUNE_CHAIN_1765300000000);
     await q.query(`DROP FUNCTION audit_hold_lifted_recently(uuid, uuid, timestamptz)`);
     const keys = await foreignKeys(q);

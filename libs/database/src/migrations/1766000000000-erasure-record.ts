@@ -1,10 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { edited } from './1765000000000-retention-log';
-import { PRUNE_CHAIN_1765300000000 } from './1765300000000-binary-hashes';
-import { ERASE_EVENTS_1765600000000 } from './1765600000000-erasure';
-
-/** The pattern of an erasure's id (`era_` + a ULID). */
-const ERASURE_ID = `'^era_[0-7][0-9A-HJKMNP-TV-Z]{25}$'`;
+import { ERASE_EVENTS_1765900000000, ERASE_EVENTS_1766000000000 } from './functions/audit-erase-events';
+import { UPDATE_GATE_1765600000000, UPDATE_GATE_1766000000000 } from './functions/audit-events-update-gate';
+import { PRUNE_CHAIN_1765900000000, PRUNE_CHAIN_1766000000000 } from './functions/audit-prune-chain';
 
 /** An event's, account's or chain's id as stored: the public id (`evt_`…, `acc_`…, `chn_`…) or the uuid's text. */
 const ID_UUID = `
@@ -32,28 +29,6 @@ const ERASED_PATHS = `
             FROM jsonb_object_keys(CASE WHEN jsonb_typeof(erasure -> 'commitments' -> 'context') = 'object'
                                         THEN erasure -> 'commitments' -> 'context' ELSE '{}' END) k) paths
       $$`;
-
-/** The gate audit_erase_events opens for its own statement: the erasure's id, transaction-local. */
-const UPDATE_GATE = `
-      CREATE OR REPLACE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF coalesce(current_setting('audit.erasure', true), '') !~ ${ERASURE_ID} THEN
-          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
-            USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NULL;
-      END $$`;
-
-/** The gate as 1765600000000 made it (down()). */
-const UPDATE_GATE_1765600000000 = `
-      CREATE OR REPLACE FUNCTION audit_events_update_gate() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF current_setting('audit.erasure', true) IS DISTINCT FROM 'on' THEN
-          RAISE EXCEPTION 'UPDATE on events is not allowed: the audit trail is append-only (an erasure goes through audit_erase_events)'
-            USING ERRCODE = 'insufficient_privilege';
-        END IF;
-        RETURN NULL;
-      END $$`;
 
 /**
  * The database's record of each erased field (an AFTER ROW trigger, ENABLE ALWAYS): whatever changed
@@ -92,47 +67,6 @@ const ERASURE_RECORD = `
                   ARRAY(SELECT unnest(paths) ORDER BY 1), now(), session_user);
         END IF;
         RETURN NULL;
-      END $$`;
-
-/**
- * audit_erase_events as this migration makes it. `p_erasure` is what the service knows of the
- * erasure (`id`, `keyId`, `fields` as asked, `reason`, `skipped`); called by hand without it, the
- * erasure gets a new id, no key, no reason, and the paths it erased as its fields. Ids may be given
- * as the API writes them or as stored.
- */
-export const ERASE_EVENTS_1766000000000 = `
-      CREATE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb, p_erasure jsonb DEFAULT NULL) RETURNS integer
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
-      DECLARE
-        v_account uuid := audit_id_uuid(p_account, 'acc');
-        v_erasure varchar := coalesce(p_erasure ->> 'id', audit_new_erasure_id());
-        n integer;
-      BEGIN
-        IF v_erasure !~ ${ERASURE_ID} THEN
-          RAISE EXCEPTION 'audit_erase_events: % is not an erasure id (era_ and a ULID)', v_erasure
-            USING ERRCODE = 'invalid_parameter_value';
-        END IF;
-        PERFORM set_config('audit.erasure', v_erasure, true);
-        UPDATE events e
-           SET actor = CASE WHEN r.actor THEN NULL ELSE e.actor END,
-               resource = CASE WHEN r.resource THEN NULL ELSE e.resource END,
-               context = r.context,
-               salt_seed = NULL,
-               erasure = r.erasure
-          FROM jsonb_to_recordset(p_rows) AS r(id text, actor boolean, resource boolean, context jsonb, erasure jsonb)
-         WHERE e.id = audit_id_uuid(r.id, 'evt') AND e.account_id = v_account;
-        GET DIAGNOSTICS n = ROW_COUNT;
-        PERFORM set_config('audit.erasure', '', true);
-        IF n = 0 THEN
-          RETURN 0; -- nothing changed, nothing to record
-        END IF;
-        INSERT INTO erasures (id, account_id, key_id, events, skipped, fields, reason)
-        VALUES (v_erasure, v_account, p_erasure ->> 'keyId', n, coalesce((p_erasure ->> 'skipped')::integer, 0),
-                CASE WHEN jsonb_typeof(p_erasure -> 'fields') = 'array'
-                     THEN ARRAY(SELECT jsonb_array_elements_text(p_erasure -> 'fields'))
-                     ELSE ARRAY(SELECT DISTINCT f FROM erasure_events r, unnest(r.fields) f WHERE r.erasure_id = v_erasure ORDER BY f) END,
-                p_erasure ->> 'reason');
-        RETURN n;
       END $$`;
 
 const APPEND_ONLY = ['erasure_events', 'erasures'] as const;
@@ -194,7 +128,7 @@ export class ErasureRecord1766000000000 implements MigrationInterface {
       }
       await revokeWrites(q, table);
     }
-    await q.query(UPDATE_GATE);
+    await q.query(UPDATE_GATE_1766000000000);
     await q.query(ERASURE_RECORD);
     await q.query(`REVOKE ALL ON FUNCTION audit_events_erasure_record() FROM PUBLIC`);
     await q.query(
@@ -233,23 +167,6 @@ export class ErasureRecord1766000000000 implements MigrationInterface {
     await q.query(`DROP FUNCTION audit_id_uuid(text, text)`);
   }
 }
-
-/** audit_erase_events as 1765900000000 left it (down()). */
-const ERASE_EVENTS_1765900000000 = edited(ERASE_EVENTS_1765600000000, [
-  ['AS r(id varchar,', 'AS r(id uuid,'],
-  ['e.account_id = p_account;', 'e.account_id = p_account::uuid;'],
-]);
-
-/** audit_prune_chain as 1765900000000 left it. */
-const PRUNE_CHAIN_1765900000000 = edited(PRUNE_CHAIN_1765300000000, [
-  ['WHERE ch.id = p_chain_id FOR UPDATE', 'WHERE ch.id = p_chain_id::uuid FOR UPDATE'],
-  ["lifted less than % ago', c.id,", "lifted less than % ago', audit_uuid_ulid('chn', c.id),"],
-]);
-
-/** audit_prune_chain as this migration leaves it: the chain's public id or its uuid. */
-const PRUNE_CHAIN_1766000000000 = edited(PRUNE_CHAIN_1765900000000, [
-  ['WHERE ch.id = p_chain_id::uuid FOR UPDATE', `WHERE ch.id = audit_id_uuid(p_chain_id, 'chn') FOR UPDATE`],
-]);
 
 /** Every role but the owner loses INSERT, UPDATE, DELETE and TRUNCATE on `table`. */
 async function revokeWrites(q: QueryRunner, table: string): Promise<void> {
