@@ -96,10 +96,17 @@ export function commitment(salt: string, value: unknown): string {
 
 /** commitment() of a salt known to be one and a value that is not undefined. */
 function commit(salt: string, value: unknown): string {
-  // JSON.stringify writes a string exactly as JCS does (see canonicalPayloadText in event-hash.ts).
-  const text = typeof value === 'string' ? `["${salt}",${JSON.stringify(value)}]` : canonicalJson([salt, value]);
+  // JSON.stringify writes a string, a finite number, a boolean and null exactly as JCS (and
+  // canonicalize) does (see canonicalPayloadText in event-hash.ts); a salt needs no escaping.
+  const text = isPrimitive(value) ? `["${salt}",${JSON.stringify(value)}]` : canonicalJson([salt, value]);
   return sha256Hex(text);
 }
+
+const isPrimitive = (value: unknown): boolean =>
+  typeof value === 'string' ||
+  (typeof value === 'number' && Number.isFinite(value)) ||
+  typeof value === 'boolean' ||
+  value === null;
 
 /**
  * The version-2 hash of an event none of whose fields is erased, `saltOf(path)` giving the salt of
