@@ -6,7 +6,7 @@
  *
  *   node bench/hash-micro.js                       this checkout's libs/hashing (its TypeScript source)
  *   node bench/hash-micro.js <dir> [<dir> …]       each dir's libs/hashing/src, measured interleaved:
- *     git archive <ref> libs/hashing/src | tar -x -C /tmp/before && node bench/hash-micro.js . /tmp/before
+ *     mkdir -p /tmp/before && git archive <ref> libs/hashing/src | tar -x -C /tmp/before && node bench/hash-micro.js . /tmp/before
  *
  * Figures are CPU time (process.cpuUsage) per event, the best of 7 rounds of ~0.3 s, the libraries
  * taking turns within each round, so that a busy machine slows all of them alike. Events are shaped
