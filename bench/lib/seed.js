@@ -40,6 +40,11 @@ const ACTIONS = [
  * `sampleIds` are too (`chn_…`, `evt_…`). Each id column is written in the form the schema stores:
  * a uuid's text where the column is `uuid` (migration 1765900000000), the id itself
  * where it is still varchar (a build from before them: the `builds` scenario, bench/upgrade.js).
+ *
+ * Options for a second seed into the same database (`hash-versions`): `hashVersion` 1 writes
+ * version-1 events into chains of hash_version 1 even where the schema has version 2 (as chains from
+ * before migration 1765400000000 are); `names` the chains' names (the default `seed-big`, `seed-0001`…
+ * are the first seed's); `prngSeed` another stream of random numbers (the ids must differ).
  */
 /** `bytes` from the seeded generator as lowercase hex (a seeded event's salt seed: repeatable, as the rest of the seed). */
 function randomHex(random, bytes) {
@@ -51,7 +56,10 @@ function randomHex(random, bytes) {
   return hex;
 }
 
-async function seedEvents(client, { accountId, total, chainCount, hashing, log }) {
+async function seedEvents(
+  client,
+  { accountId, total, chainCount, hashing, log, hashVersion = null, names = null, prngSeed = 0x5eed },
+) {
   if (typeof accountId !== 'string' || !accountId.startsWith('acc_'))
     throw new Error(`seedEvents: accountId must be the account's id as the API gives it (acc_…), got ${accountId}`);
   // Hashes as the database stores them: 32 bytes since migration 1765300000000, hex text before (the
@@ -65,22 +73,25 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
   // Version-2 events (salt seed, salted commitments) where the schema has them (migration 1765400000000),
   // as the service writes into its new chains; version 1 on a database of a build from before.
   const {
-    rows: [{ versioned }],
+    rows: [{ hasVersions }],
   } = await client.query(
-    `SELECT count(*) > 0 AS versioned FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'salt_seed'`,
+    `SELECT count(*) > 0 AS "hasVersions" FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'salt_seed'`,
   );
+  if (hashVersion !== null && !hasVersions)
+    throw new Error('seedEvents: hashVersion given, but the schema has no hash versions');
+  const versioned = hasVersions && hashVersion !== 1;
   // Ids as each column stores them: uuid text since migration 1765900000000, the prefixed id
   // (varchar) before.
   const ids = await idColumns(client);
   const storedEventId = ids.stored('events', 'id');
   const eventAccountId = ids.stored('events', 'account_id')(accountId);
-  const random = prng(0x5eed);
+  const random = prng(prngSeed);
   const nextId = monotonicFactory(random);
   const stepMs = Math.max(1, Math.floor((30 * DAY_MS) / total));
   const t0 = Math.floor((Date.now() - DAY_MS - stepMs * total) / 1000) * 1000;
   const chains = Array.from({ length: chainCount }, (_, i) => ({
     id: `chn_${nextId(t0 - 60_000)}`,
-    name: i === 0 ? 'seed-big' : `seed-${String(i).padStart(4, '0')}`,
+    name: names ? names[i] : i === 0 ? 'seed-big' : `seed-${String(i).padStart(4, '0')}`,
     position: 0,
     hash: hashing.GENESIS_HASH,
     time: null,
@@ -200,9 +211,9 @@ async function seedEvents(client, { accountId, total, chainCount, hashing, log }
     const { rows } = await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
     if (rows[0] && rows[0].rolsuper) await client.query('SET LOCAL session_replication_role = replica');
     await client.query(
-      // (hash_version: the column's default, 2 where it exists.)
-      `INSERT INTO chains (id, account_id, name, created_at)
-       SELECT id, $2::${ids.type('chains', 'account_id')}, name, $3
+      // (hash_version: the column's default, 2 where it exists, unless hashVersion says otherwise.)
+      `INSERT INTO chains (id, account_id, name, created_at${hashVersion === null ? '' : ', hash_version'})
+       SELECT id, $2::${ids.type('chains', 'account_id')}, name, $3${hashVersion === null ? '' : `, ${Number(hashVersion)}`}
          FROM unnest($1::${ids.type('chains', 'id')}[], $4::varchar[]) AS c(id, name)`,
       [chainRowIds, ids.stored('chains', 'account_id')(accountId), new Date(t0 - 60_000), chains.map((c) => c.name)],
     );

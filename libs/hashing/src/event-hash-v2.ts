@@ -91,14 +91,101 @@ export function saltsFor(event: Pick<EventHashPayloadV2, 'actor' | 'resource' | 
 export function commitment(salt: string, value: unknown): string {
   if (!isSalt(salt)) throw new HashingV2Error([`a salt must be ${SALT_TEXT}`]);
   if (value === undefined) throw new HashingV2Error(['undefined has no JSON representation']);
-  // JSON.stringify writes a string exactly as JCS does (see canonicalPayloadText in event-hash.ts).
-  const text = typeof value === 'string' ? `["${salt}",${JSON.stringify(value)}]` : canonicalJson([salt, value]);
+  return commit(salt, value);
+}
+
+/** commitment() of a salt known to be one and a value that is not undefined. */
+function commit(salt: string, value: unknown): string {
+  // JSON.stringify writes a string, a finite number, a boolean and null exactly as JCS (and
+  // canonicalize) does (see canonicalPayloadText in event-hash.ts); a salt needs no escaping.
+  const text = isPrimitive(value) ? `["${salt}",${JSON.stringify(value)}]` : canonicalJson([salt, value]);
   return sha256Hex(text);
 }
 
-/** hex(SHA-256(UTF-8(JCS(hashPayloadV2Of(event, hashing))))); throws HashingV2Error when they disagree. */
+const isPrimitive = (value: unknown): boolean =>
+  typeof value === 'string' ||
+  (typeof value === 'number' && Number.isFinite(value)) ||
+  typeof value === 'boolean' ||
+  value === null;
+
+/**
+ * The version-2 hash of an event none of whose fields is erased, `saltOf(path)` giving the salt of
+ * the field at `path` (`actor`, `resource`, `context.<m>`; it must return a salt, 32 lowercase hex
+ * characters, as salt-seed.ts's derivation does): every commitment in one pass, the payload's text
+ * written directly. Exactly computeEventHashV2(event, { version: 2, salts, commitments: {} }), `salts`
+ * holding saltOf of each field that holds a value, without building the salts, the payload and the
+ * checks of a hashing that may come from anywhere (each field here has a value and a salt, none a
+ * kept commitment). Null when the event is not of that plain shape (an erased actor, a member whose
+ * value is undefined, a member of an unexpected type): the caller then takes computeEventHashV2, which
+ * says what is wrong or hashes the unusual alike.
+ */
+export function hashUnerasedV2(event: EventHashPayloadV2, saltOf: (path: string) => string): string | null {
+  const { actor, resource, context } = event;
+  const plain =
+    isText(actor) &&
+    (resource === null || isText(resource)) &&
+    (context === null || (typeof context === 'object' && !Array.isArray(context))) &&
+    isText(event.id) &&
+    isText(event.chainId) &&
+    Number.isFinite(event.position) &&
+    isText(event.action) &&
+    isText(event.timestamp) &&
+    isText(event.previousHash);
+  if (!plain) return null;
+  let contextText = 'null';
+  if (context !== null) {
+    // canonicalJson of the object of commitments: its members sorted as JCS sorts them (UTF-16 code
+    // units, what Array.prototype.sort compares), each a commitment, which needs no escaping.
+    const members = Object.keys(context).sort();
+    contextText = '{';
+    for (let i = 0; i < members.length; i++) {
+      const m = members[i]!;
+      const value = context[m];
+      if (value === undefined) return null;
+      contextText += `${i === 0 ? '' : ','}${str(m)}:"${commit(saltOf(CONTEXT + m), value)}"`;
+    }
+    contextText += '}';
+  }
+  const actorC = commit(saltOf('actor'), actor);
+  const resourceText = resource === null ? 'null' : `"${commit(saltOf('resource'), resource)}"`;
+  return sha256Hex(
+    `{"action":${str(event.action)},"actor":"${actorC}","chainId":${str(event.chainId)},"context":${contextText},` +
+      `"id":${str(event.id)},"position":${str(event.position)},"previousHash":${str(event.previousHash)},"resource":${resourceText},"timestamp":${str(event.timestamp)},"v":2}`,
+  );
+}
+
+/**
+ * hex(SHA-256(UTF-8(JCS(hashPayloadV2Of(event, hashing))))); throws HashingV2Error when they disagree.
+ * An event whose hashing keeps no commitment and salts exactly its valued fields (every event before
+ * an erasure) is hashed in one pass (hashUnerasedV2); anything else takes hashPayloadV2Of's checks.
+ */
 export function computeEventHashV2(event: EventHashPayloadV2, hashing: HashingV2): string {
-  return sha256Hex(canonicalPayloadTextV2(hashPayloadV2Of(event, hashing)));
+  const saltOf = plainSalts(event, hashing);
+  return (
+    (saltOf && hashUnerasedV2(event, saltOf)) ?? sha256Hex(canonicalPayloadTextV2(hashPayloadV2Of(event, hashing)))
+  );
+}
+
+/**
+ * The salt of each path when `hashing` keeps no commitment and holds a well-formed salt for exactly
+ * the fields of `event` that hold a value (what hashPayloadV2Of would accept without a problem, as
+ * far as salts go); null otherwise, and hashPayloadV2Of then says what is wrong.
+ */
+function plainSalts(event: EventHashPayloadV2, { version, salts, commitments }: HashingV2) {
+  if (version !== 2 || commitments.actor !== undefined || commitments.resource !== undefined) return null;
+  if (memberNames(commitments.context ?? {}).length > 0) return null;
+  const actor = salts.actor;
+  const resource = salts.resource;
+  const context = salts.context ?? {};
+  if (!isSalt(actor) || (event.resource === null ? resource !== undefined : !isSalt(resource))) return null;
+  if (event.context === null || typeof event.context !== 'object') {
+    if (memberNames(context).length > 0) return null;
+  } else {
+    const valued = Object.keys(event.context);
+    if (valued.length !== memberNames(context).length || !valued.every((m) => isSalt(own(context, m)))) return null;
+  }
+  return (path: string): string =>
+    path === 'actor' ? actor : path === 'resource' ? resource! : context[path.slice(CONTEXT.length)]!;
 }
 
 /**
@@ -257,6 +344,8 @@ export function erase<E extends EventHashPayloadV2>(
 
 /** The erased field paths as the wire's `erased` shows them: sorted by UTF-16 code units, as JCS sorts. */
 export function erasedFields(hashing: HashingV2): string[] {
+  const { actor, resource, context } = hashing.commitments;
+  if (actor === undefined && resource === undefined && context === undefined) return [];
   return secretsByPath(hashing.commitments)
     .map(([path]) => path)
     .sort();

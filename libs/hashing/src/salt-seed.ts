@@ -1,6 +1,13 @@
 import { hash, randomFillSync } from 'node:crypto';
 import { computeEventHash, EventHashPayload } from './event-hash';
-import { computeEventHashV2, FieldSecrets, HashingV2, HashingV2Error } from './event-hash-v2';
+import {
+  computeEventHashV2,
+  erasedFields,
+  FieldSecrets,
+  HashingV2,
+  HashingV2Error,
+  hashUnerasedV2,
+} from './event-hash-v2';
 
 /**
  * Where a version-2 event's salts come from (docs/hashing.md, "Version 2"; docs/contract.md §17).
@@ -46,18 +53,63 @@ function derivedSalt(prefix: Buffer, path: string): string {
   return hash('sha256', Buffer.concat([prefix, Buffer.from(path, 'utf8')]), 'hex').slice(0, 32);
 }
 
+/** Where a path starts in SCRATCH, after seed ‖ 0x00. */
+const PATH_AT = SALT_SEED_BYTES + 1;
+/** Bytes of path SCRATCH holds: a path of up to 64 UTF-16 code units (3 UTF-8 bytes each at most). */
+const PATH_ROOM = 3 * 64;
+/** seed ‖ 0x00 ‖ path of the salt being derived (this thread's; written and hashed synchronously). */
+const SCRATCH = Buffer.alloc(PATH_AT + PATH_ROOM);
+/** SCRATCH's first PATH_AT + n bytes, made once per length: a view per salt cost as much as its hash. */
+const VIEWS: Buffer[] = [];
+/** Which salter's seed SCRATCH holds: a salter whose seed was overwritten writes it again. */
+let holder = 0;
+
+/**
+ * The salt of each path under one seed (hex): seed ‖ 0x00 written once into SCRATCH, each path
+ * after it, so that a salt costs one SHA-256 call and no allocation (derivedSalt's three buffers a
+ * field cost as much as the hash). A longer path, or a seed that is not 32 hex characters, takes
+ * derivedSalt: the same bytes are hashed either way.
+ */
+function salter(seedHex: string): (path: string) => string {
+  const prefix = () => Buffer.concat([Buffer.from(seedHex, 'hex'), Buffer.from([0])]);
+  const me = ++holder;
+  const written = seedHex.length === 2 * SALT_SEED_BYTES ? SCRATCH.write(seedHex, 0, 'hex') : 0;
+  if (written !== SALT_SEED_BYTES) return (path) => derivedSalt(prefix(), path);
+  SCRATCH[SALT_SEED_BYTES] = 0;
+  return (path) => {
+    if (path.length * 3 > PATH_ROOM) return derivedSalt(prefix(), path);
+    if (holder !== me) {
+      SCRATCH.write(seedHex, 0, 'hex');
+      holder = me;
+    }
+    const n = SCRATCH.write(path, PATH_AT, 'utf8');
+    const view = (VIEWS[n] ??= SCRATCH.subarray(0, PATH_AT + n));
+    return hash('sha256', view, 'hex').slice(0, 32);
+  };
+}
+
 /** The salts of every field of `event` that holds a value, derived from its seed (hex). */
 export function deriveSalts(seedHex: string, event: PersonalFields): FieldSecrets {
-  const prefix = Buffer.concat([Buffer.from(seedHex, 'hex'), Buffer.from([0])]);
+  const salt = salter(seedHex);
   const salts: FieldSecrets = {};
-  if (event.actor !== null) salts.actor = derivedSalt(prefix, 'actor');
-  if (event.resource !== null) salts.resource = derivedSalt(prefix, 'resource');
-  if (event.context !== null) {
-    const context: Record<string, string> = {};
-    for (const member of Object.keys(event.context)) context[member] = derivedSalt(prefix, `context.${member}`);
-    salts.context = context;
-  }
+  if (event.actor !== null) salts.actor = salt('actor');
+  if (event.resource !== null) salts.resource = salt('resource');
+  // fromEntries defines own properties, so a member named "__proto__" stays a member (refused on input; an altered row may hold it).
+  if (event.context !== null)
+    salts.context = Object.fromEntries(Object.keys(event.context).map((m) => [m, salt(`context.${m}`)]));
   return salts;
+}
+
+/**
+ * The version-2 hash of an event that keeps every field, from its seed: exactly
+ * computeEventHashV2(event, { version: 2, salts: deriveSalts(seedHex, event), commitments: {} }),
+ * each salt derived as its commitment is made (hashUnerasedV2), without the salts' object.
+ */
+export function seededEventHashV2(event: EventHashPayload, seedHex: string): string {
+  return (
+    hashUnerasedV2(event, salter(seedHex)) ??
+    computeEventHashV2(event, { version: 2, salts: deriveSalts(seedHex, event), commitments: {} })
+  );
 }
 
 /** A stored event's hashing secrets: the seed until an erasure, then what the erasure kept. */
@@ -79,6 +131,8 @@ export function hashingOf(event: PersonalFields & StoredSecrets): HashingV2 | nu
  * without a salt: only an altered row is so); verification reports that as an altered event.
  */
 export function recomputeStoredHash(event: EventHashPayload & StoredSecrets): string | null {
+  const seed = event.erasure === null ? event.saltSeed : null;
+  if (seed !== null) return orNull(() => seededEventHashV2(event, seed));
   return hashByVersion(event, hashingOf(event));
 }
 
@@ -89,10 +143,25 @@ export function recomputeStoredHash(event: EventHashPayload & StoredSecrets): st
  */
 export function hashByVersion(event: EventHashPayload, hashing: HashingV2 | null): string | null {
   if (hashing === null) return computeEventHash(event);
+  return orNull(() => computeEventHashV2(event, hashing));
+}
+
+/** A version-2 hash, or null when the event and its secrets determine none (HashingV2Error). */
+function orNull(hashed: () => string): string | null {
   try {
-    return computeEventHashV2(event, hashing);
+    return hashed();
   } catch (error) {
     if (error instanceof HashingV2Error) return null;
     throw error;
   }
+}
+
+/**
+ * What a stored event's `erased` shows (erasedFields): the fields an erasure kept commitments for,
+ * [] on a version-2 event that keeps every field, null on a version-1 event (as hashingOf is null).
+ * Derives no salt: a verification's answer needs none.
+ */
+export function storedErasedFields(event: StoredSecrets): string[] | null {
+  if (event.erasure !== null) return erasedFields({ version: 2, ...event.erasure });
+  return event.saltSeed !== null ? [] : null;
 }

@@ -4,8 +4,24 @@ import { EventView } from './dto/event.view';
 
 /** The one place an event becomes its wire shape. */
 export function toEventView(event: EventRecord): EventView {
-  const timestamp = event.timestamp.toISOString();
+  const view = toEventFields(event);
+  // Version-2 events (docs/contract.md §17): what their hash covers, and what was erased. The salts
+  // are derived from the stored seed on every read (6 SHA-256 calls for an event of four members):
+  // stored, they would cost ~17 bytes a field on disk (docs/performance.md, issue 41).
   const hashing = hashingOf(event);
+  if (hashing) {
+    view.hashing = hashing;
+    view.erased = erasedFields(hashing);
+  }
+  return view;
+}
+
+/**
+ * An event's wire shape without version 2's `hashing` and `erased`: what an export's items are
+ * (a JSON export carries every event's hashing once, in `export.hashing`; a CSV export none).
+ */
+export function toEventFields(event: EventRecord): EventView {
+  const timestamp = event.timestamp.toISOString();
   return {
     id: event.id,
     actor: event.actor,
@@ -17,7 +33,5 @@ export function toEventView(event: EventRecord): EventView {
     previousHash: event.previousHash,
     timestamp,
     createdAt: timestamp,
-    // Version-2 events (docs/contract.md §17): what their hash covers, and what was erased.
-    ...(hashing && { hashing, erased: erasedFields(hashing) }),
   };
 }

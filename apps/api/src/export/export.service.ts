@@ -6,7 +6,7 @@ import { DatabaseLocator, EventExportRepository, EventSecretsRecord, EventSnapsh
 import { HashingV2, hashingOf } from '@app/hashing';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';
-import { toEventView } from '../events/event.mapper';
+import { toEventFields } from '../events/event.mapper';
 import { exportPeriod, ExportPeriod, fileStamp } from './export-period';
 import { ExportSlot, ExportSlots } from './export-slots';
 import { ExportSpool } from './export-spool';
@@ -169,7 +169,7 @@ export class ExportService implements OnModuleInit {
 
   /** rows -> records -> text; destroying the returned stream (client gone, stalled) closes the snapshot. */
   private text(snapshot: EventSnapshot, format: ExportFormat, header: ExportHeader, requestId?: string): Readable {
-    const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventView(event)));
+    const rows = new SnapshotRows(snapshot, (event) => format.toRecord(toEventFields(event)));
     return pipeline(rows, format.encoder(header), (error) => this.streamFailed(error, requestId));
   }
 

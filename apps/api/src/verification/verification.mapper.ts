@@ -1,4 +1,4 @@
-import { erasedFields, hashingOf, PersonalFields, StoredSecrets } from '@app/hashing';
+import { PersonalFields, StoredSecrets, storedErasedFields } from '@app/hashing';
 import { EventJudgement } from '@app/verification';
 import { VerificationResultView } from './dto/verification-result.view';
 
@@ -8,7 +8,8 @@ export function toVerificationResult(
   judgement: EventJudgement,
   verifiedAt: Date,
 ): VerificationResultView {
-  const hashing = hashingOf(event);
+  // Only the erased fields: the salts (derived from the seed) are not shown here, so none is derived.
+  const erased = storedErasedFields(event);
   return {
     valid: judgement.errors.length === 0,
     errors: judgement.errors,
@@ -17,6 +18,6 @@ export function toVerificationResult(
     chainIntact: judgement.chainIntact,
     verifiedAt: verifiedAt.toISOString(),
     // Version-2 events (docs/contract.md §17): the fields whose kept commitment stood in for the value.
-    ...(hashing && { erased: erasedFields(hashing) }),
+    ...(erased && { erased }),
   };
 }
