@@ -23,8 +23,8 @@ export class LedgerAuditTrail extends AuditTrail {
   }
 
   async record(accountId: string, entries: readonly AuditEntry[], tx: Db): Promise<void> {
-    await this.ledger.appendWithin(
-      entries.map((entry) => ({ accountId, chainName: AUDIT_CHAIN, ...entry, idempotency: null })),
+    await this.ledger.append(
+      entries.map((entry) => ({ accountId, chainName: AUDIT_CHAIN, ...entry })),
       tx,
     );
   }
