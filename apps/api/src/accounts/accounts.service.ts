@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
+import { AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
 import { ACCOUNT_ID, ACCOUNTS_CURSOR, AppError, SYSTEM_ACCOUNT } from '@app/common';
-import { AccountRow, AccountsRepository, ApiKeysRepository, ChainsRepository, TransactionRunner } from '@app/database';
+import {
+  AccountRow,
+  AccountsRepository,
+  ApiKeysRepository,
+  AuditTrail,
+  ChainsRepository,
+  keyActor,
+  TransactionRunner,
+} from '@app/database';
 import { toAccountView } from './account.mapper';
 import { AccountView } from './dto/account.view';
 import { CreateAccountDto } from './dto/create-account.dto';

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuditEntry, AuditTrail } from '@app/auth';
-import { Db, TransactionRunner } from '@app/database';
+import { AUDIT_CHAIN, AuditEntry, AuditTrail, Db, TransactionRunner } from '@app/database';
 import { ChainLedger } from '../events/append/chain-ledger';
 
 /**

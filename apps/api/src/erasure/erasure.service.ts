@@ -1,24 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
-import {
-  AUDIT_CHAIN,
-  AuditTrail,
-  AuthenticatedKey,
-  keyActor,
-  lockActiveCaller,
-  mayManage,
-  seesEveryAccount,
-} from '@app/auth';
+import { AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
 import { AppConfig, AppError, ERASURES_CURSOR, parseSearchQuery, SearchTerm } from '@app/common';
 import {
   AccountsRepository,
   ApiKeysRepository,
+  AUDIT_CHAIN,
+  AuditTrail,
   Db,
   ErasureMatch,
   ErasureRecord,
   ErasuresRepository,
   EventErasure,
   IdempotencyKeysRepository,
+  keyActor,
   TransactionRunner,
 } from '@app/database';
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
+import { AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
 import { ACCOUNT_ID, AppConfig, AppError, CHAIN_ID } from '@app/common';
 import {
   AccountsRepository,
   ApiKeysRepository,
+  AUDIT_CHAIN,
   ChainRetentionRepository,
   ChainsRepository,
   ChainStatusRecord,

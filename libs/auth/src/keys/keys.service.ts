@@ -1,12 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { ACCOUNT_ID, AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope } from '@app/common';
-import { AccountRow, AccountsRepository, ApiKeyRow, ApiKeysRepository, Db, TransactionRunner } from '@app/database';
+import {
+  AccountRow,
+  AccountsRepository,
+  ApiKeyRow,
+  ApiKeysRepository,
+  AuditEntry,
+  AuditTrail,
+  Db,
+  keyActor,
+  TransactionRunner,
+} from '@app/database';
 import { apiKeyPrefix, digestApiKey, generateApiKey } from '../api-key';
 import { ApiKeyStore } from '../api-key.store';
 import { assertMayChange, assertMayGive, Caller, mayManage } from './access';
 import { lockActiveCaller } from './active-caller';
-import { AuditEntry, AuditTrail, keyActor } from './audit-trail';
 
 export interface NewKey {
   name: string;

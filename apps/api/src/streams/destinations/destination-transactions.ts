@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { AuditAction, AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage } from '@app/auth';
+import { AuthenticatedKey, lockActiveCaller, mayManage } from '@app/auth';
 import { ACCOUNT_ID, AppError, DESTINATION_ID } from '@app/common';
 import {
   AccountRow,
   AccountsRepository,
   ApiKeysRepository,
+  AuditAction,
+  AuditTrail,
   Db,
   DestinationRow,
   DestinationsRepository,
+  keyActor,
   TransactionRunner,
 } from '@app/database';
 import { DeliveryEngine } from '../delivery/delivery-engine';
