@@ -1,3 +1,4 @@
+export * from './audit-trail';
 export * from './data-source-options';
 export * from './database-locator';
 export * from './database.module';

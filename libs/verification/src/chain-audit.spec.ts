@@ -9,7 +9,8 @@ import {
   signChainCheckpoint,
 } from '@app/hashing';
 import { like } from '@app/common/testing/like.fixture';
-import { AuditedEvent, ChainAudit, MAX_REPORTED_ERRORS } from './chain-audit';
+import { AuditedEvent } from './audited-event';
+import { ChainAudit, MAX_REPORTED_ERRORS } from './chain-audit';
 import { CHAIN, honestChain } from './chain.fixture';
 
 const { privateKey } = generateKeyPairSync('ed25519');

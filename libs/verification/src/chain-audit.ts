@@ -7,6 +7,7 @@ import {
   pushNode,
   verifyChainCheckpoint,
 } from '@app/hashing';
+import type { AuditedEvent, StoredCheckpoint } from './audited-event';
 import type { WindowReport } from './chain-window';
 import { describeNode, TreeFrontier, TreeNode } from './window-tree';
 import {
@@ -46,25 +47,6 @@ export interface ChainVerificationResult {
 
 /** More would only make the answer large; `errorsTruncated` and firstInvalidPosition still tell. */
 export const MAX_REPORTED_ERRORS = 100;
-
-export interface AuditedEvent {
-  id: string;
-  /** False when the event's account is not its chain's. */
-  ownAccount: boolean;
-  position: number;
-  hash: string;
-  previousHash: string;
-  /** ISO 8601 UTC with milliseconds, as hashed. */
-  timestamp: string;
-  /** Erased fields that the database's erasure record does not explain (unrecordedErasures); absent: none. */
-  unrecordedErasures?: string[];
-}
-
-export interface StoredCheckpoint {
-  size: number;
-  hash: string;
-  note: string;
-}
 
 /**
  * What a chain keeps of a pruned prefix (docs/contract.md §14): the last pruned event's position, hash and

@@ -1,5 +1,5 @@
 import { EventHashPayload, recomputeStoredHash, StoredSecrets } from '@app/hashing';
-import type { AuditedEvent, StoredCheckpoint } from './chain-audit';
+import type { AuditedEvent, StoredCheckpoint } from './audited-event';
 import { unrecordedErasures } from './erasure-record';
 import { follows } from './event-checks';
 import { StoredLevelRow, TreeNode, WindowTree, WindowTreeBuilder } from './window-tree';

@@ -1,4 +1,5 @@
 export * from './event-checks';
+export * from './audited-event';
 export * from './chain-audit';
 export * from './chain-window';
 export * from './exported-event';

@@ -1,5 +1,5 @@
 import { NoteVerifier, verifyChainCheckpoint } from '@app/hashing';
-import type { StoredCheckpoint } from './chain-audit';
+import type { StoredCheckpoint } from './audited-event';
 
 /** One prune as the database's retention log recorded it (docs/contract.md §14). */
 export interface RecordedPrune {

@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
-import { ACCOUNT_ID, ACCOUNTS_CURSOR, AppError, SYSTEM_ACCOUNT } from '@app/common';
-import { AccountRow, AccountsRepository, ApiKeysRepository, ChainsRepository, TransactionRunner } from '@app/database';
+import { AuthenticatedKey, lockActiveCaller, manageableAccount, seesEveryAccount } from '@app/auth';
+import { ACCOUNTS_CURSOR, AppError, SYSTEM_ACCOUNT } from '@app/common';
+import {
+  AccountRow,
+  AccountsRepository,
+  ApiKeysRepository,
+  AuditTrail,
+  ChainsRepository,
+  keyActor,
+  TransactionRunner,
+} from '@app/database';
 import { toAccountView } from './account.mapper';
 import { AccountView } from './dto/account.view';
 import { CreateAccountDto } from './dto/create-account.dto';
@@ -50,9 +58,7 @@ export class AccountsService {
 
   /** 404 for an account the caller may not manage, exactly as for one that does not exist. */
   async get(caller: AuthenticatedKey, accountId: string): Promise<{ data: AccountView }> {
-    const account =
-      ACCOUNT_ID.test(accountId) && mayManage(caller, accountId) ? await this.accounts.findById(accountId) : null;
-    if (!account) throw AppError.notFound(`Account ${accountId}`);
+    const account = await manageableAccount(caller, accountId, (id) => this.accounts.findById(id));
     const [view] = await this.views([account]);
     return { data: view! };
   }

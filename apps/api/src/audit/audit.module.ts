@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AuditTrail } from '@app/auth';
+import { AuditTrail } from '@app/database';
 import { EventsModule } from '../events/events.module';
 import { LedgerAuditTrail } from './ledger-audit-trail';
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuditEntry, AuditTrail } from '@app/auth';
-import { Db, TransactionRunner } from '@app/database';
+import { AUDIT_CHAIN, AuditEntry, AuditTrail, Db, TransactionRunner } from '@app/database';
 import { ChainLedger } from '../events/append/chain-ledger';
 
 /**
@@ -23,8 +22,8 @@ export class LedgerAuditTrail extends AuditTrail {
   }
 
   async record(accountId: string, entries: readonly AuditEntry[], tx: Db): Promise<void> {
-    await this.ledger.appendWithin(
-      entries.map((entry) => ({ accountId, chainName: AUDIT_CHAIN, ...entry, idempotency: null })),
+    await this.ledger.append(
+      entries.map((entry) => ({ accountId, chainName: AUDIT_CHAIN, ...entry })),
       tx,
     );
   }

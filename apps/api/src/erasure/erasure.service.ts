@@ -1,24 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
-import {
-  AUDIT_CHAIN,
-  AuditTrail,
-  AuthenticatedKey,
-  keyActor,
-  lockActiveCaller,
-  mayManage,
-  seesEveryAccount,
-} from '@app/auth';
+import { assertMayManage, AuthenticatedKey, lockActiveCaller, manageableAccount, seesEveryAccount } from '@app/auth';
 import { AppConfig, AppError, ERASURES_CURSOR, parseSearchQuery, SearchTerm } from '@app/common';
 import {
   AccountsRepository,
   ApiKeysRepository,
+  AUDIT_CHAIN,
+  AuditTrail,
   Db,
   ErasureMatch,
   ErasureRecord,
   ErasuresRepository,
   EventErasure,
   IdempotencyKeysRepository,
+  keyActor,
   TransactionRunner,
 } from '@app/database';
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
@@ -76,7 +71,7 @@ export class ErasureService {
     const accountId = await this.accountOf(caller, dto.accountId);
     const answer = await this.transactions.run<ErasureAnswer>(async (tx) => {
       const by = await lockActiveCaller(this.apiKeys, caller, tx);
-      if (!mayManage(by, accountId)) throw AppError.notFound(`Account ${accountId}`);
+      assertMayManage(by, accountId);
       // A hold placed while this runs is either committed before the matches are read (and refuses them) or waits.
       await this.erasures.lockLegalHolds(accountId, tx);
       const matches = await this.erasures.matches(accountId, { search }, this.config.erasureMaxEvents + 1, tx);
@@ -243,8 +238,7 @@ export class ErasureService {
         throw AppError.validation([{ field: 'accountId', message: 'accountId is required of an operator key' }]);
       return caller.accountId;
     }
-    if (!mayManage(caller, named) || !(await this.accounts.findById(named)))
-      throw AppError.notFound(`Account ${named}`);
+    await manageableAccount(caller, named, (id) => this.accounts.findById(id));
     return named;
   }
 }

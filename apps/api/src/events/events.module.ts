@@ -4,6 +4,7 @@ import { ReadsModule } from '../reads/reads.module';
 import { AppendQueue } from './append/append-queue';
 import { ChainLedger } from './append/chain-ledger';
 import { ChainTrees } from './append/chain-trees';
+import { IdempotentLedger } from './append/idempotent-ledger';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 import { IdempotencySweeper } from './idempotency-sweeper';
@@ -17,6 +18,7 @@ import { EventStreamService } from './stream/event-stream.service';
     EventsService,
     AppendQueue,
     ChainLedger,
+    IdempotentLedger,
     ChainTrees,
     IdempotencyService,
     IdempotencySweeper,

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventSearchRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
-import { AppendRequest, Idempotency, Replay } from './append/append-request';
+import { AppendRequest } from './append/append-request';
+import { Replay } from './append/idempotent-ledger';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
@@ -20,8 +21,6 @@ export interface AppendOutcome {
   json: string;
   replayed: boolean;
 }
-
-type NewEvent = Omit<AppendRequest, 'idempotency'>;
 
 const toBody = (event: EventRecord): { data: EventView } => ({ data: toEventView(event) });
 const toBatchJson = (events: EventRecord[]): string => JSON.stringify({ data: events.map(toEventView) });
@@ -47,39 +46,24 @@ export class EventsService {
   }
 
   /**
-   * Appends `events` as one unit and answers `respond(their records)`, JSON text. With an
-   * Idempotency-Key (docs/contract.md §7, §21): 409 while a request with the key is in flight on this
-   * instance; the stored answer replayed (or 422) if the key was answered; else the events go to
-   * the queue with the key, which their transaction locks and stores the response under (keys are
-   * one namespace per account, so the endpoint is part of the digest). Nothing is claimed outside
-   * that transaction: a request that fails, or is cut with its connection, leaves no trace.
+   * Appends `events` as one unit through the queue and answers `respond(their records)`, JSON text.
+   * With an Idempotency-Key (docs/contract.md §7, §21), IdempotencyService runs it once: the answer
+   * stored under the key in the events' own transaction is the one sent, and replayed later.
    */
   private async appendAll(
     endpoint: string,
-    events: NewEvent[],
+    events: AppendRequest[],
     respond: (events: EventRecord[]) => string,
     idempotencyKey: string | undefined,
   ): Promise<AppendOutcome> {
-    if (idempotencyKey === undefined) return this.write(events, null, respond);
-    IdempotencyService.validate(idempotencyKey);
-    const accountId = events[0]!.accountId;
-    const body = events.map(({ accountId: _, ...event }) => event);
-    const digest = IdempotencyService.digest(endpoint, body);
-    return this.idempotency.whileInFlight(accountId, idempotencyKey, digest, async () => {
-      const stored = await this.idempotency.stored(accountId, idempotencyKey, digest);
-      if (stored) return { json: stored.json, replayed: true };
-      return this.write(events, { key: idempotencyKey, digest, respond }, respond);
-    });
-  }
-
-  private async write(
-    events: NewEvent[],
-    idempotency: Idempotency | null,
-    respond: (events: EventRecord[]) => string,
-  ): Promise<AppendOutcome> {
-    const outcome = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
+    const outcome =
+      idempotencyKey === undefined
+        ? await this.queue.append({ events, idempotency: null })
+        : await this.idempotency.once(endpoint, events, idempotencyKey, respond, (idempotency) =>
+            this.queue.append({ events, idempotency }),
+          );
     if (outcome instanceof Replay) return { json: outcome.json, replayed: true };
-    return { json: outcome[0]!.response ?? respond(outcome.map((a) => a.event)), replayed: false };
+    return { json: outcome.answer ?? respond(outcome.events), replayed: false };
   }
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. A bounded read (BoundedReads: 429, 422). */
@@ -104,7 +88,7 @@ export class EventsService {
   }
 }
 
-function newEvent(accountId: string, dto: CreateEventDto): NewEvent {
+function newEvent(accountId: string, dto: CreateEventDto): AppendRequest {
   return {
     accountId,
     chainName: dto.chain ?? DEFAULT_CHAIN,

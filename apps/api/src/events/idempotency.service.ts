@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_TEXT } from '@app/common';
-import { accountKey, ERASED_REQUEST_DIGEST, IdempotencyKeyRecord, IdempotencyKeysRepository } from '@app/database';
+import { accountKey, EventRecord, IdempotencyKeysRepository } from '@app/database';
 import { canonicalJson, sha256Hex } from '@app/hashing';
-import { Replay } from './append/append-request';
+import { AppendRequest } from './append/append-request';
+import { answerOf, Idempotency, inProgress, Replay, reused } from './append/idempotent-ledger';
 
 /**
- * Idempotency-Key for POST /v1/events and POST /v1/events/batch (docs/contract.md §7, §9, §21). A key
- * is never claimed outside the append's transaction: the ledger locks it there (a transaction-scoped
- * advisory lock, taken without waiting) and stores the response with the events, so a request cut
- * by a failover, a killed connection or a crash leaves nothing behind and its retry is processed at
- * once. Later requests with the same key and body replay that response, with a different body get
- * 422, while the first is in flight 409: in flight on this instance by `whileInFlight`, on another
- * by the lock its transaction holds.
+ * Idempotency-Key for POST /v1/events and POST /v1/events/batch (docs/contract.md §7, §9, §21),
+ * before the append queue: the key checked, the request's digest taken, a request with a key in
+ * flight on this instance refused at once (409, or 422 for another body), and an answered key
+ * replayed without a transaction. What decides across instances runs in the append's own
+ * transaction (IdempotentLedger): the key's lock, the replay or 422, the answer stored with the
+ * events. Nothing is claimed outside that transaction: a request that fails, or is cut with its
+ * connection, leaves no trace.
  */
 @Injectable()
 export class IdempotencyService {
@@ -20,40 +21,42 @@ export class IdempotencyService {
 
   constructor(private readonly keys: IdempotencyKeysRepository) {}
 
-  static validate(key: string): void {
-    if (!IDEMPOTENCY_KEY.test(key)) {
-      throw AppError.validation([
-        { field: 'Idempotency-Key', message: `Idempotency-Key must be ${IDEMPOTENCY_KEY_TEXT}` },
-      ]);
-    }
-  }
-
   /** Of the endpoint and the request: keys are one namespace per account, a key used on another endpoint is a reuse (§9). */
   static digest(endpoint: string, request: unknown): string {
     return sha256Hex(canonicalJson({ endpoint, request }));
   }
 
   /**
-   * What a request with `digest` gets from a key's stored record: its replay, a 422 for another
-   * body, or null when the key is free (no record, or a claim an earlier version left unanswered).
+   * Runs `append` (the request `events` to `endpoint`, with `key`) unless the key is answered (its
+   * replay, or 422) or a request with it is in flight on this instance (409, or 422 if that one has
+   * another body). `respond` builds the answer stored under the key from the committed events.
    */
-  static answer(record: IdempotencyKeyRecord | null, digest: string): Replay | AppError | null {
-    if (record === null || record.response === null) return null;
-    // An erasure rewrote this answer and forgot the request's digest (docs/contract.md §17): any body replays it.
-    if (record.requestDigest !== digest && record.requestDigest !== ERASED_REQUEST_DIGEST)
-      return IdempotencyService.reused();
-    return new Replay(record.response);
+  async once<T>(
+    endpoint: string,
+    events: readonly AppendRequest[],
+    key: string,
+    respond: (events: EventRecord[]) => string,
+    append: (idempotency: Idempotency) => Promise<T>,
+  ): Promise<T | Replay> {
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw AppError.validation([
+        { field: 'Idempotency-Key', message: `Idempotency-Key must be ${IDEMPOTENCY_KEY_TEXT}` },
+      ]);
+    }
+    const accountId = events[0]!.accountId;
+    const digest = IdempotencyService.digest(endpoint, events.map(asSent));
+    return this.whileInFlight(accountKey(accountId, key), digest, async () => {
+      // Read before queueing: a replay costs no transaction.
+      const stored = answerOf(await this.keys.find(accountId, key), digest);
+      if (stored instanceof AppError) throw stored;
+      return stored ?? append({ accountId, key, digest, respond });
+    });
   }
 
-  /**
-   * Runs `work` (the request with this key) unless a request with the key is in flight on this
-   * instance: then 409, or 422 if that one has another body. The mark lives as long as `work`, in
-   * this process: nothing outlives the request.
-   */
-  async whileInFlight<T>(accountId: string, key: string, digest: string, work: () => Promise<T>): Promise<T> {
-    const id = accountKey(accountId, key);
+  /** Runs `work` while marking the key in flight on this instance: the mark lives as long as `work`, nothing outlives the request. */
+  private async whileInFlight<T>(id: string, digest: string, work: () => Promise<T>): Promise<T> {
     const running = this.inFlight.get(id);
-    if (running !== undefined) throw running === digest ? IdempotencyService.inProgress() : IdempotencyService.reused();
+    if (running !== undefined) throw running === digest ? inProgress() : reused();
     this.inFlight.set(id, digest);
     try {
       return await work();
@@ -61,26 +64,9 @@ export class IdempotencyService {
       this.inFlight.delete(id);
     }
   }
+}
 
-  /** The stored answer to replay (or 422), read before queueing: a replay costs no transaction. Null: append. */
-  async stored(accountId: string, key: string, digest: string): Promise<Replay | null> {
-    const answer = IdempotencyService.answer(await this.keys.find(accountId, key), digest);
-    if (answer instanceof AppError) throw answer;
-    return answer;
-  }
-
-  /** 409: a request with this key is still being processed, here or on another instance. */
-  static inProgress(): AppError {
-    return new AppError(
-      'IDEMPOTENCY_IN_PROGRESS',
-      'A request with this Idempotency-Key is still being processed.',
-      {},
-      { 'Retry-After': '1' },
-    );
-  }
-
-  /** 422: the key was used with another request body (or on the other append endpoint). */
-  static reused(): AppError {
-    return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
-  }
+/** What the client sent of an event, as the digest covers it (fields the service adds to a request stay out). */
+function asSent({ chainName, actor, action, resource, context }: AppendRequest) {
+  return { chainName, actor, action, resource, context };
 }

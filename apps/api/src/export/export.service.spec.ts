@@ -1,6 +1,5 @@
 import { AppConfig, AppError } from '@app/common';
-import { DatabaseLocator, EventExportRepository } from '@app/database';
-import { AuditTrail } from '@app/auth';
+import { AuditTrail, DatabaseLocator, EventExportRepository } from '@app/database';
 import { ExportQueryDto } from './dto/export-query.dto';
 import { ExportService } from './export.service';
 import { ExportSlots } from './export-slots';

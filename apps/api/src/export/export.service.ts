@@ -1,8 +1,14 @@
 import { Injectable, Logger, OnModuleInit, StreamableFile } from '@nestjs/common';
 import { pipeline, Readable } from 'node:stream';
-import { AuditTrail, keyActor } from '@app/auth';
 import { AppConfig, AppError, EXPORT_LIMIT } from '@app/common';
-import { DatabaseLocator, EventExportRepository, EventSecretsRecord, EventSnapshot } from '@app/database';
+import {
+  AuditTrail,
+  DatabaseLocator,
+  EventExportRepository,
+  EventSecretsRecord,
+  EventSnapshot,
+  keyActor,
+} from '@app/database';
 import { HashingV2, hashingOf } from '@app/hashing';
 import type { ExportedPrunedChain } from '@app/verification';
 import { ExportQueryDto } from './dto/export-query.dto';

@@ -1,5 +1,4 @@
-import { AuditEntry, AuditTrail } from '@app/auth';
-import { Db, OperatorReadsRepository, TransactionRunner } from '@app/database';
+import { AuditEntry, AuditTrail, Db, OperatorReadsRepository, TransactionRunner } from '@app/database';
 import { OPERATOR_READ_INTERVAL_MS, OperatorReadLog } from './operator-read-log';
 
 /** The `_audit` chains as the fakes keep them: entries with their times, by account. */

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuditTrail, keyActor } from '@app/auth';
-import { OperatorReadsRepository, TransactionRunner } from '@app/database';
+import { AUDIT_CHAIN, AuditTrail, keyActor, OperatorReadsRepository, TransactionRunner } from '@app/database';
 
 /** How long one `operator.read` entry stands for a key's reads of an account (docs/contract.md §12). */
 export const OPERATOR_READ_INTERVAL_MS = 60 * 60 * 1000;

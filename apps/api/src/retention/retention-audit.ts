@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuditEntry, AuditTrail, keyActor } from '@app/auth';
-import { Db } from '@app/database';
+import { AuditEntry, AuditTrail, Db, keyActor } from '@app/database';
 
 /** The actor of a prune: the service's retention sweep, not a key. */
 export const RETENTION_ACTOR = 'service:retention';

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AUDIT_CHAIN, AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
-import { ACCOUNT_ID, AppConfig, AppError, CHAIN_ID } from '@app/common';
+import { assertMayManage, AuthenticatedKey, lockActiveCaller, mayManage, seesEveryAccount } from '@app/auth';
+import { AppConfig, AppError, CHAIN_ID } from '@app/common';
 import {
   AccountsRepository,
   ApiKeysRepository,
+  AUDIT_CHAIN,
   ChainRetentionRepository,
   ChainsRepository,
   ChainStatusRecord,
@@ -126,7 +127,7 @@ export class RetentionService {
     accountId: string,
     change: (tx: Db) => Promise<boolean>,
   ): Promise<{ data: AccountView }> {
-    if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId)) notFound(`Account ${accountId}`);
+    assertMayManage(key, accountId);
     const changed = await this.transactions.run(async (tx) => {
       const by = await lockActiveCaller(this.apiKeys, key, tx);
       return mayManage(by, accountId) && change(tx);

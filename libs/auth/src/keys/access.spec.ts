@@ -1,5 +1,5 @@
 import { AppError } from '@app/common';
-import { assertMayChange, assertMayGive, holdsEvery } from './access';
+import { assertMayChange, assertMayGive, assertMayManage, holdsEvery, manageableAccount } from './access';
 
 const admin = { keyId: 'key_a', accountId: 'acc_a', scopes: ['admin'] as const };
 const operator = { keyId: 'key_o', accountId: 'acc_s', scopes: ['operator'] as const };
@@ -29,5 +29,40 @@ describe('who may change which key (contract §12)', () => {
     expect(() => assertMayGive(operator, 'acme', ['operator'])).toThrow(/only for keys of the account 'system'/);
     expect(() => assertMayGive(operator, 'system', ['operator'])).not.toThrow();
     expect(() => assertMayGive(admin, 'acme', ['ingest', 'read', 'admin'])).not.toThrow();
+  });
+});
+
+describe('the account a caller may manage, or 404 (contract §6)', () => {
+  const own = 'acc_01KAR2Y6T0F5M3Q8W9Z1B4C7D2';
+  const other = 'acc_01KAR2Y6T0F5M3Q8W9Z1B4C7D3';
+  const ownAdmin = { keyId: 'key_a', accountId: own, scopes: ['admin'] as const };
+  const reads: string[] = [];
+  const read = (id: string) => {
+    reads.push(id);
+    return Promise.resolve(id === own || id === other ? { id } : null);
+  };
+
+  it('an admin gets its own account; another account, a missing one or a malformed id is the same 404, and is never read', async () => {
+    reads.length = 0;
+    await expect(manageableAccount(ownAdmin, own, read)).resolves.toEqual({ id: own });
+    for (const id of [other, 'acc_nope', `${own}x`]) {
+      await expect(manageableAccount(ownAdmin, id, read)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.stringContaining(`Account ${id}`) as unknown,
+      });
+    }
+    expect(reads).toEqual([own]);
+  });
+
+  it('an operator and the CLI get any account that exists; one that does not is 404', async () => {
+    await expect(manageableAccount(operator, other, read)).resolves.toEqual({ id: other });
+    await expect(manageableAccount('cli', own, read)).resolves.toEqual({ id: own });
+    await expect(manageableAccount(operator, 'acc_01KAR2Y6T0F5M3Q8W9Z1B4C7D4', read)).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('assertMayManage answers the same 404 without reading anything', () => {
+    expect(() => assertMayManage(ownAdmin, own)).not.toThrow();
+    expect(() => assertMayManage(ownAdmin, other)).toThrow(AppError);
+    expect(() => assertMayManage(operator, 'not-an-id')).toThrow(/Account not-an-id/);
   });
 });

@@ -1,4 +1,4 @@
-import { AppError, SCOPES, Scope, scopesProblem } from '@app/common';
+import { ACCOUNT_ID, AppError, SCOPES, Scope, scopesProblem } from '@app/common';
 import { AuthenticatedKey } from '../authenticated-key';
 
 /**
@@ -13,6 +13,30 @@ const isOperator = (caller: Caller): boolean => caller === 'cli' || caller.scope
 /** The one rule of tenancy for accounts and keys: an operator manages every account, an admin its own. */
 export function mayManage(caller: Caller, accountId: string): boolean {
   return isOperator(caller) || (caller !== 'cli' && caller.scopes.includes('admin') && caller.accountId === accountId);
+}
+
+/**
+ * 404 unless the caller may manage the account `accountId` names (a malformed id names none): the
+ * same answer as for an account that does not exist, so a key learns nothing of others (docs/contract.md §6).
+ */
+export function assertMayManage(caller: Caller, accountId: string): void {
+  if (!ACCOUNT_ID.test(accountId) || !mayManage(caller, accountId)) throw AppError.notFound(`Account ${accountId}`);
+}
+
+/**
+ * The account `accountId` names, as `read` finds it (or locks it), if the caller may manage it;
+ * else, or when there is none, the same 404 (assertMayManage). `read` runs only for an account the
+ * caller may manage.
+ */
+export async function manageableAccount<A>(
+  caller: Caller,
+  accountId: string,
+  read: (accountId: string) => Promise<A | null>,
+): Promise<A> {
+  assertMayManage(caller, accountId);
+  const account = await read(accountId);
+  if (account === null) throw AppError.notFound(`Account ${accountId}`);
+  return account;
 }
 
 /** Whether the caller sees every account (else only its own). */

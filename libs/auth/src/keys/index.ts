@@ -1,4 +1,3 @@
 export * from './access';
 export * from './active-caller';
-export * from './audit-trail';
 export * from './keys.service';

@@ -1,12 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ulid } from 'ulid';
-import { ACCOUNT_ID, AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope } from '@app/common';
-import { AccountRow, AccountsRepository, ApiKeyRow, ApiKeysRepository, Db, TransactionRunner } from '@app/database';
+import { AppError, KEY_ID, KEYS_CURSOR, KeyOrigin, Scope } from '@app/common';
+import {
+  AccountRow,
+  AccountsRepository,
+  ApiKeyRow,
+  ApiKeysRepository,
+  AuditEntry,
+  AuditTrail,
+  Db,
+  keyActor,
+  TransactionRunner,
+} from '@app/database';
 import { apiKeyPrefix, digestApiKey, generateApiKey } from '../api-key';
 import { ApiKeyStore } from '../api-key.store';
-import { assertMayChange, assertMayGive, Caller, mayManage } from './access';
+import { assertMayChange, assertMayGive, assertMayManage, Caller, manageableAccount } from './access';
 import { lockActiveCaller } from './active-caller';
-import { AuditEntry, AuditTrail, keyActor } from './audit-trail';
 
 export interface NewKey {
   name: string;
@@ -126,7 +135,7 @@ export class KeysService {
     const account = await this.accountFor(caller, accountId, tx, true);
     if (caller === 'cli') return { account, by: caller };
     const by = await lockActiveCaller(this.apiKeys, caller, tx);
-    if (!mayManage(by, account.id)) throw AppError.notFound(`Account ${accountId}`);
+    assertMayManage(by, account.id);
     return { account, by };
   }
 
@@ -146,13 +155,10 @@ export class KeysService {
   }
 
   /** 404 for an account the caller may not manage, exactly as for one that does not exist (docs/contract.md §6). */
-  private async accountFor(caller: Caller, accountId: string, db: Db, lock: boolean): Promise<AccountRow> {
-    const account =
-      ACCOUNT_ID.test(accountId) && mayManage(caller, accountId)
-        ? await (lock ? this.accounts.lockById(accountId, db) : this.accounts.findById(accountId, db))
-        : null;
-    if (!account) throw AppError.notFound(`Account ${accountId}`);
-    return account;
+  private accountFor(caller: Caller, accountId: string, db: Db, lock: boolean): Promise<AccountRow> {
+    return manageableAccount(caller, accountId, (id) =>
+      lock ? this.accounts.lockById(id, db) : this.accounts.findById(id, db),
+    );
   }
 
   private async keyOf(account: AccountRow, keyId: string, tx: Db): Promise<ApiKeyRow> {

@@ -76,6 +76,35 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ AUDIT_MIN_RETENTION_DAYS: '36501' })).toThrow(/AUDIT_MIN_RETENTION_DAYS/);
   });
 
+  it('reads the switches true or false, nothing else, and every problem at once', () => {
+    expect(loadAppConfig({})).toMatchObject({ streamDelivery: true, streamAllowPrivateNetworks: false });
+    expect(loadAppConfig({ STREAM_DELIVERY: 'false', STREAM_ALLOW_PRIVATE_NETWORKS: 'true' })).toMatchObject({
+      streamDelivery: false,
+      streamAllowPrivateNetworks: true,
+    });
+    expect(() => loadAppConfig({ STREAM_DELIVERY: 'no', STREAM_ALLOW_PRIVATE_NETWORKS: '1' })).toThrow(
+      /STREAM_DELIVERY must be one of true, false\n- STREAM_ALLOW_PRIVATE_NETWORKS must be one of true, false/,
+    );
+  });
+
+  it('reads DATABASE_URL and DATABASE_READ_URL as postgres:// URLs; a replica needs a primary', () => {
+    const primary = 'postgres://u@h1:5432,h2/audit?target_session_attrs=read-write';
+    const replica = 'postgresql://u@h3/audit';
+    expect(loadAppConfig({ DATABASE_URL: primary, DATABASE_READ_URL: replica })).toMatchObject({
+      databaseUrl: primary,
+      databaseReadUrl: replica,
+    });
+    expect(loadAppConfig({})).toMatchObject({ databaseUrl: null, databaseReadUrl: null });
+    expect(() => loadAppConfig({ DATABASE_URL: 'mysql://h/db' })).toThrow(/DATABASE_URL must be a postgres:\/\/ URL/);
+    expect(() => loadAppConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'http://h3' })).toThrow(
+      /DATABASE_READ_URL must be a postgres:\/\/ URL/,
+    );
+    expect(() => loadAppConfig({ DATABASE_URL: 'postgres://h1/a?target_session_attrs=standby' })).toThrow(
+      /target_session_attrs/,
+    );
+    expect(() => loadAppConfig({ DATABASE_READ_URL: replica })).toThrow(/DATABASE_READ_URL needs DATABASE_URL/);
+  });
+
   it('reads DATABASE_MIGRATIONS: run (the default) or check, nothing else', () => {
     expect(loadAppConfig({}).databaseMigrations).toBe('run');
     expect(loadAppConfig({ DATABASE_MIGRATIONS: 'check' }).databaseMigrations).toBe('check');

@@ -207,6 +207,25 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     }
     return value;
   };
+  /** One of `values` (a problem for anything else), or `fallback` when unset. */
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (!raw) return fallback;
+    if ((values as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${values.join(', ')}`);
+    return fallback;
+  };
+  const bool = (name: string, fallback: boolean): boolean => oneOf(name, ['true', 'false'], `${fallback}`) === 'true';
+  /** A postgres:// URL libpq would take, several hosts and target_session_attrs included (docs/contract.md §21): refused here, at start, if unusable. */
+  const postgresUrl = (name: string): string | null => {
+    const raw = env[name];
+    if (!raw) return null;
+    const problem = /^postgres(ql)?:\/\/[^\s]+$/.test(raw)
+      ? databaseUrlProblem(raw, name)
+      : `${name} must be a postgres:// URL`;
+    if (problem) problems.push(problem);
+    return problem ? null : raw;
+  };
   config.port = int('PORT', config.port, 0, 65535);
   config.host = env.HOST || config.host;
   config.databasePoolSize = int('DATABASE_POOL_SIZE', config.databasePoolSize, 1, 200);
@@ -248,42 +267,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   config.destinationsPerAccount = int('DESTINATIONS_PER_ACCOUNT', config.destinationsPerAccount, 1, 1000);
   config.streamPauseAfterHours = int('STREAM_PAUSE_AFTER_HOURS', config.streamPauseAfterHours, 1, 24 * 366);
   config.streamLeaseSeconds = int('STREAM_LEASE_SECONDS', config.streamLeaseSeconds, 1, 7);
-  if (env.STREAM_DELIVERY) {
-    if (env.STREAM_DELIVERY === 'true' || env.STREAM_DELIVERY === 'false')
-      config.streamDelivery = env.STREAM_DELIVERY === 'true';
-    else problems.push('STREAM_DELIVERY must be true or false');
-  }
-  if (env.STREAM_ALLOW_PRIVATE_NETWORKS) {
-    if (env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true' || env.STREAM_ALLOW_PRIVATE_NETWORKS === 'false')
-      config.streamAllowPrivateNetworks = env.STREAM_ALLOW_PRIVATE_NETWORKS === 'true';
-    else problems.push('STREAM_ALLOW_PRIVATE_NETWORKS must be true or false');
-  }
-  if (env.DATABASE_URL) {
-    if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_URL)) problems.push('DATABASE_URL must be a postgres:// URL');
-    else {
-      // Several hosts and target_session_attrs as libpq writes them (docs/contract.md §21): refused here, at start, if unusable.
-      const problem = databaseUrlProblem(env.DATABASE_URL);
-      if (problem) problems.push(problem);
-      else config.databaseUrl = env.DATABASE_URL;
-    }
-  }
-  if (env.DATABASE_READ_URL) {
-    if (!config.databaseUrl)
-      problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
-    else if (!/^postgres(ql)?:\/\/[^\s]+$/.test(env.DATABASE_READ_URL))
-      problems.push('DATABASE_READ_URL must be a postgres:// URL');
-    else {
-      const problem = databaseUrlProblem(env.DATABASE_READ_URL, 'DATABASE_READ_URL');
-      if (problem) problems.push(problem);
-      else config.databaseReadUrl = env.DATABASE_READ_URL;
-    }
-  }
+  config.streamDelivery = bool('STREAM_DELIVERY', config.streamDelivery);
+  config.streamAllowPrivateNetworks = bool('STREAM_ALLOW_PRIVATE_NETWORKS', config.streamAllowPrivateNetworks);
+  config.databaseUrl = postgresUrl('DATABASE_URL') ?? config.databaseUrl;
+  if (env.DATABASE_READ_URL && !config.databaseUrl)
+    problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+  else config.databaseReadUrl = postgresUrl('DATABASE_READ_URL') ?? config.databaseReadUrl;
   config.readReplicaMaxLagMs = int('READ_REPLICA_MAX_LAG_MS', config.readReplicaMaxLagMs, 0, 3_600_000);
-  if (env.DATABASE_MIGRATIONS) {
-    if ((DATABASE_MIGRATIONS as readonly string[]).includes(env.DATABASE_MIGRATIONS))
-      config.databaseMigrations = env.DATABASE_MIGRATIONS as DatabaseMigrations;
-    else problems.push(`DATABASE_MIGRATIONS must be one of ${DATABASE_MIGRATIONS.join(', ')}`);
-  }
+  config.databaseMigrations = oneOf('DATABASE_MIGRATIONS', DATABASE_MIGRATIONS, config.databaseMigrations);
   if (env.DATA_DIR) config.dataDir = isAbsolute(env.DATA_DIR) ? env.DATA_DIR : resolve(env.DATA_DIR);
   config.bootstrapKeys = parseApiKeys(env.API_KEYS ?? '', problems);
   config.signingKey = env.SIGNING_KEY || null;
@@ -294,19 +285,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   }
   config.metricsPort = int('METRICS_PORT', config.metricsPort, 0, 65535);
   config.metricsHost = env.METRICS_HOST || config.metricsHost;
-  if (env.LOG_LEVEL) {
-    if ((LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL)) config.logLevel = env.LOG_LEVEL as LogLevel;
-    else problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  }
-  if (env.RETENTION_VACUUM) {
-    if ((RETENTION_VACUUMS as readonly string[]).includes(env.RETENTION_VACUUM))
-      config.retentionVacuum = env.RETENTION_VACUUM as RetentionVacuum;
-    else problems.push(`RETENTION_VACUUM must be one of ${RETENTION_VACUUMS.join(', ')}`);
-  }
-  if (env.LOG_FORMAT) {
-    if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') config.logFormat = env.LOG_FORMAT;
-    else problems.push('LOG_FORMAT must be json or pretty');
-  }
+  config.logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, config.logLevel);
+  config.retentionVacuum = oneOf('RETENTION_VACUUM', RETENTION_VACUUMS, config.retentionVacuum);
+  config.logFormat = oneOf('LOG_FORMAT', ['json', 'pretty'], config.logFormat);
   if (env.TRUST_PROXY) config.trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
   config.witnessIntervalSeconds = int('WITNESS_INTERVAL_SECONDS', config.witnessIntervalSeconds, 1, 86400);
   config.witnessTimeoutSeconds = int('WITNESS_TIMEOUT_SECONDS', config.witnessTimeoutSeconds, 1, 300);

@@ -2,6 +2,7 @@ import { ulidToUuid } from '@app/common/ids';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AUDIT_CHAIN } from '../audit-trail';
 import { ErasureEntity } from '../entities/erasure.entity';
 import { StoredErasure } from '../entities/event.entity';
 import { joined, selectRows, Table } from '../schema/table';
@@ -11,9 +12,6 @@ import { EventFilters, matching } from './event-filters.sql';
 import { chains, EVENT_RECORD, events } from './event-record';
 
 const erasures = new Table(ErasureEntity, 'r');
-
-/** The reserved chain of each account's own changes (AUDIT_CHAIN of libs/auth, which this lib may not import). */
-const AUDIT_CHAIN_NAME = '_audit';
 
 /** What an erasure reads of each matching event: the whole stored event (its secrets too), its chain's version and hold. */
 const MATCH = joined(EVENT_RECORD, chains.selectAs({ hashVersion: 'hashVersion', chainHeld: 'legalHold' }));
@@ -98,7 +96,7 @@ export class ErasuresRepository {
       `SELECT ${MATCH.sql} FROM events e JOIN chains c ON ${chains.column('id')} = ${events.column('chainId')}
         WHERE ${events.column('accountId')} = $1 AND ${chains.column('name')} = $2 AND ${events.column('context')} ?| $3::text[]
         ORDER BY ${events.column('id')}`,
-      [ulidToUuid(accountId), AUDIT_CHAIN_NAME, members],
+      [ulidToUuid(accountId), AUDIT_CHAIN, members],
     );
   }
 

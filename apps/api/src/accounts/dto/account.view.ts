@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ACCOUNT_ID, ACCOUNT_NAME } from '@app/common';
+import { ApiLegalHoldBy, LegalHoldByView } from '../../openapi/legal-hold-by.property';
 
 /** An account on the wire (docs/contract.md §12); the counts include its `_audit` chain. */
 export class AccountView {
@@ -42,12 +43,6 @@ export class AccountView {
   @ApiProperty({ description: 'Legal hold of the whole account: nothing of it is pruned while true' })
   legalHold!: boolean;
 
-  @ApiProperty({
-    type: String,
-    enum: ['operator', 'admin', null],
-    nullable: true,
-    description:
-      'Who placed the account’s hold: an `operator` key’s hold is lifted only by an operator key; null when not held',
-  })
-  legalHoldBy!: 'operator' | 'admin' | null;
+  @ApiLegalHoldBy('the account’s')
+  legalHoldBy!: LegalHoldByView;
 }

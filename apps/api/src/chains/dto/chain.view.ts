@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { HEX_HASH } from '@app/hashing';
+import { ApiLegalHoldBy, LegalHoldByView } from '../../openapi/legal-hold-by.property';
 
 /** The Chain resource on the wire (docs/contract.md §2). */
 export class ChainView {
@@ -57,14 +58,8 @@ export class ChainView {
   @ApiProperty({ description: 'The chain’s own legal hold' })
   legalHold!: boolean;
 
-  @ApiProperty({
-    type: String,
-    enum: ['operator', 'admin', null],
-    nullable: true,
-    description:
-      'Who placed the chain’s own hold: an `operator` key’s hold is lifted only by an operator key; null when not held',
-  })
-  legalHoldBy!: 'operator' | 'admin' | null;
+  @ApiLegalHoldBy('the chain’s own')
+  legalHoldBy!: LegalHoldByView;
 
   @ApiProperty({ description: 'Its own legal hold or its account’s: nothing is pruned while true' })
   effectiveLegalHold!: boolean;

@@ -1,22 +1,24 @@
 import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, EventRecord } from '@app/database';
 import { AppendQueue, appendRequestBytes } from './append-queue';
-import { Appended, AppendRequest, Replay } from './append-request';
-import { ChainLedger } from './chain-ledger';
+import { AppendRequest } from './append-request';
+import { AppendUnit, IdempotentLedger, Replay, Settled, Written } from './idempotent-ledger';
 
 /**
  * The queue's own rules, with the ledger (the database transaction, covered by the e2e suites)
  * replaced by one that records each batch and settles when the test says so.
  */
 class RecordingLedger {
+  /** The events of each transaction, in order. */
   batches: AppendRequest[][] = [];
   private pending: { requests: AppendRequest[]; settle: (error?: Error) => void }[] = [];
   failWith: ((requests: AppendRequest[]) => Error | null) | null = null;
 
-  /** Results the next transaction gives instead of an event, by actor (a replayed Idempotency-Key). */
-  replays = new Map<string, Replay>();
+  /** What a request gets instead of its events, by its first event's actor (a replayed Idempotency-Key, a 409). */
+  refusals = new Map<string, Replay | AppError>();
 
-  append(requests: AppendRequest[]): Promise<(Appended | Replay)[]> {
+  append(units: AppendUnit[]): Promise<Settled[]> {
+    const requests = units.flatMap((u) => u.events);
     this.batches.push(requests);
     return new Promise((resolve, reject) => {
       this.pending.push({
@@ -25,9 +27,12 @@ class RecordingLedger {
           error
             ? reject(error)
             : resolve(
-                requests.map(
-                  (r) =>
-                    this.replays.get(r.actor) ?? { event: { actor: r.actor, chainName: r.chainName } as EventRecord },
+                units.map(
+                  (u): Settled =>
+                    this.refusals.get(u.events[0]!.actor) ?? {
+                      events: u.events.map((r) => ({ actor: r.actor, chainName: r.chainName }) as EventRecord),
+                      answer: null,
+                    },
                 ),
               ),
       });
@@ -52,22 +57,23 @@ const request = (chainName: string, actor: string): AppendRequest => ({
   action: 'a',
   resource: null,
   context: null,
-  idempotency: null,
 });
 
 /** The events of an outcome that is not a replay. */
-const eventsOf = (outcome: Appended[] | Replay): Appended[] => {
+const eventsOf = (outcome: Written | Replay): EventRecord[] => {
   if (outcome instanceof Replay) throw new Error(`replayed ${outcome.json}`);
-  return outcome;
+  return outcome.events;
 };
+/** A request of these events (a batch), as EventsService hands it to the queue. */
+const appendAll = (sut: AppendQueue, events: AppendRequest[]) => sut.append({ events, idempotency: null });
 /** One event through the queue, as EventsService hands a single append to it. */
-const one = async (sut: AppendQueue, request: AppendRequest) => eventsOf(await sut.appendAll([request]))[0]!;
+const one = async (sut: AppendQueue, request: AppendRequest) => eventsOf(await appendAll(sut, [request]))[0]!;
 
 function queueWith(overrides: Partial<AppConfig> = {}) {
   const ledger = new RecordingLedger();
   const config = Object.assign(new AppConfig(), overrides);
   const database = { settings: { url: 'postgres://x', poolSize: 10 } } as DatabaseLocator;
-  return { ledger, sut: new AppendQueue(ledger as unknown as ChainLedger, config, database, new Metrics()) };
+  return { ledger, sut: new AppendQueue(ledger as unknown as IdempotentLedger, config, database, new Metrics()) };
 }
 
 describe('AppendQueue', () => {
@@ -82,7 +88,7 @@ describe('AppendQueue', () => {
     await tick();
     expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['a0'], ['a1', 'a2', 'a3', 'a4']]);
     ledger.commitAll();
-    expect((await Promise.all(rest)).map((r) => r.event.actor)).toEqual(['a1', 'a2', 'a3', 'a4']);
+    expect((await Promise.all(rest)).map((r) => r.actor)).toEqual(['a1', 'a2', 'a3', 'a4']);
   });
 
   it('settles a request only when its transaction commits', async () => {
@@ -164,7 +170,7 @@ describe('AppendQueue', () => {
     const later = one(sut, big('5'));
     await tick();
     ledger.commitAll();
-    await expect(later).resolves.toMatchObject({ event: { actor: '5' } });
+    await expect(later).resolves.toMatchObject({ actor: '5' });
   });
 
   it('fails only the event the database refuses; its batch neighbours are written one by one', async () => {
@@ -201,7 +207,7 @@ describe('AppendQueue', () => {
     const later = one(sut, request('c', 'c'));
     await tick();
     ledger.commitAll();
-    await expect(later).resolves.toMatchObject({ event: { chainName: 'c' } });
+    await expect(later).resolves.toMatchObject({ chainName: 'c' });
   });
 
   describe('a batch (appendAll)', () => {
@@ -213,8 +219,8 @@ describe('AppendQueue', () => {
       ledger.failWith = (requests) => (requests.some((r) => r.actor === 'poison') ? refusal : null);
       const blocker = one(sut, request('x', 'blocker'));
       const before = one(sut, request('a', 's1'));
-      const refused = sut.appendAll([request('b', 'b1'), request('c', 'poison'), request('b', 'b2')]);
-      const good = sut.appendAll([request('d', 'd1'), request('a', 'd2')]);
+      const refused = appendAll(sut, [request('b', 'b1'), request('c', 'poison'), request('b', 'b2')]);
+      const good = appendAll(sut, [request('d', 'd1'), request('a', 'd2')]);
       const settled = Promise.allSettled([before, refused, good]);
       await tick();
       ledger.commitAll();
@@ -226,7 +232,10 @@ describe('AppendQueue', () => {
       const [s1, bad, ok] = await settled;
       expect([s1.status, bad.status, ok.status]).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((bad as PromiseRejectedResult).reason).toBe(refusal);
-      expect((ok as PromiseFulfilledResult<Appended[]>).value.map((a) => a.event.actor)).toEqual(['d1', 'd2']);
+      expect(eventsOf((ok as PromiseFulfilledResult<Written | Replay>).value).map((a) => a.actor)).toEqual([
+        'd1',
+        'd2',
+      ]);
       expect(actors(ledger)).toEqual([
         ['blocker'],
         ['s1', 'b1', 'poison', 'b2', 'd1', 'd2'],
@@ -240,7 +249,7 @@ describe('AppendQueue', () => {
       const { ledger, sut } = queueWith({ appendConcurrency: 2 });
       const busy = one(sut, request('a', 'a1'));
       await tick();
-      const both = sut.appendAll([request('a', 'a2'), request('b', 'b1')]);
+      const both = appendAll(sut, [request('a', 'a2'), request('b', 'b1')]);
       const laterB = one(sut, request('b', 'b2'));
       const other = one(sut, request('c', 'c1'));
       await tick();
@@ -251,14 +260,17 @@ describe('AppendQueue', () => {
       await tick();
       expect(actors(ledger).slice(2)).toEqual([['a2', 'b1', 'b2']]);
       ledger.commitAll();
-      expect(eventsOf(await both).map((a) => a.event.actor)).toEqual(['a2', 'b1']);
-      expect((await laterB).event.actor).toBe('b2');
+      expect(eventsOf(await both).map((a) => a.actor)).toEqual(['a2', 'b1']);
+      expect((await laterB).actor).toBe('b2');
     });
 
     it('goes alone when larger than APPEND_BATCH_SIZE, never split', async () => {
       const { ledger, sut } = queueWith({ appendBatchSize: 2, appendConcurrency: 1 });
       const blocker = one(sut, request('x', 'blocker'));
-      const big = sut.appendAll(['1', '2', '3'].map((i) => request(`c${i}`, i)));
+      const big = appendAll(
+        sut,
+        ['1', '2', '3'].map((i) => request(`c${i}`, i)),
+      );
       const after = one(sut, request('y', 'after'));
       for (let i = 0; i < 3; i++) {
         await tick();
@@ -272,9 +284,15 @@ describe('AppendQueue', () => {
       const { ledger, sut } = queueWith({ appendQueueLimit: 3, appendConcurrency: 1 });
       const blocker = one(sut, request('x', 'blocker'));
       const waiting = one(sut, request('c', 'w'));
-      const refused = sut.appendAll(['1', '2', '3'].map((i) => request('c', i)));
+      const refused = appendAll(
+        sut,
+        ['1', '2', '3'].map((i) => request('c', i)),
+      );
       await expect(refused).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '1' } });
-      const fits = sut.appendAll(['1', '2'].map((i) => request('c', i)));
+      const fits = appendAll(
+        sut,
+        ['1', '2'].map((i) => request('c', i)),
+      );
       for (let i = 0; i < 3; i++) {
         await tick();
         ledger.commitAll();
@@ -285,20 +303,27 @@ describe('AppendQueue', () => {
   });
 });
 
-describe('AppendQueue: a replayed Idempotency-Key', () => {
-  it('resolves that request (a batch as a whole) to the replay and its neighbours in the transaction to their events', async () => {
+describe('AppendQueue: what a request’s Idempotency-Key gets instead of its events', () => {
+  it('resolves that request (a batch as a whole) to the replay, rejects one refused with 409, and its neighbours in the transaction get their events', async () => {
     const { ledger, sut } = queueWith({ appendConcurrency: 1 });
-    ledger.replays.set('replayed', new Replay('{"data":"first"}'));
+    ledger.refusals.set('replayed', new Replay('{"data":"first"}'));
+    const inProgress = new AppError('IDEMPOTENCY_IN_PROGRESS', 'in flight elsewhere');
+    ledger.refusals.set('held', inProgress);
     const blocker = one(sut, request('x', 'blocker'));
-    const batch = sut.appendAll([request('a', 'replayed'), request('b', 'replayed')]);
+    const batch = appendAll(sut, [request('a', 'replayed'), request('b', 'replayed')]);
+    const held = one(sut, request('d', 'held'));
     const neighbour = one(sut, request('c', 'fresh'));
     await tick();
     ledger.commitAll();
     await blocker;
     await tick();
-    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([['blocker'], ['replayed', 'replayed', 'fresh']]);
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([
+      ['blocker'],
+      ['replayed', 'replayed', 'held', 'fresh'],
+    ]);
     ledger.commitAll();
     expect(await batch).toEqual(new Replay('{"data":"first"}'));
-    expect((await neighbour).event.actor).toBe('fresh');
+    await expect(held).rejects.toBe(inProgress);
+    expect((await neighbour).actor).toBe('fresh');
   });
 });

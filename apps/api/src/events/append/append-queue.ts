@@ -3,17 +3,17 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics, uuidToUlid } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { BodyAdmission } from '../../common/json-body';
-import { Appended, AppendRequest, Replay } from './append-request';
-import { ChainLedger } from './chain-ledger';
+import { AppendRequest } from './append-request';
+import { AppendUnit, IdempotentLedger, Replay, Written } from './idempotent-ledger';
 
-/** One request's events: a single event, or a batch that is written in one transaction or not at all. */
+/** One request waiting: a single event, or a batch that is written in one transaction or not at all. */
 interface Waiting {
-  requests: AppendRequest[];
+  unit: AppendUnit;
   /** Its chains (account + name), each once. */
   chains: string[];
   bytes: number;
   /** Its events, or the replay of its Idempotency-Key's answer (stored by another request meanwhile). */
-  resolve: (outcome: Appended[] | Replay) => void;
+  resolve: (outcome: Written | Replay) => void;
   reject: (error: unknown) => void;
 }
 
@@ -23,11 +23,12 @@ interface Waiting {
  * chain wait and go together in that chain's next transaction. So one hot chain gets one lock
  * round, one insert and one commit for many events, quiet chains share transactions, and no two
  * of our transactions ever queue on the same chain lock. Per chain, events are written in arrival
- * order. A batch (appendAll) is one unit: all its events go in one transaction, with whatever
- * else is waiting, or none do. A request settles only after its transaction committed (or
+ * order. A request (a single event or a batch) is one unit: all its events go in one transaction,
+ * with whatever else is waiting, or none do. A request settles only after its transaction committed (or
  * failed), so a 2xx means committed. The queue is bounded, in events (APPEND_QUEUE_LIMIT) and in
- * bytes (APPEND_QUEUE_LIMIT_BYTES, docs/contract.md §8): when full, callers get 503 + Retry-After. The
- * ledger's transaction is retried after a serialization failure or deadlock by the TransactionRunner.
+ * bytes (APPEND_QUEUE_LIMIT_BYTES, docs/contract.md §8): when full, callers get 503 + Retry-After. Each
+ * transaction is the IdempotentLedger's (the ChainLedger's, with its requests' Idempotency-Keys),
+ * retried after a serialization failure or deadlock by the TransactionRunner.
  */
 @Injectable()
 export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
@@ -43,7 +44,7 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
   private readonly maxInFlight: number;
 
   constructor(
-    private readonly ledger: ChainLedger,
+    private readonly ledger: IdempotentLedger,
     private readonly config: AppConfig,
     database: DatabaseLocator,
     private readonly metrics: Metrics,
@@ -64,22 +65,23 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
   }
 
   /**
-   * Appends `requests` atomically, events of one chain at consecutive positions in this order; or,
-   * if their Idempotency-Key was answered meanwhile, appends nothing and resolves to that answer.
+   * Appends the unit's events atomically, events of one chain at consecutive positions in this order;
+   * or, if its Idempotency-Key was answered meanwhile, appends nothing and resolves to that answer.
    */
-  appendAll(requests: AppendRequest[]): Promise<Appended[] | Replay> {
+  append(unit: AppendUnit): Promise<Written | Replay> {
+    const { events } = unit;
     let bytes = 0;
-    for (const request of requests) bytes += appendRequestBytes(request);
+    for (const event of events) bytes += appendRequestBytes(event);
     if (
-      this.waitingEvents + requests.length > this.config.appendQueueLimit ||
+      this.waitingEvents + events.length > this.config.appendQueueLimit ||
       this.waitingBytes + bytes > this.config.appendQueueLimitBytes
     ) {
       return Promise.reject(queueFull());
     }
-    const chains = requests.length === 1 ? [chainOf(requests[0]!)] : [...new Set(requests.map(chainOf))];
-    return new Promise<Appended[] | Replay>((resolve, reject) => {
-      this.waiting.push({ requests, chains, bytes, resolve, reject });
-      this.waitingEvents += requests.length;
+    const chains = events.length === 1 ? [chainOf(events[0]!)] : [...new Set(events.map(chainOf))];
+    return new Promise<Written | Replay>((resolve, reject) => {
+      this.waiting.push({ unit, chains, bytes, resolve, reject });
+      this.waitingEvents += events.length;
       this.waitingBytes += bytes;
       // After every pump, whatever still waits belongs to a busy chain or has no free slot; a
       // request all of whose chains are busy can start nothing, so it skips the scan (a hot chain stays O(1)).
@@ -117,11 +119,11 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
     const held = new Set<string>();
     let events = 0;
     for (const waiting of this.waiting) {
-      const fits = events === 0 || events + waiting.requests.length <= this.config.appendBatchSize;
+      const fits = events === 0 || events + waiting.unit.events.length <= this.config.appendBatchSize;
       const free = fits && waiting.chains.every((chain) => !this.busyChains.has(chain) && !held.has(chain));
       if (free) {
         batch.push(waiting);
-        events += waiting.requests.length;
+        events += waiting.unit.events.length;
       } else {
         rest.push(waiting);
         waiting.chains.forEach((chain) => held.add(chain));
@@ -129,7 +131,7 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
     }
     this.waiting = rest;
     for (const taken of batch) {
-      this.waitingEvents -= taken.requests.length;
+      this.waitingEvents -= taken.unit.events.length;
       this.waitingBytes -= taken.bytes;
     }
     return batch;
@@ -138,36 +140,26 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
   private async write(batch: Waiting[]): Promise<void> {
     try {
       const started = performance.now();
-      const results = await this.ledger.append(
-        batch.length === 1 ? batch[0]!.requests : batch.flatMap((w) => w.requests),
-      );
-      this.countCommitted(results, started);
-      let at = 0;
-      for (const w of batch) {
-        const own = results.slice(at, (at += w.requests.length));
-        // A request's events share its key, so its results are all events or all the same refusal.
-        const refused = own.find((result): result is Replay | AppError => !('event' in result));
-        if (refused instanceof AppError) w.reject(refused);
-        else if (refused) w.resolve(refused);
-        else w.resolve(own as Appended[]);
-      }
+      const results = await this.ledger.append(batch.map((w) => w.unit));
+      let appended = 0;
+      batch.forEach((w, i) => {
+        const result = results[i]!;
+        if (result instanceof AppError) return w.reject(result);
+        if (!(result instanceof Replay)) appended += result.events.length;
+        w.resolve(result);
+      });
+      this.metrics.appendCommitted(appended, (performance.now() - started) / 1000);
     } catch (error) {
       if (batch.length > 1 && isDataError(error)) {
         // What the database refused must not fail its neighbours: write each request (a batch as a whole) alone.
         for (const single of batch) await this.write([single]);
         return;
       }
-      const events = batch.reduce((n, w) => n + w.requests.length, 0);
+      const events = batch.reduce((n, w) => n + w.unit.events.length, 0);
       this.logger.warn(`A batch of ${events} event(s) was not written: ${errorSummary(error)}`);
       const refusal = foreignTreeNode(error) ?? error;
       batch.forEach((w) => w.reject(refusal));
     }
-  }
-
-  private countCommitted(results: readonly (Appended | Replay | AppError)[], started: number): void {
-    let appended = 0;
-    for (const result of results) if ('event' in result) appended++;
-    this.metrics.appendCommitted(appended, (performance.now() - started) / 1000);
   }
 }
 

@@ -1,20 +1,16 @@
 import { setImmediate } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
-import { AppError } from '@app/common';
 import { computeEventHash, computeEventHashV2, deriveSalts, newSaltSeed } from '@app/hashing';
 import {
-  accountKey,
   ChainHeadsRepository,
   ChainRecord,
   Db,
   EventRecord,
   EventWritesRepository,
-  IdempotencyKeysRepository,
   TransactionRunner,
 } from '@app/database';
-import { IdempotencyService } from '../idempotency.service';
-import { Appended, AppendRequest, Idempotency, Replay } from './append-request';
+import { AppendRequest } from './append-request';
 import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
@@ -31,6 +27,9 @@ const COMMITTED_CHAINS_MAX = 100_000;
 
 const chainKey = (accountId: string, name: string): string => `${accountId}\u0000${name}`;
 
+/** The ledger's steps for `requests`, in the transaction it was given: their events, committed with it. */
+export type AppendInTransaction = (requests: readonly AppendRequest[]) => Promise<EventRecord[]>;
+
 /**
  * How events are appended: one transaction writes a batch of events, of one chain or many.
  *
@@ -42,14 +41,10 @@ const chainKey = (accountId: string, name: string): string => `${accountId}\u000
  *    timestamp that never goes back, and its SHA-256 hash;
  * 4. insert all events in one statement; meanwhile grow each chain's Merkle tree by their leaves
  *    (ChainTrees: one frontier query, queued behind the insert, unless remembered); then move every
- *    head forward, storing the new nodes in the same statement;
- * 5. store the responses of requests that carry an Idempotency-Key, in the same transaction.
- *    Before anything else, their keys are locked (IdempotencyKeysRepository.lockKeys, without
- *    waiting): a key another transaction holds is 409, a key already answered is replayed (or 422),
- *    so one key never appends twice; and a lock dies with its transaction, so a transaction cut
- *    by a failover leaves no claim behind (docs/contract.md §7, §21).
- * The unique (chain_id, position) constraint stays as the last line of defence. The
- * TransactionRunner runs it all again after a serialization failure or a deadlock.
+ *    head forward, storing the new nodes in the same statement.
+ * The unique (chain_id, position) constraint stays as the last line of defence. That is all the
+ * ledger does: what else an append's transaction holds (its Idempotency-Keys) wraps it
+ * (IdempotentLedger, through `transaction`).
  */
 @Injectable()
 export class ChainLedger {
@@ -61,46 +56,46 @@ export class ChainLedger {
     private readonly transactions: TransactionRunner,
     private readonly chains: ChainHeadsRepository,
     private readonly events: EventWritesRepository,
-    private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly trees: ChainTrees,
   ) {}
 
   /**
-   * Appends `requests` in order; result i belongs to request i: its event, the replay of its
-   * Idempotency-Key's stored answer, or the error that refused it alone (its key in flight or
-   * reused). Throws if nothing was written.
+   * Runs `work` in a transaction of its own, giving it `append` (the ledger's steps in that
+   * transaction) and the transaction, for what a wrapper does around them in it. The
+   * TransactionRunner runs `work` again, whole, after a serialization failure or a deadlock. The
+   * chains appended to are remembered as committed once the transaction commits.
    */
-  async append(all: readonly AppendRequest[]): Promise<(Appended | Replay | AppError)[]> {
-    const { results, heads } = await this.transactions.run((tx) => this.write(all, tx));
+  async transaction<T>(work: (append: AppendInTransaction, tx: Db) => Promise<T>): Promise<T> {
+    let written: string[] = [];
+    const result = await this.transactions.run((tx) => {
+      written = [];
+      return work(async (requests) => {
+        const { events, chains } = await this.write(requests, tx);
+        written.push(...chains);
+        return events;
+      }, tx);
+    });
     if (this.committedChains.size > COMMITTED_CHAINS_MAX) this.committedChains.clear();
-    for (const key of heads.keys()) this.committedChains.add(key);
-    return results;
+    for (const chain of written) this.committedChains.add(chain);
+    return result;
   }
 
   /**
-   * Appends `requests` (without Idempotency-Keys) inside a transaction the caller opened and
-   * commits: the service's own `_audit` events, written with the change they describe (docs/contract.md
-   * §12). The same steps as `append`, under the same chain locks; its chains are not remembered as
-   * committed, since the caller may still roll back.
+   * Appends `requests` in order inside a transaction the caller opened and commits: the service's
+   * own `_audit` events, written with the change they describe (docs/contract.md §12). The same steps,
+   * under the same chain locks; its chains are not remembered as committed, since the caller may
+   * still roll back.
    */
-  async appendWithin(requests: readonly AppendRequest[], tx: Db): Promise<EventRecord[]> {
-    if (requests.some((r) => r.idempotency)) throw new Error('appendWithin takes no Idempotency-Key');
-    const { results } = await this.write(requests, tx);
-    return results.map((r) => {
-      if (r instanceof AppError) throw r;
-      if (r instanceof Replay) throw new Error('appendWithin replays nothing: it takes no Idempotency-Key');
-      return r.event;
-    });
+  async append(requests: readonly AppendRequest[], tx: Db): Promise<EventRecord[]> {
+    return (await this.write(requests, tx)).events;
   }
 
-  /** The steps of one append transaction, in `tx`. */
+  /** The steps of one append, in `tx`: the events written, in request order, and their chains (chainKey). */
   private async write(
-    all: readonly AppendRequest[],
+    requests: readonly AppendRequest[],
     tx: Db,
-  ): Promise<{ results: (Appended | Replay | AppError)[]; heads: Map<string, ChainHead> }> {
-    const claims = claimsOf(all);
-    const refused = await this.lockKeys(claims, tx);
-    const requests = all.filter((r) => !r.idempotency || !refused.has(r.idempotency));
+  ): Promise<{ events: EventRecord[]; chains: Iterable<string> }> {
+    if (requests.length === 0) return { events: [], chains: [] };
     const heads = await this.lockHeads(requests, tx);
     const events = requests.map((request) => this.nextEvent(request, heads));
     // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
@@ -114,56 +109,10 @@ export class ChainLedger {
       tx,
       storeTrees,
     );
-    const responses = respondAll(requests, events);
-    const appended = requests.map((r, i): Appended => {
-      const event = events[i]!;
-      return r.idempotency ? { event, response: responses.get(r.idempotency) } : { event };
-    });
-    await this.idempotencyKeys.store(
-      [...responses].map(([idempotency, response]) => ({
-        accountId: claims.get(idempotency)!,
-        key: idempotency.key,
-        requestDigest: idempotency.digest,
-        response,
-      })),
-      tx,
-    );
-    const written = appended.values();
-    const results = all.map((r) => (r.idempotency && refused.get(r.idempotency)) || written.next().value!);
-    return { results, heads };
-  }
-
-  /**
-   * Locks the Idempotency-Keys of `claims` in `tx` and answers the requests that must not append,
-   * with what they get instead: 409 for a key another transaction holds (or an earlier request
-   * of this one: the lock is the session's, taken twice it is held twice), the replay of a key
-   * already answered, 422 for a key answered for another body.
-   */
-  private async lockKeys(claims: Map<Idempotency, string>, tx: Db): Promise<Map<Idempotency, Replay | AppError>> {
-    const first = new Map<string, Idempotency>();
-    for (const [idempotency, accountId] of claims) {
-      const id = accountKey(accountId, idempotency.key);
-      if (!first.has(id)) first.set(id, idempotency);
-    }
-    const records = await this.idempotencyKeys.lockKeys(
-      [...first.values()].map((idempotency) => ({ accountId: claims.get(idempotency)!, key: idempotency.key })),
-      tx,
-    );
-    const refused = new Map<Idempotency, Replay | AppError>();
-    for (const [idempotency, accountId] of claims) {
-      const id = accountKey(accountId, idempotency.key);
-      const record = records.get(id);
-      const answer =
-        first.get(id) !== idempotency || record === undefined
-          ? IdempotencyService.inProgress()
-          : IdempotencyService.answer(record, idempotency.digest);
-      if (answer) refused.set(idempotency, answer);
-    }
-    return refused;
+    return { events, chains: heads.keys() };
   }
 
   private async lockHeads(requests: readonly AppendRequest[], tx: Db): Promise<Map<string, ChainHead>> {
-    if (requests.length === 0) return new Map();
     const wanted = new Map<string, { accountId: string; name: string }>();
     for (const r of requests)
       wanted.set(chainKey(r.accountId, r.chainName), { accountId: r.accountId, name: r.chainName });
@@ -210,25 +159,6 @@ export class ChainLedger {
     Object.assign(head, { lastPosition: event.position, lastHash: event.hash, lastTimestamp: time });
     return event;
   }
-}
-
-/** Each Idempotency-Key claim of `requests` once (the events of a batch share one), with its account. */
-function claimsOf(requests: readonly AppendRequest[]): Map<Idempotency, string> {
-  const claims = new Map<Idempotency, string>();
-  for (const r of requests) if (r.idempotency) claims.set(r.idempotency, r.accountId);
-  return claims;
-}
-
-/** The response of each claim, built once from its events in request order. */
-function respondAll(requests: readonly AppendRequest[], events: readonly EventRecord[]): Map<Idempotency, string> {
-  const eventsOf = new Map<Idempotency, EventRecord[]>();
-  requests.forEach((r, i) => {
-    if (!r.idempotency) return;
-    const own = eventsOf.get(r.idempotency);
-    if (own) own.push(events[i]!);
-    else eventsOf.set(r.idempotency, [events[i]!]);
-  });
-  return new Map([...eventsOf].map(([idempotency, own]) => [idempotency, idempotency.respond(own)]));
 }
 
 function headOf(chain: ChainRecord): ChainHead {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { AuditTrail } from '@app/auth';
 import { AppConfig } from '@app/common';
 import {
+  AuditTrail,
   Db,
   DestinationError,
   DestinationRow,
-  DestinationState,
   DestinationsRepository,
+  DestinationState,
   TransactionRunner,
 } from '@app/database';
 

@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { AuditAction, AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage } from '@app/auth';
+import { AuthenticatedKey, lockActiveCaller, manageableAccount, mayManage } from '@app/auth';
 import { ACCOUNT_ID, AppError, DESTINATION_ID } from '@app/common';
 import {
   AccountRow,
   AccountsRepository,
   ApiKeysRepository,
+  AuditAction,
+  AuditTrail,
   Db,
   DestinationRow,
   DestinationsRepository,
+  keyActor,
   TransactionRunner,
 } from '@app/database';
 import { DeliveryEngine } from '../delivery/delivery-engine';
@@ -40,9 +43,7 @@ export class DestinationTransactions {
 
   /** The account, for a read by `caller`. */
   async readable(caller: AuthenticatedKey, accountId: string): Promise<AccountRow> {
-    const account =
-      ACCOUNT_ID.test(accountId) && mayManage(caller, accountId) ? await this.accounts.findById(accountId) : null;
-    return account ?? notFound(`Account ${accountId}`);
+    return manageableAccount(caller, accountId, (id) => this.accounts.findById(id));
   }
 
   /** The destination, for a read by `caller`. */

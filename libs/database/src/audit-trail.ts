@@ -1,4 +1,4 @@
-import type { Db } from '@app/database';
+import type { Db } from './transaction-runner';
 
 /** What the service records about itself (docs/contract.md §12). */
 export type AuditAction =
@@ -41,7 +41,8 @@ export const keyActor = (keyId: string): string => `key:${keyId}`;
 /**
  * Appends entries to an account's `_audit` chain through the service's one append path, inside
  * the transaction `tx` of the change they describe, so both commit or neither does. The API binds
- * it to its chain ledger (apps/api/src/audit); this port keeps libs free of the app.
+ * it to its chain ledger (apps/api/src/audit); this port, beside the transactions it writes in,
+ * keeps libs free of the app (libs/auth's KeysService records key changes through it).
  */
 export abstract class AuditTrail {
   abstract record(accountId: string, entries: readonly AuditEntry[], tx: Db): Promise<void>;
