@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { toJsonEvent } from '../formats/json-event';
+import { jsonEventText } from '../formats/json-event';
 import type { Sink, SinkTarget } from '../sink';
 import { baseHeaders, HttpSink, withPath, type HttpRequestSpec } from './http-sink';
 
@@ -28,7 +28,7 @@ export function datadogSink(target: SinkTarget): Sink {
         ddsource: 'audit-trail',
         service: 'audit-trail',
         hostname: target.hostname,
-        message: JSON.stringify(toJsonEvent(target.format, event)),
+        message: jsonEventText(target.format, event),
       }),
     );
     const requests: HttpRequestSpec[] = [];
