@@ -6,7 +6,7 @@ import type { DestinationRow, DestinationsRepository, EventRecord, StoredStreamP
 import type { EventView } from '../../events/dto/event.view';
 import { CommittedEvent, CommittedEventReader } from '../../events/stream/committed-event-reader';
 import { toEventView } from '../../events/event.mapper';
-import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
+import { DestinationCredentials, signingSecrets } from '../destination-credentials';
 import type { SecretBox } from '../secret-box';
 import { destinationUrlProblem } from '../sinks';
 import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
