@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { jsonEventsBytes } from '../formats/json-event';
 import type { Sink, SinkTarget } from '../sink';
 import { baseHeaders, HttpSink } from './http-sink';
+import { httpUrlProblem, JSON_FORMATS, type SinkKind } from '../sink-kind';
 
 const PREFIX = 'whsec_';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -55,3 +56,12 @@ export function webhookSink(target: SinkTarget): Sink {
     return Promise.resolve([{ url, headers, body: Buffer.concat(body) }]);
   });
 }
+
+/** `webhook`: an https URL (its signing secret is made by the service, not a setting). */
+export const webhookKind: SinkKind<'webhook'> = {
+  kind: 'webhook',
+  formats: JSON_FORMATS,
+  fields: {},
+  urlProblem: httpUrlProblem,
+  open: webhookSink,
+};
