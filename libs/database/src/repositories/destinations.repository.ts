@@ -15,19 +15,15 @@ const destinations = new Table(DestinationEntity, 'd');
 const column = (property: Property<DestinationEntity>): string => destinations.column(property);
 const bare = (property: Property<DestinationEntity>): string => destinations.bare(property);
 
+/** What the API sets at creation and may change later (`kind` only at creation). */
+const SETTINGS = ['name', 'url', 'format', 'q', 'batchSize', 'timeoutSeconds', 'options', 'secrets'] as const;
+
 /** A destination's row: its settings, sealed credentials and where its delivery stands (not its lease). */
 const DESTINATION = destinations.select(
   'id',
   'accountId',
-  'name',
   'kind',
-  'url',
-  'format',
-  'q',
-  'batchSize',
-  'timeoutSeconds',
-  'options',
-  'secrets',
+  ...SETTINGS,
   'start',
   'state',
   'version',
@@ -46,36 +42,11 @@ export type DestinationRow = ReturnType<typeof DESTINATION.decode>;
 const COLUMNS = DESTINATION.sql;
 
 /** What the API sets at creation. */
-const CREATED = [
-  'id',
-  'accountId',
-  'name',
-  'kind',
-  'url',
-  'format',
-  'q',
-  'batchSize',
-  'timeoutSeconds',
-  'options',
-  'secrets',
-  'start',
-  'position',
-] as const;
+const CREATED = ['id', 'accountId', 'kind', ...SETTINGS, 'start', 'position'] as const;
 export type NewDestination = Pick<DestinationRow, (typeof CREATED)[number]>;
 
 /** What the API may change; every change also moves `version` on (a delivery begun before it stops). */
-const CHANGEABLE = [
-  'name',
-  'url',
-  'format',
-  'q',
-  'batchSize',
-  'timeoutSeconds',
-  'options',
-  'secrets',
-  'state',
-  'position',
-] as const;
+const CHANGEABLE = [...SETTINGS, 'state', 'position'] as const;
 export type DestinationChange = Partial<Pick<DestinationRow, (typeof CHANGEABLE)[number]>> & {
   /** STREAM_PAUSE_AFTER_HOURS counts again from the next failure (a resume); the backoff is kept. */
   restartFailingSince?: boolean;

@@ -1,4 +1,4 @@
-import type { EventFilters, EventRecord, EventTailRepository, StreamKey } from '@app/database';
+import type { EventFilters, EventRecord, StreamKey, TailWindow } from '@app/database';
 import type { StreamPosition } from './stream-position';
 import { pause } from '../../common/pause';
 
@@ -27,6 +27,24 @@ export interface PageLimits {
   bytes: number;
 }
 
+/** One read of a window: what EventTailRepository.committedBetween answers, and what a shared read adds. */
+export interface CommittedRead {
+  until: string;
+  events: EventRecord[];
+  /** The limit the page was read with, when not the one asked for (a read shared with another reader). */
+  limit?: number;
+  /**
+   * Asked for everything committed now, the page was read up to an earlier snapshot instead (a reader
+   * joining others that read from there): it is not caught up, its next page is read at once.
+   */
+  aligned?: boolean;
+}
+
+/** Where pages come from: EventTailRepository, or reads shared between readers (delivery/shared-pages.ts). */
+export interface CommittedSource {
+  committedBetween(accountId: string, filters: EventFilters, window: TailWindow, limit: number): Promise<CommittedRead>;
+}
+
 /**
  * Pages start at 100 events (a tail that is caught up reads a poll's worth) and double while they
  * come back full, up to 2,000 or about 2 MiB of events: a reader that is behind catches up in few
@@ -49,7 +67,7 @@ export class CommittedEventReader {
   private pageSize: number;
 
   constructor(
-    private readonly events: EventTailRepository,
+    private readonly events: CommittedSource,
     private readonly accountId: string,
     private readonly filters: EventFilters,
     private current: StreamPosition,
@@ -71,9 +89,10 @@ export class CommittedEventReader {
   /** The next page: the rest of the current window, or of everything committed now. */
   async next(): Promise<CommittedPage> {
     const window = this.current;
-    const limit = this.pageSize;
-    const { until, events } = await this.events.committedBetween(this.accountId, this.filters, window, limit);
-    const read = events.map((event) => {
+    const read = await this.events.committedBetween(this.accountId, this.filters, window, this.pageSize);
+    const { until, events } = read;
+    const limit = read.limit ?? this.pageSize;
+    const page = events.map((event) => {
       this.current = { since: window.since, until, after: keyOf(event) };
       return { event, position: this.current };
     });
@@ -81,10 +100,10 @@ export class CommittedEventReader {
       // The window is exhausted; the next one starts at its end. If it ended at a snapshot taken
       // before this read (a resumed position, or a window read in pages), more may be waiting.
       this.current = { since: until, until: null, after: null };
-      return { events: read, caughtUp: window.until === null };
+      return { events: page, caughtUp: window.until === null && read.aligned !== true };
     }
     this.pageSize = grownPageSize(limit, events, this.limits);
-    return { events: read, caughtUp: false };
+    return { events: page, caughtUp: false };
   }
 
   /**
@@ -116,8 +135,16 @@ export class CommittedEventReader {
   }
 }
 
+/** Each record's key, made once: readers that share a page (stream destinations) share its records. */
+const keys = new WeakMap<EventRecord, StreamKey>();
+
 function keyOf(event: EventRecord): StreamKey {
-  return { time: event.timestamp.toISOString(), chainId: event.chainId, position: event.position };
+  let key = keys.get(event);
+  if (key === undefined) {
+    key = { time: event.timestamp.toISOString(), chainId: event.chainId, position: event.position };
+    keys.set(event, key);
+  }
+  return key;
 }
 
 /** Twice the last size, but no more than `limits.bytes` of events the size of the page's first few. */

@@ -7,6 +7,7 @@ import { SecretBox } from '../secret-box';
 import { openSink } from '../sinks';
 import { DeliveryAudit } from './delivery-audit';
 import { DestinationWorker, WorkerDeps } from './destination-worker';
+import { SharedPages } from './shared-pages';
 
 /** A lease outlives this many missed renewals: an instance that stops is replaced within 4 × STREAM_LEASE_SECONDS (≤ 28 s). */
 const LEASE_RENEWALS = 3;
@@ -45,7 +46,10 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       owner: this.owner,
       hostname: hostname(),
       destinations,
-      events,
+      // A read is kept for the workers of its group that come late (a slower receiver, a busy event loop): a
+      // closed window's for 5 s, within SharedPages' bound on the events it holds; a read of what is committed
+      // now for four polls (at least 1 s), the next poll of every caught-up worker of the group.
+      pages: new SharedPages(events, 5000, Math.max(4 * config.streamPollMilliseconds, 1000)),
       secrets,
       audit,
       config,

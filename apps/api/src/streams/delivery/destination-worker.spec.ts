@@ -6,6 +6,7 @@ import type { Delivery, Sink, SinkBatch } from '../sinks';
 import { ranges, type DeliveryAudit } from './delivery-audit';
 import { retryDelay } from './backoff';
 import { batchId, DestinationWorker, WorkerDeps } from './destination-worker';
+import { SharedPages } from './shared-pages';
 
 const box = new SecretBox(Buffer.alloc(32, 7));
 
@@ -112,7 +113,8 @@ function harness(
     owner: 'ins_1',
     hostname: 'host',
     destinations,
-    events,
+    // Nothing kept: each worker reads its own pages, as the fake above serves them.
+    pages: new SharedPages(events, -1),
     secrets: box,
     audit,
     config: Object.assign(new AppConfig(), { streamPollMilliseconds: 5 }),

@@ -2,15 +2,17 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
 import type { AppConfig, Metrics } from '@app/common';
 import { parseSearchQuery } from '@app/common';
-import type { DestinationRow, DestinationsRepository, EventTailRepository, StoredStreamPosition } from '@app/database';
+import type { DestinationRow, DestinationsRepository, EventRecord, StoredStreamPosition } from '@app/database';
+import type { EventView } from '../../events/dto/event.view';
 import { CommittedEvent, CommittedEventReader } from '../../events/stream/committed-event-reader';
 import { toEventView } from '../../events/event.mapper';
-import { DestinationCredentials, signingSecrets } from '../destinations/destination-credentials';
+import { DestinationCredentials, signingSecrets } from '../destination-credentials';
 import type { SecretBox } from '../secret-box';
 import { destinationUrlProblem } from '../sinks';
 import type { Delivery, DestinationFormat, DestinationKind, Sink, SinkTarget } from '../sinks';
 import { retryDelay } from './backoff';
 import type { DeliveryAudit } from './delivery-audit';
+import type { SharedPages } from './shared-pages';
 import { pause } from '../../common/pause';
 
 /** What a worker needs from the engine. */
@@ -18,7 +20,8 @@ export interface WorkerDeps {
   owner: string;
   hostname: string;
   destinations: DestinationsRepository;
-  events: EventTailRepository;
+  /** The page reads, shared by the workers of an account with the same `q` at the same position. */
+  pages: SharedPages;
   secrets: SecretBox;
   audit: DeliveryAudit;
   config: AppConfig;
@@ -86,7 +89,7 @@ export class DestinationWorker {
   }
 
   private async run(): Promise<void> {
-    const { destinations, events, config } = this.deps;
+    const { destinations, pages, config } = this.deps;
     const row = await destinations.findForDelivery(this.id);
     if (!row || row.version !== this.version || (row.state !== 'active' && row.state !== 'retrying')) return;
     this.failures = row.consecutiveFailures;
@@ -112,7 +115,7 @@ export class DestinationWorker {
       expiry === null ? undefined : setTimeout(() => this.retiring.abort(), Math.max(0, expiry - Date.now()));
     try {
       const filters = { search: row.q === null ? undefined : parseSearchQuery(row.q).terms };
-      const reader = new CommittedEventReader(events, row.accountId, filters, row.position);
+      const reader = new CommittedEventReader(pages.source(row.accountId, row.q), row.accountId, filters, row.position);
       let caughtUp = row.caughtUp;
       for await (const page of reader.pages(config.streamPollMilliseconds, this.over)) {
         if (page.events.length === 0) {
@@ -150,7 +153,7 @@ export class DestinationWorker {
   /** Sends one batch until the receiver acknowledges it, then stores its position; false when delivery must end. */
   private async deliver(row: DestinationRow, sink: Sink, batch: CommittedEvent[], caughtUp: boolean): Promise<boolean> {
     const { metrics } = this.deps;
-    const views = batch.map(({ event }) => toEventView(event));
+    const views = batch.map(({ event }) => viewOf(event));
     const id = batchId(this.id, views);
     for (;;) {
       if (this.over.aborted) return false;
@@ -230,6 +233,18 @@ export class DestinationWorker {
       hostname: this.deps.hostname,
     };
   }
+}
+
+/** Each event's view, made once however many workers send it (they share the page's records: shared-pages.ts). */
+const views = new WeakMap<EventRecord, EventView>();
+
+function viewOf(event: EventRecord): EventView {
+  let view = views.get(event);
+  if (view === undefined) {
+    view = toEventView(event);
+    views.set(event, view);
+  }
+  return view;
 }
 
 /**

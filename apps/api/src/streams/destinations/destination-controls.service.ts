@@ -4,7 +4,7 @@ import { AppError, instantMillis } from '@app/common';
 import { DestinationRow, DestinationsRepository, EventTailRepository, LimitedAction } from '@app/database';
 import { SecretBox } from '../secret-box';
 import { startPosition } from '../stream-start';
-import { newWebhookSecret, credentialsToChange, rotated, sealCredentials } from './destination-credentials';
+import { newWebhookSecret, credentialsToChange, rotated, sealCredentials } from '../destination-credentials';
 import { destinationBody, newDestinationBody } from './destination.mapper';
 import { DestinationTransactions, DestinationTx } from './destination-transactions';
 import { DestinationView, NewDestinationView } from './dto/destination.view';

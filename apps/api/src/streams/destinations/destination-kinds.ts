@@ -1,37 +1,32 @@
+import { kindsTaking, SINK_KINDS } from '../sinks/kinds';
+import type { KindField } from '../sinks/sink-kind';
 import type { DestinationFormat, DestinationKind } from '../sinks';
 
-export type { DestinationFormat, DestinationKind };
+export type { DestinationFormat, DestinationKind, KindField };
 
-/** Each kind once: the compiler refuses this object when the sinks' DestinationKind gains or loses one. */
-const KINDS: Record<DestinationKind, true> = {
-  webhook: true,
-  splunk_hec: true,
-  datadog: true,
-  otlp: true,
-  syslog: true,
-  nats: true,
-};
 const FORMATS: Record<DestinationFormat, true> = { native: true, ocsf: true, cef: true };
 
-/** The kinds of destination (docs/contract.md §16), for validation and the OpenAPI enum. */
-export const DESTINATION_KINDS = Object.keys(KINDS) as DestinationKind[];
-/** Every format any kind takes (which kind takes which: formatsOf in ../sinks). */
+/** The kinds of destination (docs/contract.md §16), for validation and the OpenAPI enum: each kind's module, sinks/kinds.ts. */
+export const DESTINATION_KINDS = Object.keys(SINK_KINDS) as DestinationKind[];
+/** Every format any kind takes (which kind takes which: its module's `formats`). */
 export const DESTINATION_FORMATS = Object.keys(FORMATS) as DestinationFormat[];
 
-/** The fields only some kinds take: anything else sent with another kind is a 400. */
-export const KIND_FIELDS = {
-  token: ['splunk_hec'],
-  apiKey: ['datadog'],
-  sourcetype: ['splunk_hec'],
-  index: ['splunk_hec'],
-} as const satisfies Record<string, readonly DestinationKind[]>;
-export type KindField = keyof typeof KIND_FIELDS;
+/** The fields only some kinds take, and which kinds (from the kinds' modules): anything else sent with another kind is a 400. */
+export const KIND_FIELDS: Record<KindField, readonly DestinationKind[]> = {
+  token: kindsTaking('token'),
+  apiKey: kindsTaking('apiKey'),
+  sourcetype: kindsTaking('sourcetype'),
+  index: kindsTaking('index'),
+};
 
 /** The credential each kind cannot be delivered without. */
-export const REQUIRED_CREDENTIAL: Partial<Record<DestinationKind, KindField>> = {
-  splunk_hec: 'token',
-  datadog: 'apiKey',
-};
+export const REQUIRED_CREDENTIAL: Partial<Record<DestinationKind, KindField>> = Object.fromEntries(
+  Object.values(SINK_KINDS).flatMap((k) =>
+    (Object.entries(k.fields) as [KindField, string][])
+      .filter(([, need]) => need === 'required')
+      .map(([field]) => [k.kind, field]),
+  ),
+);
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 1000;

@@ -10,7 +10,7 @@ import {
   newWebhookSecret,
   credentialsToChange,
   sealCredentials,
-} from './destination-credentials';
+} from '../destination-credentials';
 import { DEFAULT_BATCH_SIZE, DEFAULT_TIMEOUT_SECONDS, DestinationKind } from './destination-kinds';
 import { destinationBody, destinationsBody, newDestinationBody } from './destination.mapper';
 import { auditedSettings, kindProblems } from './destination-settings';

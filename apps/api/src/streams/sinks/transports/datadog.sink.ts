@@ -1,8 +1,9 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { toJsonEvent } from '../formats/json-event';
+import { jsonEventText } from '../formats/json-event';
 import type { Sink, SinkTarget } from '../sink';
 import { baseHeaders, HttpSink, withPath, type HttpRequestSpec } from './http-sink';
+import { httpUrlProblem, JSON_FORMATS, type SinkKind } from '../sink-kind';
 
 /** Datadog Logs API v2 limits (docs, "Send logs"): entries per request, uncompressed bytes per request. */
 export const DATADOG_MAX_ENTRIES = 1000;
@@ -28,7 +29,7 @@ export function datadogSink(target: SinkTarget): Sink {
         ddsource: 'audit-trail',
         service: 'audit-trail',
         hostname: target.hostname,
-        message: JSON.stringify(toJsonEvent(target.format, event)),
+        message: jsonEventText(target.format, event),
       }),
     );
     const requests: HttpRequestSpec[] = [];
@@ -57,3 +58,12 @@ export function datadogChunks(entries: string[]): string[][] {
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
+
+/** `datadog`: an https URL (the site's intake), an API key (required). */
+export const datadogKind: SinkKind<'datadog'> = {
+  kind: 'datadog',
+  formats: JSON_FORMATS,
+  fields: { apiKey: 'required' },
+  urlProblem: httpUrlProblem,
+  open: datadogSink,
+};

@@ -42,6 +42,33 @@ describe('HTTP kinds', () => {
       expect(payload).toEqual({ type: 'audit.events', timestamp: like.any(String), data: { events } });
     });
 
+    it('sends JSON.stringify of the body byte for byte, non-ASCII included, each batch of the same events the same', async () => {
+      sut = openSink(sampleTarget('webhook', base, { secrets: { webhookSecrets: [secret(1)] } }));
+      const events = sampleEvents(3, { actor: 'zoë 🦊 "quoted" \\ \u2028', context: { note: 'ünïcode', n: 1 } });
+      await sut.deliver({ id: 'msg_a', events }, signal());
+      await sut.deliver({ id: 'msg_b', events: events.slice(0, 2) }, signal());
+      await sut.deliver({ id: 'msg_c', events }, signal());
+      for (const [i, request] of receiver.requests.entries()) {
+        const text = request.body.toString('utf8');
+        const parsed = JSON.parse(text) as { timestamp: string };
+        const sent = i === 1 ? events.slice(0, 2) : events;
+        expect(text).toBe(
+          JSON.stringify({ type: 'audit.events', timestamp: parsed.timestamp, data: { events: sent } }),
+        );
+        expect(() => new Webhook(secret(1)).verify(text, request.headers as Record<string, string>)).not.toThrow();
+      }
+    });
+
+    it('answers a malformed secret with a failed attempt, never an unsigned request', async () => {
+      sut = openSink(sampleTarget('webhook', base, { secrets: { webhookSecrets: ['whsec_not base64!'] } }));
+      await expect(sut.deliver({ id: 'b', events: sampleEvents(1) }, signal())).resolves.toMatchObject({
+        ok: false,
+        status: null,
+        action: 'retry',
+      });
+      expect(receiver.requests).toHaveLength(0);
+    });
+
     it('signs with both secrets during a rotation: the new one and the old one verify', async () => {
       sut = openSink(sampleTarget('webhook', base, { secrets: { webhookSecrets: [secret(2), secret(1)] } }));
       await expect(sut.deliver({ id: 'msg_batch_2', events: sampleEvents(1) }, signal())).resolves.toEqual({

@@ -6,6 +6,7 @@ import { toJsonEvent } from '../formats/json-event';
 import { bareHost, resolveAllowed } from '../outbound/resolve';
 import type { Delivery, Sink, SinkBatch, SinkTarget } from '../sink';
 import { natsSubjectOf } from './nats-subject';
+import { JSON_FORMATS, socketUrlProblem, type SinkKind } from '../sink-kind';
 
 /** The client's connection type (the transport does not re-export it; nats-core is not our dependency). */
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
@@ -104,3 +105,17 @@ class NoStreamError extends Error {
     this.name = 'NoStreamError';
   }
 }
+
+/** `nats`: nats://host:port/<subject> (JetStream). */
+export const natsKind: SinkKind<'nats'> = {
+  kind: 'nats',
+  formats: JSON_FORMATS,
+  fields: {},
+  urlProblem: (url) => {
+    const shape = 'must be nats://host:port/<subject>';
+    return socketUrlProblem(url, ['nats:'], shape, (u) =>
+      natsSubjectOf(u) === null ? `${shape} (a subject: dot-separated tokens, no wildcard)` : null,
+    );
+  },
+  open: (target) => new NatsSink(target),
+};

@@ -2,6 +2,7 @@ import type { EventView } from '../../../events/dto/event.view';
 import { toJsonEvent } from '../formats/json-event';
 import type { Sink, SinkTarget } from '../sink';
 import { baseHeaders, HttpSink, withPath } from './http-sink';
+import { httpUrlProblem, JSON_FORMATS, type SinkKind } from '../sink-kind';
 
 /** An OTLP KeyValue with a string or int64 value (int64 as a decimal string, as OTLP/JSON encodes it). */
 type OtlpAttribute = { key: string; value: { stringValue: string } | { intValue: string } };
@@ -49,3 +50,12 @@ export function logRecord(target: SinkTarget, event: EventView): Record<string, 
 function text(key: string, value: string): OtlpAttribute {
   return { key, value: { stringValue: value } };
 }
+
+/** `otlp`: an https URL (the collector's base; /v1/logs is appended). */
+export const otlpKind: SinkKind<'otlp'> = {
+  kind: 'otlp',
+  formats: JSON_FORMATS,
+  fields: {},
+  urlProblem: httpUrlProblem,
+  open: otlpSink,
+};

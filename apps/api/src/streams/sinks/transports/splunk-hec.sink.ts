@@ -2,6 +2,7 @@ import type { EventView } from '../../../events/dto/event.view';
 import { toJsonEvent } from '../formats/json-event';
 import type { Sink, SinkTarget } from '../sink';
 import { baseHeaders, HttpSink, withPath } from './http-sink';
+import { httpUrlProblem, JSON_FORMATS, type SinkKind } from '../sink-kind';
 
 /** Splunk's default for JSON events that carry no sourcetype of their own. */
 export const DEFAULT_SOURCETYPE = '_json';
@@ -30,3 +31,12 @@ export function hecEvent(target: SinkTarget, event: EventView): Record<string, u
     event: toJsonEvent(target.format, event),
   };
 }
+
+/** `splunk_hec`: an https URL, a token (required), a sourcetype and an index. */
+export const splunkHecKind: SinkKind<'splunk_hec'> = {
+  kind: 'splunk_hec',
+  formats: JSON_FORMATS,
+  fields: { token: 'required', sourcetype: 'optional', index: 'optional' },
+  urlProblem: httpUrlProblem,
+  open: splunkHecSink,
+};

@@ -5,6 +5,7 @@ import { bounded, networkFailure } from '../delivery-failure';
 import { bareHost, resolveAllowed } from '../outbound/resolve';
 import type { Delivery, Sink, SinkBatch, SinkTarget } from '../sink';
 import { syslogFrame } from './syslog-frame';
+import { socketUrlProblem, type SinkKind } from '../sink-kind';
 
 /**
  * `syslog` (`syslog://`, TCP) and `syslog+tls://` (RFC 5425, verified against Node's CA store):
@@ -121,3 +122,13 @@ function flushed(socket: Socket, payload: Buffer, signal: AbortSignal): Promise<
     });
   });
 }
+
+/** `syslog`: syslog://host:port (TCP) or syslog+tls://host:port (RFC 5425), in any format, cef included. */
+export const syslogKind: SinkKind<'syslog'> = {
+  kind: 'syslog',
+  formats: ['native', 'ocsf', 'cef'],
+  fields: {},
+  urlProblem: (url) =>
+    socketUrlProblem(url, ['syslog:', 'syslog+tls:'], 'must be syslog://host:port or syslog+tls://host:port'),
+  open: (target) => new SyslogSink(target),
+};

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SecretBox } from '../secret-box';
+import { SecretBox } from './secret-box';
 
 /** A webhook's signing secret; `until` null for the current one, else when a rotated-out one stops being sent. */
 export interface WebhookSecret {
