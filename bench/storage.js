@@ -259,13 +259,17 @@ function readMix(base, seed) {
     ['chain verify', () => times(5, () => get(`/v1/chain/${pick(seed.chains)}/verify`, 'chain verify'))],
     [
       'export 10 %',
-      () => times(3, () => get(`/v1/events/export?${new URLSearchParams({ format: 'json', ...window(0.1) })}`, 'export')),
+      () =>
+        times(3, () => get(`/v1/events/export?${new URLSearchParams({ format: 'json', ...window(0.1) })}`, 'export')),
     ],
     [
       'append (single)',
       () =>
         times(n, (i) =>
-          expectOk(request(base, 'POST', '/v1/events', { body: JSON.stringify(seed.make(10_000_000 + i, random)) }), 'append'),
+          expectOk(
+            request(base, 'POST', '/v1/events', { body: JSON.stringify(seed.make(10_000_000 + i, random)) }),
+            'append',
+          ),
         ),
     ],
     [
@@ -276,7 +280,9 @@ function readMix(base, seed) {
             Array.from({ length: 4 }, (_, c) =>
               times(n / 4, (i) =>
                 expectOk(
-                  request(base, 'POST', '/v1/events', { body: JSON.stringify(seed.make(20_000_000 + c * n + i, random)) }),
+                  request(base, 'POST', '/v1/events', {
+                    body: JSON.stringify(seed.make(20_000_000 + c * n + i, random)),
+                  }),
                   'append',
                 ),
               ),
@@ -344,7 +350,9 @@ async function main() {
     } else {
       const connections = Number(process.env.STORAGE_CONNECTIONS || 16);
       const batch = Number(process.env.STORAGE_BATCH || 1);
-      log(`appending ${total.toLocaleString('en-US')} ${shape} events over HTTP, ${connections} connections, ${batch} a request`);
+      log(
+        `appending ${total.toLocaleString('en-US')} ${shape} events over HTTP, ${connections} connections, ${batch} a request`,
+      );
       jsonPerEvent = await appendOverHttp(base, total, make, { connections, batch, log });
     }
     const result = await withClient(url, async (client) => {
@@ -371,7 +379,9 @@ async function main() {
                 to_char("timestamp" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS time
            FROM events TABLESAMPLE SYSTEM (5) REPEATABLE (1) WHERE context ? 'ip' LIMIT 2000`,
       );
-      const { rows: chains } = await client.query(`SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE last_position > 0`);
+      const { rows: chains } = await client.query(
+        `SELECT audit_uuid_ulid('chn', id) AS id FROM chains WHERE last_position > 0`,
+      );
       return { sizes, width, rollupRows: counts[0].n, sample, chains: chains.map((c) => c.id) };
     });
     const per = (bytes) => bytes / total;

@@ -7,10 +7,14 @@ const PRESENT = computed({ present: ['to_regclass($1) IS NOT NULL', asBoolean] }
 const QUOTED = computed({ name: ['name', asString], quoted: ['quote_ident(name)', asString] });
 const DEFINITION = computed({ definition: ['pg_get_constraintdef(oid)', asString] });
 /** An index's storage parameters as a definition's tail: ` WITH (fillfactor=100)`, or nothing. */
-const WITH = (index: string): string => `coalesce(' WITH (' || array_to_string((SELECT reloptions FROM pg_class WHERE oid = ${index}), ', ') || ')', '')`;
+const WITH = (index: string): string =>
+  `coalesce(' WITH (' || array_to_string((SELECT reloptions FROM pg_class WHERE oid = ${index}), ', ') || ')', '')`;
 const CONSTRAINT = computed({
   name: ['c.conname', asString],
-  definition: [`pg_get_constraintdef(c.oid) || CASE WHEN c.contype IN ('p', 'u') THEN ${WITH('c.conindid')} ELSE '' END`, asString],
+  definition: [
+    `pg_get_constraintdef(c.oid) || CASE WHEN c.contype IN ('p', 'u') THEN ${WITH('c.conindid')} ELSE '' END`,
+    asString,
+  ],
 });
 
 /**
