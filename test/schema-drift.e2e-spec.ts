@@ -178,4 +178,21 @@ describe('schema drift (npm run migration:check)', () => {
       ),
     ]);
   });
+
+  it("finds an index of the append-only tables whose pages are no longer filled (migration 1766100000000's fillfactor)", async () => {
+    const drift = await withEntities(ENTITIES, async (dataSource) => {
+      await dataSource.query('ALTER INDEX pk_events RESET (fillfactor)');
+      await dataSource.query('ALTER INDEX ix_events_account_time SET (fillfactor = 90)');
+      try {
+        return await schemaDrift(dataSource);
+      } finally {
+        await dataSource.query('ALTER INDEX pk_events SET (fillfactor = 100)');
+        await dataSource.query('ALTER INDEX ix_events_account_time SET (fillfactor = 100)');
+      }
+    });
+    expect(drift).toEqual([
+      '-- events: the entity declares pk_events PRIMARY KEY (id) WITH (fillfactor=100), the database has PRIMARY KEY (id)',
+      '-- events: the entity declares ix_events_account_time INDEX (account_id, "timestamp", id) WITH (fillfactor=100), the database has INDEX (account_id, "timestamp", id) WITH (fillfactor=90)',
+    ]);
+  });
 });

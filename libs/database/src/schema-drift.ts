@@ -1,4 +1,5 @@
 import { DataSource, EntityMetadata, QueryRunner } from 'typeorm';
+import { INDEX_STORAGE } from './entities/index-storage';
 import { functionDrift } from './function-drift';
 import { DECLARED_FUNCTIONS, DECLARED_TRIGGERS, DeclaredFunction, DeclaredTrigger } from './schema/functions';
 import { asBoolean, asString, computed, selectRows } from './schema/table';
@@ -7,7 +8,16 @@ import { asBoolean, asString, computed, selectRows } from './schema/table';
 const PRESENT = computed({ present: ['to_regclass($1) IS NOT NULL', asBoolean] });
 const QUOTED = computed({ name: ['name', asString], quoted: ['quote_ident(name)', asString] });
 const DEFINITION = computed({ definition: ['pg_get_constraintdef(oid)', asString] });
-const CONSTRAINT = computed({ name: ['c.conname', asString], definition: ['pg_get_constraintdef(c.oid)', asString] });
+/** An index's storage parameters as a definition's tail: ` WITH (fillfactor=100)`, or nothing. */
+const WITH = (index: string): string =>
+  `coalesce(' WITH (' || array_to_string((SELECT reloptions FROM pg_class WHERE oid = ${index}), ', ') || ')', '')`;
+const CONSTRAINT = computed({
+  name: ['c.conname', asString],
+  definition: [
+    `pg_get_constraintdef(c.oid) || CASE WHEN c.contype IN ('p', 'u') THEN ${WITH('c.conindid')} ELSE '' END`,
+    asString,
+  ],
+});
 
 /**
  * How the entities differ from the database they are connected to: the statements TypeORM's
@@ -87,16 +97,20 @@ async function declaredConstraints(runner: QueryRunner, metadata: EntityMetadata
   const quote = (name: string): string => quoted.get(name) ?? name;
   const list = (columns: string[]): string => columns.map(quote).join(', ');
   const declared = new Map<string, string>();
+  const set = (name: string, definition: string): void => {
+    const storage = INDEX_STORAGE[name];
+    declared.set(name, storage === undefined ? definition : `${definition} WITH (${storage})`);
+  };
   const primary = metadata.primaryColumns;
   if (primary.length > 0) {
     const name = primary[0]!.primaryKeyConstraintName ?? '(unnamed primary key)';
-    declared.set(name, `PRIMARY KEY (${list(primary.map((c) => c.databaseName))})`);
+    set(name, `PRIMARY KEY (${list(primary.map((c) => c.databaseName))})`);
   }
   for (const unique of metadata.uniques) {
-    declared.set(unique.name, `UNIQUE (${list(unique.columns.map((c) => c.databaseName))})`);
+    set(unique.name, `UNIQUE (${list(unique.columns.map((c) => c.databaseName))})`);
   }
   for (const index of metadata.indices) {
-    declared.set(
+    set(
       index.name,
       UNSYNCHRONIZED_INDEXES[index.name] ??
         `${index.isUnique ? 'UNIQUE ' : ''}INDEX (${list(index.columns.map((c) => c.databaseName))})`,
@@ -136,7 +150,8 @@ async function parsedCheck(runner: QueryRunner, table: string, expression: strin
 
 /**
  * The table's primary key, uniques, foreign keys and checks (pg_get_constraintdef) and the indexes
- * that back none of them (an index of another access method than btree as pg_get_indexdef prints it). Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
+ * that back none of them (an index of another access method than btree as pg_get_indexdef prints it), each
+ * index's storage parameters after it (` WITH (fillfactor=100)`). Nullability (PostgreSQL 18 lists NOT NULL here too) is the schema builder's.
  */
 async function databaseConstraints(runner: QueryRunner, table: string): Promise<Map<string, string>> {
   const rows = await selectRows(
@@ -149,7 +164,7 @@ async function databaseConstraints(runner: QueryRunner, table: string): Promise<
             CASE WHEN am.amname <> 'btree' THEN regexp_replace(pg_get_indexdef(x.indexrelid), '^.* USING ', 'INDEX USING ')
                  ELSE CASE WHEN x.indisunique THEN 'UNIQUE ' ELSE '' END || 'INDEX (' ||
                       (SELECT string_agg(pg_get_indexdef(x.indexrelid, k, true), ', ' ORDER BY k)
-                         FROM generate_series(1, x.indnkeyatts) k) || ')' END
+                         FROM generate_series(1, x.indnkeyatts) k) || ')' || ${WITH('x.indexrelid')} END
        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am am ON am.oid = i.relam
       WHERE x.indrelid = $1::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
     [table],

@@ -28,6 +28,7 @@ export * from './erasure.entity';
 export * from './erasure-event.entity';
 export * from './event-count.entity';
 export * from './event.entity';
+export * from './index-storage';
 export * from './idempotency-key.entity';
 export * from './merkle-node.entity';
 export * from './retention-log.entity';
