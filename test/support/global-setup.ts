@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildConsole, CONSOLE_BUILT_ENV } from './console-build';
 import { EMBEDDED_TEMPLATE_ENV, postgresReachable, RUN_PREFIX_ENV } from './postgres';
 
 /**
@@ -14,6 +15,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.E2E_MODE = usePostgres ? 'postgres' : 'embedded';
   process.env[RUN_PREFIX_ENV] = `audit_test_${process.pid}_${Date.now().toString(36)}`;
   if (!usePostgres) process.env[EMBEDDED_TEMPLATE_ENV] = migratedEmbeddedTemplate();
+  buildConsole();
+  process.env[CONSOLE_BUILT_ENV] = '1';
   console.log(
     `\ne2e database: ${usePostgres ? 'PostgreSQL (fresh database per suite)' : 'embedded PGlite (fresh data directory per suite)'}`,
   );

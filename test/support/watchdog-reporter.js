@@ -16,28 +16,32 @@ class WatchdogReporter {
   constructor(globalConfig) {
     this.rootDir = globalConfig.rootDir;
     this.started = Date.now();
-    this.suiteTimer = null;
+    /** Each running suite's limit, by its path: with several workers, suites run side by side. */
+    this.suiteTimers = new Map();
   }
 
   onTestStart(test) {
     const name = test.path.startsWith(this.rootDir) ? test.path.slice(this.rootDir.length + 1) : test.path;
     process.stderr.write(`[${this.elapsed()}] start ${name}\n`);
-    clearTimeout(this.suiteTimer);
-    this.suiteTimer = setTimeout(() => {
+    clearTimeout(this.suiteTimers.get(test.path));
+    const timer = setTimeout(() => {
       process.stderr.write(
         `[${this.elapsed()}] ${name} has run for ${SUITE_LIMIT_MS / 1000} s: stopping the run. Open: ${openHandles()}\n`,
       );
       endChildren();
       process.exit(1);
     }, SUITE_LIMIT_MS).unref();
+    this.suiteTimers.set(test.path, timer);
   }
 
-  onTestResult() {
-    clearTimeout(this.suiteTimer);
+  onTestResult(test) {
+    clearTimeout(this.suiteTimers.get(test.path));
+    this.suiteTimers.delete(test.path);
   }
 
   onRunComplete(_contexts, results) {
-    clearTimeout(this.suiteTimer);
+    for (const timer of this.suiteTimers.values()) clearTimeout(timer);
+    this.suiteTimers.clear();
     const code =
       results.numFailedTests > 0 || results.numFailedTestSuites > 0 || results.numRuntimeErrorTestSuites > 0 ? 1 : 0;
     setTimeout(() => {
