@@ -121,7 +121,9 @@ describe('the client’s recorder (docs/contract.md §20)', () => {
         `recorder (${prefix}): ${total} events from ${producers} producers in ${ms} ms (${Math.round((total * 1000) / ms)} events/s); checked in SQL in ${Date.now() - checked} ms`,
       );
     },
-    180_000,
+    // A bound on a hang, not a speed target (the bench's `client` scenario is that): 34 s embedded on a quiet
+    // machine, 268 s once beside a second jest worker and three other test runs on the same two cores.
+    600_000,
   );
 
   it('keeps up with raw batches of the same size sent in the same run (issue 38 asks ≥ 0.9× on the bench machine)', async () => {

@@ -17,6 +17,9 @@ export default async function globalSetup(): Promise<void> {
   if (!usePostgres) process.env[EMBEDDED_TEMPLATE_ENV] = migratedEmbeddedTemplate();
   buildConsole();
   process.env[CONSOLE_BUILT_ENV] = '1';
+  // Service processes the suites start inherit this: no metrics listener on the fixed default port, where two
+  // suites running side by side would collide (EADDRINUSE). A suite that checks metrics names its own port.
+  process.env.METRICS_PORT ??= '0';
   console.log(
     `\ne2e database: ${usePostgres ? 'PostgreSQL (fresh database per suite)' : 'embedded PGlite (fresh data directory per suite)'}`,
   );
