@@ -19,6 +19,7 @@ import {
 import { erase, erasedFields, HashingV2, hashingOf, NEVER_ERASABLE, parseFieldPath } from '@app/hashing';
 import { EraseDto } from './dto/erase.dto';
 import { ErasureDryRunView, ErasureResultView, ErasureView, ListErasuresQuery } from './dto/erasure.view';
+import { ErasureNotices } from './erasure-notices';
 import { ErasureScrubber } from './erasure-scrubber';
 import { ErasedValue, erasedValuesOf, holdsErasedText, quotingMembers } from './quoted-values';
 
@@ -52,6 +53,7 @@ export class ErasureService {
     private readonly trail: AuditTrail,
     private readonly config: AppConfig,
     private readonly scrubber: ErasureScrubber,
+    private readonly notices: ErasureNotices,
   ) {}
 
   async erase(
@@ -148,8 +150,12 @@ export class ErasureService {
       const { id, at, events, fields, skipped } = record;
       return { data: { id, at: at.toISOString(), events, fields, skipped } };
     });
-    // What the erasure left in the database's files (a dry run changed nothing).
-    if (!('dryRun' in answer.data)) this.scrubber.afterErasure();
+    if (!('dryRun' in answer.data)) {
+      // Committed: copies of the events kept on this instance (streams' shared page reads) go before the answer.
+      this.notices.erased(accountId);
+      // What the erasure left in the database's files (a dry run changed nothing).
+      this.scrubber.afterErasure();
+    }
     return answer;
   }
 

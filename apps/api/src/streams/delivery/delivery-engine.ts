@@ -3,11 +3,15 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { ulid } from 'ulid';
 import { AppConfig, Metrics } from '@app/common';
 import { DestinationsRepository, DestinationState, EventTailRepository } from '@app/database';
+import { ErasureNotices } from '../../erasure/erasure-notices';
 import { SecretBox } from '../secret-box';
 import { openSink } from '../sinks';
 import { DeliveryAudit } from './delivery-audit';
 import { DestinationWorker, WorkerDeps } from './destination-worker';
 import { SharedPages } from './shared-pages';
+
+/** How long a page read may be given to other workers of its group, from its start: well under a second (P10). */
+const SHARED_READ_MS = 500;
 
 /** A lease outlives this many missed renewals: an instance that stops is replaced within 4 × STREAM_LEASE_SECONDS (≤ 28 s). */
 const LEASE_RENEWALS = 3;
@@ -41,15 +45,20 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     audit: DeliveryAudit,
     private readonly config: AppConfig,
     metrics: Metrics,
+    notices: ErasureNotices,
   ) {
+    // A read is given to the workers of its group that ask for its window (the next poll of every caught-up
+    // worker of the group: two polls at the default 250 ms) for 500 ms from its start, a closed window's and
+    // a read of what is committed now alike. An erasure committed here drops the account's reads at once; one
+    // committed on another instance is not told here: 500 ms bounds what a read from before it is given after
+    // it (docs/contract.md §17).
+    const pages = new SharedPages(events, SHARED_READ_MS, SHARED_READ_MS);
+    notices.listen((accountId) => pages.erased(accountId));
     this.deps = {
       owner: this.owner,
       hostname: hostname(),
       destinations,
-      // A read is kept for the workers of its group that come late (a slower receiver, a busy event loop): a
-      // closed window's for 5 s, within SharedPages' bound on the events it holds; a read of what is committed
-      // now for four polls (at least 1 s), the next poll of every caught-up worker of the group.
-      pages: new SharedPages(events, 5000, Math.max(4 * config.streamPollMilliseconds, 1000)),
+      pages,
       secrets,
       audit,
       config,

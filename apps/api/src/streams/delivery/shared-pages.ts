@@ -14,10 +14,12 @@ const MAX_KEPT_EVENTS = 20_000;
 /** One page read, shared by every reader of its group that asks for the same window while it is kept. */
 interface SharedRead {
   read: Promise<CommittedRead & { limit: number }>;
-  /** How long it is kept once settled. */
+  /** The account read. */
+  accountId: string;
+  /** How long it is kept from its start (in flight or settled). */
   keepMs: number;
-  /** When it settled (ms), or null while in flight. */
-  settledAt: number | null;
+  /** When it started (ms). */
+  startedAt: number;
   /** Its events, once settled. */
   events: number;
 }
@@ -34,7 +36,7 @@ interface Group {
  * One page read for the stream destinations of an account with the same `q` that stand at the same
  * position (docs/architecture.md, "Streams"). Each worker keeps its own CommittedEventReader, position,
  * batches, backoff and acknowledgements; only the read is shared: a worker asking for a window
- * (since, until, after) that another worker of its group read, or is reading, less than `keepMs` ago
+ * (since, until, after) that another worker of its group started reading less than `keepMs` ago
  * gets that read's events, decoded once, and the limit it was read with (a page that came back full
  * is followed by the rest of its window, so a worker given a larger or smaller page than it asked for
  * reads on correctly). A worker that is behind, or waits out its backoff, simply asks for windows no
@@ -47,6 +49,11 @@ interface Group {
  * from the same database, one taken after the other was returned), reads the window (S, F) instead of
  * (S, now), and then stands at F, where its group reads next. Windows tile (each transaction commits
  * between exactly one pair of consecutive snapshots), so nothing is read twice or skipped.
+ *
+ * Erasure (threat model P10): a read holds the values as they were when it ran. `erased(accountId)`,
+ * called once an erasure of the account committed on this instance, drops the account's reads, in
+ * flight or settled, so nobody who asks after the commit is given one; an erasure on another instance
+ * is not told here, so no read is given to anyone `keepMs` after it started (docs/contract.md §17).
  */
 export class SharedPages {
   private readonly reads = new Map<string, SharedRead>();
@@ -74,6 +81,14 @@ export class SharedPages {
       committedBetween: (_account: string, filters: EventFilters, window: TailWindow, limit: number) =>
         this.read(groupKey, accountId, filters, window, limit),
     };
+  }
+
+  /**
+   * An erasure of `accountId`'s events committed: its reads, settled or in flight, are given to nobody
+   * else (a read in flight still answers those who asked before; they asked before the commit).
+   */
+  erased(accountId: string): void {
+    for (const [key, shared] of this.reads) if (shared.accountId === accountId) this.forget(key, shared);
   }
 
   /** How many reads are kept (for tests). */
@@ -122,12 +137,12 @@ export class SharedPages {
   ): SharedRead {
     const startedSeq = ++this.seq;
     const shared: SharedRead = {
+      accountId,
       keepMs: window.until === null ? this.keepNowMs : this.keepMs,
-      settledAt: null,
+      startedAt: Date.now(),
       events: 0,
       read: this.events.committedBetween(accountId, filters, window, limit).then(
         (page) => {
-          shared.settledAt = Date.now();
           // Nothing committed since `since`: whoever asks next from there must read again, not be given this.
           if (window.until === null && page.until === window.since) this.forget(key, shared);
           else if (this.reads.get(key) === shared) {
@@ -167,10 +182,10 @@ export class SharedPages {
     return { since: asked.since, until: snapshot, after: null };
   }
 
-  /** Drops settled reads kept long enough, and the oldest beyond MAX_READS or MAX_KEPT_EVENTS. */
+  /** Drops reads started too long ago (in flight or settled), and the oldest beyond MAX_READS or MAX_KEPT_EVENTS. */
   private forgetOld(now: number): void {
     for (const [key, shared] of this.reads) {
-      if (shared.settledAt !== null && now - shared.settledAt > shared.keepMs) this.forget(key, shared);
+      if (now - shared.startedAt > shared.keepMs) this.forget(key, shared);
     }
     for (const [key, shared] of this.reads) {
       if (this.reads.size < MAX_READS && this.kept <= MAX_KEPT_EVENTS) break;
