@@ -19,5 +19,9 @@ export function toEventView(event: EventRecord): EventView {
     createdAt: timestamp,
     // Version-2 events (docs/contract.md §17): what their hash covers, and what was erased.
     ...(hashing && { hashing, erased: erasedFields(hashing) }),
+    // The action schema that checked it on append (docs/contract.md §19): absent without one.
+    ...(event.schema && {
+      schema: { action: event.schema.action, version: event.schema.version, valid: event.schema.valid },
+    }),
   };
 }

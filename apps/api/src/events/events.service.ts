@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError, EVENT_ID, EVENTS_CURSOR } from '@app/common';
 import { EventRecord, EventSearchRepository } from '@app/database';
 import { AppendQueue } from './append/append-queue';
-import { AppendRequest, Idempotency, Replay } from './append/append-request';
+import { AppendRequest, Idempotency, Replay, StaleSchemas } from './append/append-request';
 import { CreateEventBatchDto } from './dto/create-event-batch.dto';
 import { CreateEventDto, DEFAULT_CHAIN } from './dto/create-event.dto';
 import { EventView } from './dto/event.view';
@@ -11,6 +11,7 @@ import { toEventView } from './event.mapper';
 import { IdempotencyService } from './idempotency.service';
 import { toEventFilters } from './event-filters';
 import { BoundedReads } from '../reads/bounded-reads';
+import { SchemaGate } from '../schemas/schema-gate';
 
 /**
  * An append's answer: its body as JSON text, built once. A keyed request's text is the one stored
@@ -21,7 +22,18 @@ export interface AppendOutcome {
   replayed: boolean;
 }
 
-type NewEvent = Omit<AppendRequest, 'idempotency'>;
+type NewEvent = Omit<AppendRequest, 'idempotency' | 'schema'>;
+
+/**
+ * How many times an append is checked again when its account's schemas changed while it waited
+ * (StaleSchemas): a version saved at each attempt, beyond that a 503 to retry.
+ */
+const SCHEMA_ATTEMPTS = 5;
+
+/** Where a single event's schema violation is: `context.amount`. */
+const singleField = (_index: number, path: string): string => path;
+/** Where a batch item's is: `events[3].context.amount`. */
+const batchField = (index: number, path: string): string => `events[${index}]${path === '' ? '' : `.${path}`}`;
 
 const toBody = (event: EventRecord): { data: EventView } => ({ data: toEventView(event) });
 const toBatchJson = (events: EventRecord[]): string => JSON.stringify({ data: events.map(toEventView) });
@@ -34,16 +46,17 @@ export class EventsService {
     private readonly idempotency: IdempotencyService,
     private readonly events: EventSearchRepository,
     private readonly reads: BoundedReads,
+    private readonly schemas: SchemaGate,
   ) {}
 
   append(accountId: string, dto: CreateEventDto, idempotencyKey?: string): Promise<AppendOutcome> {
-    return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], toJson, idempotencyKey);
+    return this.appendAll('POST /v1/events', [newEvent(accountId, dto)], toJson, idempotencyKey, singleField);
   }
 
   /** docs/contract.md §9: all or nothing, in request order; one Idempotency-Key covers the whole batch. */
   appendBatch(accountId: string, dto: CreateEventBatchDto, idempotencyKey?: string): Promise<AppendOutcome> {
     const events = dto.events.map((item) => newEvent(accountId, item));
-    return this.appendAll('POST /v1/events/batch', events, toBatchJson, idempotencyKey);
+    return this.appendAll('POST /v1/events/batch', events, toBatchJson, idempotencyKey, batchField);
   }
 
   /**
@@ -59,8 +72,9 @@ export class EventsService {
     events: NewEvent[],
     respond: (events: EventRecord[]) => string,
     idempotencyKey: string | undefined,
+    fieldOf: (index: number, path: string) => string,
   ): Promise<AppendOutcome> {
-    if (idempotencyKey === undefined) return this.write(events, null, respond);
+    if (idempotencyKey === undefined) return this.write(events, null, respond, fieldOf);
     IdempotencyService.validate(idempotencyKey);
     const accountId = events[0]!.accountId;
     const body = events.map(({ accountId: _, ...event }) => event);
@@ -68,18 +82,38 @@ export class EventsService {
     return this.idempotency.whileInFlight(accountId, idempotencyKey, digest, async () => {
       const stored = await this.idempotency.stored(accountId, idempotencyKey, digest);
       if (stored) return { json: stored.json, replayed: true };
-      return this.write(events, { key: idempotencyKey, digest, respond }, respond);
+      return this.write(events, { key: idempotencyKey, digest, respond }, respond, fieldOf);
     });
   }
 
+  /**
+   * Checks the events against their account's action schemas (SchemaGate: a 400 for an enforced
+   * one they break), then queues them with the check. If a schema version was saved meanwhile (the
+   * transaction found another generation: StaleSchemas), nothing was written: the account's
+   * schemas are read again and the events checked and queued anew.
+   */
   private async write(
     events: NewEvent[],
     idempotency: Idempotency | null,
     respond: (events: EventRecord[]) => string,
+    fieldOf: (index: number, path: string) => string,
   ): Promise<AppendOutcome> {
-    const outcome = await this.queue.appendAll(events.map((event) => ({ ...event, idempotency })));
-    if (outcome instanceof Replay) return { json: outcome.json, replayed: true };
-    return { json: outcome[0]!.response ?? respond(outcome.map((a) => a.event)), replayed: false };
+    const accountId = events[0]!.accountId;
+    for (let attempt = 1; ; attempt++) {
+      const checks = await this.schemas.check(accountId, events, fieldOf);
+      let outcome: Awaited<ReturnType<AppendQueue['appendAll']>>;
+      try {
+        outcome = await this.queue.appendAll(events.map((event, i) => ({ ...event, idempotency, schema: checks[i] })));
+      } catch (error) {
+        if (!(error instanceof StaleSchemas)) throw error;
+        this.schemas.forget(accountId);
+        if (attempt < SCHEMA_ATTEMPTS) continue;
+        throw AppError.unavailable('The account’s action schemas kept changing during this append; retry shortly.', 1);
+      }
+      if (outcome instanceof Replay) return { json: outcome.json, replayed: true };
+      this.schemas.stored(checks);
+      return { json: outcome[0]!.response ?? respond(outcome.map((a) => a.event)), replayed: false };
+    }
   }
 
   /** Newest first by (timestamp, id); the cursor is the last row's key. A bounded read (BoundedReads: 429, 422). */

@@ -23,6 +23,7 @@ import { CheckpointLogAppendOnly1765800000000 } from './1765800000000-checkpoint
 import { BinaryIds1765900000000 } from './1765900000000-binary-ids';
 import { ErasureRecord1766000000000 } from './1766000000000-erasure-record';
 import { DestinationBackoff1766050000000 } from './1766050000000-destination-backoff';
+import { ActionSchemas1766100000000 } from './1766100000000-action-schemas';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   BinaryIds1765900000000,
   ErasureRecord1766000000000,
   DestinationBackoff1766050000000,
+  ActionSchemas1766100000000,
 ];

@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics, uuidToUlid } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { BodyAdmission } from '../../common/json-body';
-import { Appended, AppendRequest, Replay } from './append-request';
+import { Appended, AppendRequest, Replay, StaleSchemas } from './append-request';
 import { ChainLedger } from './chain-ledger';
 
 /** One request's events: a single event, or a batch that is written in one transaction or not at all. */
@@ -152,6 +152,14 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
         else w.resolve(own as Appended[]);
       }
     } catch (error) {
+      if (error instanceof StaleSchemas) {
+        // Only the requests of accounts whose schemas changed go back to be checked again; the rest are written now.
+        const stale = batch.filter((w) => w.requests.some((r) => error.accounts.has(r.accountId)));
+        stale.forEach((w) => w.reject(error));
+        const rest = batch.filter((w) => !stale.includes(w));
+        if (rest.length > 0) await this.write(rest);
+        return;
+      }
       if (batch.length > 1 && isDataError(error)) {
         // What the database refused must not fail its neighbours: write each request (a batch as a whole) alone.
         for (const single of batch) await this.write([single]);

@@ -6,15 +6,15 @@ import { computeEventHash, computeEventHashV2, deriveSalts, newSaltSeed } from '
 import {
   accountKey,
   ChainHeadsRepository,
-  ChainRecord,
   Db,
   EventRecord,
   EventWritesRepository,
   IdempotencyKeysRepository,
+  LockedChainHead,
   TransactionRunner,
 } from '@app/database';
 import { IdempotencyService } from '../idempotency.service';
-import { Appended, AppendRequest, Idempotency, Replay } from './append-request';
+import { Appended, AppendRequest, Idempotency, Replay, StaleSchemas } from './append-request';
 import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
@@ -24,6 +24,8 @@ interface ChainHead {
   lastPosition: number;
   lastHash: string;
   lastTimestamp: number;
+  /** The chain's account's action schema generation, read with the lock (docs/contract.md §19). */
+  schemaGeneration: number;
 }
 
 /** Chains remembered as already committed; beyond, the set starts again (memory stays bounded). */
@@ -102,6 +104,7 @@ export class ChainLedger {
     const refused = await this.lockKeys(claims, tx);
     const requests = all.filter((r) => !r.idempotency || !refused.has(r.idempotency));
     const heads = await this.lockHeads(requests, tx);
+    refuseStaleSchemas(requests, heads);
     const events = requests.map((request) => this.nextEvent(request, heads));
     // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
     // is on the wire once the microtasks that send it have run, so grow starts a turn later.
@@ -178,7 +181,7 @@ export class ChainLedger {
       );
     }
     const locked = await this.chains.lockHeads(chains, tx);
-    return new Map(locked.map((chain: ChainRecord) => [chainKey(chain.accountId, chain.name), headOf(chain)]));
+    return new Map(locked.map((chain: LockedChainHead) => [chainKey(chain.accountId, chain.name), headOf(chain)]));
   }
 
   private nextEvent(request: AppendRequest, heads: Map<string, ChainHead>): EventRecord {
@@ -201,6 +204,7 @@ export class ChainLedger {
       hash: '',
       saltSeed: head.hashVersion === 2 ? newSaltSeed() : null,
       erasure: null,
+      schema: request.schema?.ref ?? null,
     };
     const payload = { ...event, timestamp: event.timestamp.toISOString() };
     event.hash =
@@ -231,7 +235,22 @@ function respondAll(requests: readonly AppendRequest[], events: readonly EventRe
   return new Map([...eventsOf].map(([idempotency, own]) => [idempotency, idempotency.respond(own)]));
 }
 
-function headOf(chain: ChainRecord): ChainHead {
+/**
+ * Under the chains' locks, a schema version saved after an event was checked shows as another
+ * generation of its account: the transaction is refused (StaleSchemas) and the event checked again,
+ * so every append that starts after a version's 201 is checked against it, on every instance.
+ */
+function refuseStaleSchemas(requests: readonly AppendRequest[], heads: Map<string, ChainHead>): void {
+  let stale: Set<string> | null = null;
+  for (const r of requests) {
+    if (r.schema === undefined) continue;
+    if (heads.get(chainKey(r.accountId, r.chainName))?.schemaGeneration !== r.schema.generation)
+      (stale ??= new Set()).add(r.accountId);
+  }
+  if (stale) throw new StaleSchemas(stale);
+}
+
+function headOf(chain: LockedChainHead): ChainHead {
   return {
     id: chain.id,
     name: chain.name,
@@ -239,5 +258,6 @@ function headOf(chain: ChainRecord): ChainHead {
     lastPosition: chain.lastPosition,
     lastHash: chain.lastHash,
     lastTimestamp: chain.lastTimestamp?.getTime() ?? 0,
+    schemaGeneration: chain.schemaGeneration,
   };
 }
