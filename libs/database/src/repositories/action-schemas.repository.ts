@@ -56,6 +56,17 @@ export class ActionSchemasRepository {
     return { generation, versions: rows.filter((row) => row.id !== null).map(({ generation: _, ...row }) => row) };
   }
 
+  /** The account's schema generation now: its greatest version id, 0 without any. */
+  async generation(accountId: string, db: Db = this.pool): Promise<number> {
+    const [row] = await selectRows(
+      db,
+      computed({ generation: ['coalesce(max(s.id), 0)', asNumber] }),
+      `SELECT coalesce(max(s.id), 0) AS "generation" FROM action_schemas s WHERE s.account_id = $1`,
+      [ulidToUuid(accountId)],
+    );
+    return row?.generation ?? 0;
+  }
+
   /** Every version of the account's `action`, oldest first. */
   versions(accountId: string, action: string, db: Db = this.pool): Promise<ActionSchemaRow[]> {
     return selectRows(
