@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Metrics } from '@app/common';
 import { run } from '../apps/cli/src/cli';
 import { compileSchema } from '../apps/api/src/schemas/schema-compiler';
+import { MAX_SCHEMA_ACTIONS } from '../apps/api/src/schemas/schemas.service';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, freshDatabase, KEYS, startTestApp, TestApp } from './support/test-app';
 
@@ -140,6 +141,29 @@ describe('Action schemas', () => {
         .set(...bearer(ADMIN_KEYS.globexAdmin))
         .expect(404);
       expect(await t.dataSource.query(`SELECT 1 FROM action_schemas WHERE action = 'scope.x'`)).toHaveLength(1);
+    });
+
+    it('re-checks its caller in its transaction (P5): a key revoked a moment ago elsewhere saves and deletes nothing', async () => {
+      const made = (
+        await t
+          .http()
+          .post(`/v1/accounts/${acme}/keys`)
+          .set(...bearer(ADMIN_KEYS.acmeAdmin))
+          .send({ name: 'schema-soon-revoked', scopes: ['admin'] })
+          .expect(201)
+      ).body.data as { id: string; secret: string };
+      await put('revoked.x', { schema: AMOUNT, mode: 'warn' }, made.secret).expect(201);
+      // Known valid to this instance (cached), then revoked by "another instance": in the database only.
+      await t.dataSource.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [made.id]);
+      await put('revoked.x', { schema: AMOUNT, mode: 'enforce' }, made.secret).expect(401);
+      await t
+        .http()
+        .delete(path(acme, '/revoked.x'))
+        .set(...bearer(made.secret))
+        .expect(401);
+      expect(await t.dataSource.query(`SELECT version FROM action_schemas WHERE action = 'revoked.x'`)).toEqual([
+        { version: 1 },
+      ]);
     });
 
     it('validation: mode, schema (null, not an object, over 64 KiB: 400 not 413), action, extra members, query', async () => {
@@ -487,6 +511,35 @@ describe('Action schemas', () => {
     await preview({ schema: AMOUNT }, {}, ADMIN_KEYS.globexAdmin).expect(404);
     await preview({ schema: AMOUNT }, {}, KEYS.acme).expect(403);
     expect(await t.dataSource.query(`SELECT 1 FROM action_schemas WHERE action = 'preview.x'`)).toEqual([]);
+  });
+
+  it(`an account has schemas for at most ${MAX_SCHEMA_ACTIONS} actions at once (400 naming action); deleting one makes room`, async () => {
+    const current = (
+      (
+        await t
+          .http()
+          .get(path(globex))
+          .set(...bearer(ADMIN_KEYS.globexAdmin))
+          .expect(200)
+      ).body.data as { schema: object | null }[]
+    ).filter((s) => s.schema !== null).length;
+    for (let i = current; i < MAX_SCHEMA_ACTIONS; i++)
+      await put(`many.a${i}`, { schema: {}, mode: 'warn' }, ADMIN_KEYS.globexAdmin, globex).expect(201);
+    const refused = await put('many.last', { schema: {}, mode: 'warn' }, ADMIN_KEYS.globexAdmin, globex).expect(400);
+    expect(refused.body.error.details.fields[0].field).toBe('action');
+    // A new version of an action that has one is no new action.
+    await put(
+      `many.a${MAX_SCHEMA_ACTIONS - 1}`,
+      { schema: {}, mode: 'enforce' },
+      ADMIN_KEYS.globexAdmin,
+      globex,
+    ).expect(201);
+    await t
+      .http()
+      .delete(path(globex, `/many.a${MAX_SCHEMA_ACTIONS - 1}`))
+      .set(...bearer(ADMIN_KEYS.globexAdmin))
+      .expect(200);
+    await put('many.last', { schema: {}, mode: 'warn' }, ADMIN_KEYS.globexAdmin, globex).expect(201);
   });
 
   it('two instances on one database: a schema saved through one applies at once on the other', async () => {
