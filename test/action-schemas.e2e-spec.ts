@@ -8,7 +8,7 @@ import { run } from '../apps/cli/src/cli';
 import { compileSchema } from '../apps/api/src/schemas/schema-compiler';
 import { MAX_SCHEMA_ACTIONS } from '../apps/api/src/schemas/schemas.service';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
-import { bearer, freshDatabase, KEYS, startTestApp, TestApp } from './support/test-app';
+import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /** A schema whose context must hold a non-negative `amount`. */
 const AMOUNT = {
@@ -542,33 +542,37 @@ describe('Action schemas', () => {
     await put('many.last', { schema: {}, mode: 'warn' }, ADMIN_KEYS.globexAdmin, globex).expect(201);
   });
 
-  it('two instances on one database: a schema saved through one applies at once on the other', async () => {
-    const database = await freshDatabase();
-    const one = await startTestApp({ bootstrapKeys: adminBootstrapKeys() }, database);
-    const two = await startTestApp({ bootstrapKeys: adminBootstrapKeys() }, database);
-    try {
-      const account = await accountOf(one, KEYS.acme);
-      // The second instance knows the account has no schema (and keeps knowing it)…
-      const unchecked = await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(201);
-      expect(unchecked.body.data.schema).toBeUndefined();
-      // …until a version saved through the first answers 201: the very next append there is checked.
-      await put('two.x', { schema: AMOUNT, mode: 'enforce' }, ADMIN_KEYS.acmeAdmin, account, one).expect(201);
-      const refused = await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(400);
-      expect(refused.body.error.details.schema).toEqual({ action: 'two.x', version: 1 });
-      const ok = await append({ actor: 'a', action: 'two.x', context: { amount: 1 } }, KEYS.acme, two).expect(201);
-      expect(ok.body.data.schema).toEqual({ action: 'two.x', version: 1, valid: true });
-      await one
-        .http()
-        .delete(path(account, '/two.x'))
-        .set(...bearer(ADMIN_KEYS.acmeAdmin))
-        .expect(200);
-      await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(201);
-    } finally {
-      await two.close();
-      await one.close();
-      rmSync(database.dataDir, { recursive: true, force: true });
-    }
-  });
+  // Two instances share a PostgreSQL database; the embedded one belongs to one process.
+  (usingPostgres() ? it : it.skip)(
+    'two instances on one database: a schema saved through one applies at once on the other',
+    async () => {
+      const database = await freshDatabase();
+      const one = await startTestApp({ bootstrapKeys: adminBootstrapKeys() }, database);
+      const two = await startTestApp({ bootstrapKeys: adminBootstrapKeys() }, database);
+      try {
+        const account = await accountOf(one, KEYS.acme);
+        // The second instance knows the account has no schema (and keeps knowing it)…
+        const unchecked = await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(201);
+        expect(unchecked.body.data.schema).toBeUndefined();
+        // …until a version saved through the first answers 201: the very next append there is checked.
+        await put('two.x', { schema: AMOUNT, mode: 'enforce' }, ADMIN_KEYS.acmeAdmin, account, one).expect(201);
+        const refused = await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(400);
+        expect(refused.body.error.details.schema).toEqual({ action: 'two.x', version: 1 });
+        const ok = await append({ actor: 'a', action: 'two.x', context: { amount: 1 } }, KEYS.acme, two).expect(201);
+        expect(ok.body.data.schema).toEqual({ action: 'two.x', version: 1, valid: true });
+        await one
+          .http()
+          .delete(path(account, '/two.x'))
+          .set(...bearer(ADMIN_KEYS.acmeAdmin))
+          .expect(200);
+        await append({ actor: 'a', action: 'two.x', context: {} }, KEYS.acme, two).expect(201);
+      } finally {
+        await two.close();
+        await one.close();
+        rmSync(database.dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 async function accountOf(app: TestApp, key: string): Promise<string> {
