@@ -17,7 +17,14 @@ function contextOf(k) {
   return context;
 }
 
-/** An enforced schema of PROPERTIES typed, bounded, required context members (and the actor's shape). */
+/** Values the enum members take (every fourth member). */
+const IDS = Array.from({ length: PROPERTIES }, (_, p) => `id-${p}`);
+
+/**
+ * An enforced schema of PROPERTIES typed, bounded, required context members (strings with lengths,
+ * integers with bounds, booleans, enums; one member and the actor with a `pattern`, which RE2JS runs),
+ * no other member allowed.
+ */
 function schemaOf() {
   const properties = {};
   for (let p = 0; p < PROPERTIES; p++) {
@@ -29,7 +36,9 @@ function schemaOf() {
           ? { type: 'integer', minimum: 0, maximum: 1_000_000 }
           : kind === 2
             ? { type: 'boolean' }
-            : { type: 'string', pattern: '^id-[0-9]+$' };
+            : p === 3
+              ? { type: 'string', pattern: '^id-[0-9]+$' }
+              : { type: 'string', enum: IDS };
   }
   return {
     type: 'object',
