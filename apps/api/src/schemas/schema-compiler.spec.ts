@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import {
+  CHECK_BUDGET_MS,
   compileSchema,
   MAX_EXPANDED_SCHEMA_VALUES,
   MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_PATTERNS,
   MAX_SCHEMA_VALUES,
   SchemaRefused,
 } from './schema-compiler';
@@ -143,6 +145,26 @@ describe('compileSchema: a schema is untrusted input', () => {
     const started2 = performance.now();
     expect(check(event({ ['x'.repeat(5_000)]: 1 }, 'a'))).toMatchObject({ rule: 'pattern' });
     expect(performance.now() - started2).toBeLessThan(50);
+  });
+
+  it(`refuses more than ${MAX_SCHEMA_PATTERNS} patterns; a check that spends more than ${CHECK_BUDGET_MS} ms in patterns stops, not valid (budget)`, () => {
+    const many = Object.fromEntries(
+      Array.from({ length: MAX_SCHEMA_PATTERNS + 1 }, (_, i) => [`p${i}`, { pattern: `^${i}` }]),
+    );
+    expect(refusal({ properties: { context: { properties: many } } })).toMatch(/at most 64 patterns/);
+    // Every member of a large context against many patterns: milliseconds, then the budget ends it.
+    const branches = [
+      ...Array.from({ length: 60 }, (_, i) => ({ type: 'string', pattern: `^x${i}` })),
+      { type: 'string' },
+    ];
+    const check = compileSchema({ properties: { context: { additionalProperties: { anyOf: branches } } } });
+    const context = Object.fromEntries(Array.from({ length: 999 }, (_, i) => [`k${i}`, 'y'.repeat(30)]));
+    check(event(context));
+    const started = performance.now();
+    expect(check(event(context))).toMatchObject({ path: '', rule: 'budget' });
+    expect(performance.now() - started).toBeLessThan(CHECK_BUDGET_MS + 20);
+    // The same schema on a small context: checked in full.
+    expect(check(event({ k: 'y' }))).toBeNull();
   });
 
   it('schemas do not see each other (one Ajv, nothing kept): the same schema twice, two different ones', () => {

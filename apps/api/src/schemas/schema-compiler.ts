@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, RegExpEngine, ValidateFunction } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
+import { performance } from 'node:perf_hooks';
 import { RE2JS } from 're2js';
 
 /** A schema's size as JSON text, at most (docs/contract.md §19: 400 beyond, naming `schema`). */
@@ -20,7 +21,22 @@ export const MAX_SCHEMA_VALUES = 2_000;
  */
 export const MAX_EXPANDED_SCHEMA_VALUES = 10_000;
 
+/** `pattern`, `patternProperties` and `propertyNames` patterns of one schema, at most. */
+export const MAX_SCHEMA_PATTERNS = 64;
+/**
+ * The time one event's check may spend in patterns: beyond, the check stops and the event fails
+ * it (rule `budget`), so a schema that applies many patterns to many members costs milliseconds,
+ * never seconds, whatever the event (threat model P8).
+ */
+export const CHECK_BUDGET_MS = 5;
+
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/** Thrown by a pattern once the check in progress is over its budget. */
+class OverBudget extends Error {}
+
+/** The deadline of the check in progress (checks are synchronous: one at a time). */
+const budget = { until: Infinity, tests: 0 };
 
 /** A schema the service does not take, and why (a 400 naming `schema`). */
 export class SchemaRefused extends Error {}
@@ -49,7 +65,13 @@ const RE2_ENGINE: RegExpEngine = Object.assign(
   (pattern: string) => {
     const compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
     // Ajv shares one compiled pattern per `toString()` in a validator: keep them apart.
-    return { test: (input: string) => compiled.test(input), toString: () => pattern };
+    return {
+      test: (input: string) => {
+        if ((++budget.tests & 15) === 0 && performance.now() > budget.until) throw new OverBudget();
+        return compiled.test(input);
+      },
+      toString: () => pattern,
+    };
   },
   { code: 're2js' },
 );
@@ -90,7 +112,22 @@ export function compileSchema(schema: unknown): EventCheck {
   } finally {
     ajv.removeSchema(schema as object);
   }
-  return (event) => (validate(event) ? null : violationOf(validate.errors?.[0]));
+  return (event) => {
+    budget.until = performance.now() + CHECK_BUDGET_MS;
+    budget.tests = 0;
+    try {
+      return validate(event) ? null : violationOf(validate.errors?.[0]);
+    } catch (error) {
+      if (!(error instanceof OverBudget)) throw error;
+      return {
+        path: '',
+        rule: 'budget',
+        message: `checking the event against the schema took more than ${CHECK_BUDGET_MS} ms (its patterns); it is not accepted as valid (budget)`,
+      };
+    } finally {
+      budget.until = Infinity;
+    }
+  };
 }
 
 /** The structural checks of compileSchema, before Ajv sees the schema. */
@@ -104,12 +141,17 @@ export function guardSchema(schema: unknown): void {
   if (declared !== undefined && declared !== DRAFT_2020_12)
     throw new SchemaRefused(`schema's $schema must be ${DRAFT_2020_12} when given`);
   const refs: { at: object; target: string }[] = [];
-  walk(schema, 1, { values: 0 }, refs);
+  walk(schema, 1, { values: 0, patterns: 0 }, refs);
   expandedSize(schema, refs);
 }
 
 /** Depth, values, and the keywords that would reach outside the schema. */
-function walk(value: unknown, depth: number, count: { values: number }, refs: { at: object; target: string }[]): void {
+function walk(
+  value: unknown,
+  depth: number,
+  count: { values: number; patterns: number },
+  refs: { at: object; target: string }[],
+): void {
   if (typeof value !== 'object' || value === null) return;
   if (depth > MAX_SCHEMA_DEPTH) throw new SchemaRefused(`schema must be at most ${MAX_SCHEMA_DEPTH} levels deep`);
   const entries: [string | null, unknown][] = Array.isArray(value)
@@ -118,6 +160,14 @@ function walk(value: unknown, depth: number, count: { values: number }, refs: { 
   count.values += entries.length;
   if (count.values > MAX_SCHEMA_VALUES)
     throw new SchemaRefused(`schema must hold at most ${MAX_SCHEMA_VALUES} values (object members and array items)`);
+  if (!Array.isArray(value)) {
+    const keywords = value as Record<string, unknown>;
+    if (typeof keywords.pattern === 'string') count.patterns++;
+    if (typeof keywords.patternProperties === 'object' && keywords.patternProperties !== null)
+      count.patterns += Object.keys(keywords.patternProperties).length;
+    if (count.patterns > MAX_SCHEMA_PATTERNS)
+      throw new SchemaRefused(`schema must hold at most ${MAX_SCHEMA_PATTERNS} patterns (pattern, patternProperties)`);
+  }
   for (const [key, member] of entries) {
     // A keyword's value is a string; a property of that name (under `properties`) is an object.
     if (typeof member === 'string' && key !== null) {
