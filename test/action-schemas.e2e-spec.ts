@@ -513,6 +513,40 @@ describe('Action schemas', () => {
     expect(await t.dataSource.query(`SELECT 1 FROM action_schemas WHERE action = 'preview.x'`)).toEqual([]);
   });
 
+  it('a preview whose schema is costly on every event gives the event loop back: another account appends meanwhile', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 700 }, (_, i) => [`k${i}`, 'yyyyyyyy']));
+    await batch(Array.from({ length: 40 }, () => ({ actor: 'p', action: 'costly.x', context: wide }))).expect(201);
+    const branches = [
+      ...Array.from({ length: 60 }, (_, i) => ({ type: 'string', pattern: `^x${i}` })),
+      { type: 'string' },
+    ];
+    const globexTimes: number[] = [];
+    let stop = false;
+    const other = (async () => {
+      while (!stop) {
+        const started = performance.now();
+        await append({ actor: 'g', action: 'costly.other', context: {} }, KEYS.globex).expect(201);
+        globexTimes.push(performance.now() - started);
+      }
+    })();
+    try {
+      const res = await t
+        .http()
+        .post(path(acme, '/costly.x/preview'))
+        .set(...bearer(ADMIN_KEYS.acmeAdmin))
+        .send({ schema: { properties: { context: { additionalProperties: { anyOf: branches } } } } })
+        .expect(200);
+      // Each check ran into its budget: refused, with rule budget's message.
+      expect(res.body.data).toMatchObject({ checked: 40, rejected: 40 });
+      expect(res.body.data.examples[0].message).toMatch(/budget/);
+    } finally {
+      stop = true;
+      await other;
+    }
+    expect(globexTimes.length).toBeGreaterThan(1);
+    expect(Math.max(...globexTimes)).toBeLessThan(1000);
+  });
+
   it(`an account has schemas for at most ${MAX_SCHEMA_ACTIONS} actions at once (400 naming action); deleting one makes room`, async () => {
     const current = (
       (

@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AuditTrail, AuthenticatedKey, keyActor, lockActiveCaller, mayManage } from '@app/auth';
-import { ACCOUNT_ID, AppError } from '@app/common';
+import { ACCOUNT_ID, AppConfig, AppError } from '@app/common';
 import {
   AccountsRepository,
   ActionSchemaRow,
@@ -26,6 +28,8 @@ import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
 export const MAX_SCHEMA_ACTIONS = 200;
 /** A preview answers at most this many refused events. */
 const PREVIEW_EXAMPLES = 10;
+/** A preview's checks give the event loop back after this long (other requests run in between). */
+const PREVIEW_SLICE_MS = 10;
 /** `:n` of …/versions/:n. */
 const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/;
 
@@ -49,6 +53,7 @@ export class SchemasService {
     private readonly trail: AuditTrail,
     private readonly gate: SchemaGate,
     private readonly reads: BoundedReads,
+    private readonly config: AppConfig,
   ) {}
 
   async put(
@@ -108,7 +113,9 @@ export class SchemasService {
 
   /**
    * What `dto.schema` would refuse among the latest `limit` events whose action the pattern matches:
-   * a bounded read (BoundedReads: READS_PER_ACCOUNT, QUERY_TIMEOUT_SECONDS); nothing is stored.
+   * a bounded read (BoundedReads: READS_PER_ACCOUNT, QUERY_TIMEOUT_SECONDS); nothing is stored. The
+   * checks (each at most CHECK_BUDGET_MS in patterns) give the event loop back every
+   * PREVIEW_SLICE_MS, and all of them together may take QUERY_TIMEOUT_SECONDS (422 beyond).
    */
   async preview(
     key: AuthenticatedKey,
@@ -123,7 +130,21 @@ export class SchemasService {
     const events = await this.reads.run(accountId, (db) => this.schemas.latestEvents(accountId, action, limit, db));
     let rejected = 0;
     const examples: PreviewExampleView[] = [];
+    const deadline = performance.now() + this.config.queryTimeoutSeconds * 1000;
+    let slice = performance.now();
     for (const event of events) {
+      if (performance.now() - slice > PREVIEW_SLICE_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+        if (slice > deadline) {
+          const timeoutSeconds = this.config.queryTimeoutSeconds;
+          throw new AppError(
+            'QUERY_TOO_EXPENSIVE',
+            `Checking the events took longer than ${timeoutSeconds} s; lower limit or simplify the schema.`,
+            { timeoutSeconds },
+          );
+        }
+      }
       const violation = check({ actor: event.actor, resource: event.resource, context: event.context });
       if (!violation) continue;
       rejected++;
