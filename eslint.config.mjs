@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'apps/console/src/api-schema.ts', 'libs/client/src/api-schema.ts', 'bench/**', 'test/smoke/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'libs/client/dist/**', 'node_modules/**', 'libs/client/src/api-schema.ts', 'bench/**', 'test/smoke/**', '*.js', '*.mjs'] },
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [...tseslint.configs.recommendedTypeChecked],

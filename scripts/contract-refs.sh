@@ -26,7 +26,7 @@ fi
 
 printf '%s\n' "${files[@]}" |
   grep -E '\.(ts|tsx|js|mjs|cjs|sql|sh|css|md)$' |
-  grep -vE '^(docs/contract\.md|apps/console/src/api-schema\.ts|scripts/contract-refs\.sh)$' |
+  grep -vE '^(docs/contract\.md|libs/client/src/api-schema\.ts|scripts/contract-refs\.sh)$' |
   xargs -r perl -0777 -i -ne '
     my $md = $ARGV =~ /\.md$/;
     my $n = 0;

@@ -7,7 +7,8 @@ import { startTestApp, TestApp } from './support/test-app';
 
 /**
  * The client library's route types (libs/client/src/api-schema.ts, docs/contract.md §20) are
- * generated from this service's OpenAPI description by openapi-typescript, as the console's are.
+ * generated from this service's OpenAPI description by openapi-typescript (the console's types take
+ * them too: one copy).
  * When the API changes, this fails until they are regenerated with `npm run client:api-types`,
  * whose typecheck then shows which of the client's calls must change; and every route the
  * description lists must be one the client calls.

@@ -271,13 +271,14 @@ describe('the console: Streams', () => {
     await row('gone').waitFor();
     await expect(stateOf('orders-to-siem-eu-west-1-primary').textContent()).resolves.toBe('‖ paused');
     await expect(stateOf('gone').textContent()).resolves.toBe('✕ disabled (the receiver answered 410 Gone)');
-    // Its health in words: failing now, how often, the last error's age and text.
+    // Its health in words: failing now, how often, the last error's age and text (isolated, U+2068…U+2069:
+    // its direction marks cannot turn the sentence around it).
     const days = Math.floor((Date.now() - Date.parse(at)) / 86_400_000);
     await expect(row('orders-to-siem-eu-west-1-primary').locator('.health').textContent()).resolves.toBe(
-      `Failing: 4 attempts in a row, the last ${days} days ago: HTTP 503: ${injected}`,
+      `Failing: 4 attempts in a row, the last ${days} days ago: HTTP 503: \u2068${injected}\u2069`,
     );
     await expect(row('gone').locator('.health').textContent()).resolves.toBe(
-      `The last error was ${days} days ago (HTTP 410: Gone); nothing delivered since, 0 failing.`,
+      `The last error was ${days} days ago (HTTP 410: \u2068Gone\u2069); nothing delivered since, 0 failing.`,
     );
     await expect(cell('gone', 'Lag').textContent()).resolves.toBe('nothing delivered yet');
     await expect(cell('gone', 'Delivered').textContent()).resolves.toBe('nothing yet');

@@ -163,6 +163,26 @@ describe('erasure guards', () => {
     await erase({ q: 'actor:"nobody-dry@example.com"', fields: ['actor'], reason: 'r', dryRun: true }).expect(422);
   });
 
+  it('binds the count the caller confirmed (expectEvents): another count at commit is 409 and nothing is erased', async () => {
+    const q = 'actor:"counted@example.com"';
+    await append({ actor: 'counted@example.com', action: 'a.b', chain: 'counted' });
+    await append({ actor: 'counted@example.com', action: 'a.b', chain: 'counted' });
+    const counted = (await erase({ q, fields: ['actor'], reason: 'r', dryRun: true }).expect(200)).body.data;
+    expect(counted.events).toBe(2);
+    const late = await append({ actor: 'counted@example.com', action: 'a.b', chain: 'counted' });
+    const before = await erasureCount();
+    const refused = await erase({ q, fields: ['actor'], reason: 'r', expectEvents: 2 }).expect(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { expectEvents: 2, events: 3 } });
+    expect((await get(`/v1/events/${late.id}`, KEYS.acme).expect(200)).body.data.actor).toBe('counted@example.com');
+    expect(await erasureCount()).toBe(before);
+    for (const expectEvents of [0, -1, 1.5, '3', 1_000_000_001])
+      expect(
+        (await erase({ q, fields: ['actor'], reason: 'r', expectEvents }).expect(400)).body.error.details.fields,
+      ).toEqual([expect.objectContaining({ field: 'expectEvents' })]);
+    const done = (await erase({ q, fields: ['actor'], reason: 'r', expectEvents: 3 }).expect(200)).body.data;
+    expect(done.events).toBe(3);
+  });
+
   it('re-checks its caller in its transaction (P5): a key revoked a moment ago elsewhere erases and holds nothing', async () => {
     const e = await append({ actor: 'stale@example.com', action: 'a.b', chain: 'stale' });
     const made = (

@@ -77,3 +77,16 @@ describe('docker/ha: who reaches etcd and Patroni', () => {
     expect(published.filter((p) => !/^\S+ 127\.0\.0\.1:/.test(p))).toEqual([]);
   });
 });
+
+describe('docker/ha: HAProxy’s stats page', () => {
+  const config = readFileSync(join(__dirname, '..', 'docker', 'ha', 'haproxy.cfg'), 'utf8');
+  const stats = /^listen stats\n((?:  .*\n)+)/m.exec(config)?.[1] ?? '';
+
+  it('asks anyone but its own healthcheck for the password, which compose requires', () => {
+    expect(stats).toContain('acl local src 127.0.0.1');
+    expect(stats).toContain('stats http-request auth realm haproxy unless local || authorised');
+    expect(config).toMatch(/^userlist stats_users\n  user admin insecure-password "\$\{HAPROXY_STATS_PASSWORD\}"$/m);
+    const haproxy = readFileSync(join(__dirname, '..', 'docker', 'ha', 'docker-compose.yml'), 'utf8');
+    expect(haproxy).toContain('HAPROXY_STATS_PASSWORD: ${HAPROXY_STATS_PASSWORD:?');
+  });
+});

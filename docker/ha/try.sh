@@ -38,7 +38,9 @@ key="ats_$(node -p "require('crypto').randomBytes(24).toString('base64url')")"
 export API_KEYS="ha:$key:ingest+read" SIGNING_KEY_SECRET="$secrets/signing-key.pem"
 node -e "process.stdout.write(require('crypto').generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }))" >"$SIGNING_KEY_SECRET"
 chmod 0600 "$SIGNING_KEY_SECRET"; chown 1000:1000 "$SIGNING_KEY_SECRET"
-export POSTGRES_PASSWORD=pw-$RANDOM$RANDOM REPLICATION_PASSWORD=rep-$RANDOM$RANDOM AUDIT_SERVICE_PASSWORD=svc-$RANDOM$RANDOM$RANDOM
+# Each password is 24 random bytes from the kernel's CSPRNG ($RANDOM is 15 bits of a guessable PRNG).
+secret() { node -p "'$1-' + require('crypto').randomBytes(24).toString('base64url')"; }
+export POSTGRES_PASSWORD="$(secret pw)" REPLICATION_PASSWORD="$(secret rep)" AUDIT_SERVICE_PASSWORD="$(secret svc)" HAPROXY_STATS_PASSWORD="$(secret stats)"
 export SECRETS_KEY="$(node -p "require('crypto').randomBytes(32).toString('base64')")" API_PORT=13000 API2_PORT=13001 HAPROXY_STATS_PORT=17000
 echo "== $(date +%T) compose up"
 compose up -d --no-build

@@ -1356,6 +1356,8 @@ export interface components {
              * @default false
              */
             dryRun: boolean;
+            /** @description The number of events the caller was shown (a dry run's `events`): when the erasure would change another number of events at commit (an event appended or erased since), it is 409 CONFLICT and nothing is erased */
+            expectEvents?: number;
         };
         ErasureView: {
             id: string;

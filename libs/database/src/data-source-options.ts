@@ -1,6 +1,7 @@
 import { DataSourceOptions } from 'typeorm';
 // Relative, not @app/common: ormconfig.ts (the TypeORM CLI, migration-check.ts) loads this without the path aliases.
 import { choosesHost, parseDatabaseUrl } from '../../common/src/config/database-url';
+import { CONNECTION_SETTINGS } from './connection-settings';
 import { hostChoosingClient } from './host-choice';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -34,7 +35,7 @@ export function dataSourceOptions({ url, poolSize, applicationName }: Connection
     logging: false,
     extra: {
       max: poolSize,
-      connectionTimeoutMillis: 5000,
+      ...CONNECTION_SETTINGS,
       application_name: applicationName ?? 'audit-trail-service',
       ...(choosing ? { Client: hostChoosingClient(parsed) } : {}),
     },

@@ -128,6 +128,13 @@ export class ErasureService {
       // The reason is kept for good (the erasures table is append-only): it must not say what is erased.
       if (holdsErasedText(dto.reason, values))
         throw AppError.validation([{ field: 'reason', message: 'reason must not contain a value the erasure erases' }]);
+      // What the caller confirmed binds: the erasure changes exactly that many events, or none.
+      if (dto.expectEvents !== undefined && dto.expectEvents !== rows.length)
+        throw new AppError(
+          'CONFLICT',
+          `The erasure would change ${rows.length} event(s), not the ${dto.expectEvents} expected: count again (a dry run) and confirm that number.`,
+          { expectEvents: dto.expectEvents, events: rows.length },
+        );
       if (dto.dryRun === true) return { data: { events: rows.length, skipped: versionOne.length, dryRun: true } };
 
       const request = { keyId: by.keyId, fields: dto.fields, reason: dto.reason, skipped: versionOne.length };

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { clientRowStream, verificationWindowReads } from '@app/database/repositories/verification-window.queries';
 import { inspectWindow, WindowReport, WindowRequest } from '@app/verification';
 import { choosesHost, parseDatabaseUrl } from '@app/common/config/database-url';
+import { CONNECTION_SETTINGS } from '@app/database/connection-settings';
 import { connectFirstUsable } from '@app/database/host-choice';
 import { replicaTrouble } from '@app/database/replica-trouble';
 
@@ -55,7 +56,7 @@ class Connection {
     if (this.idle) clearTimeout(this.idle);
     if (this.client) return this.client;
     const opening = (async () => {
-      const settings = { application_name: this.name, connectionTimeoutMillis: 5000 };
+      const settings = { application_name: this.name, ...CONNECTION_SETTINGS };
       // A DATABASE_URL of several hosts (docs/contract.md §21): the one that gives the session asked for.
       const fresh = choosesHost(this.parsed)
         ? (await connectFirstUsable(this.parsed, settings)).client

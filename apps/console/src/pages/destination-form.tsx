@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { DestinationFormat, DestinationKind, NewDestinationBody } from '../types';
+import { DeliveryFields, FormatField, NameField } from './destination-fields';
 import { formatsFor, KINDS, URL_EXAMPLES } from './destination-text';
 
 /**
@@ -48,10 +49,7 @@ export function DestinationForm({ busy, onCreate }: { busy: boolean; onCreate: (
       <h2 id="new-destination" class="form-title">
         New destination
       </h2>
-      <div class="field grow">
-        <label for="dst-name">Name</label>
-        <input id="dst-name" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
-      </div>
+      <NameField id="dst" value={name} onInput={setName} />
       <div class="field">
         <label for="dst-kind">Kind</label>
         <select id="dst-kind" value={kind} onChange={(e) => chooseKind(e.currentTarget.value as DestinationKind)}>
@@ -76,39 +74,15 @@ export function DestinationForm({ busy, onCreate }: { busy: boolean; onCreate: (
           onInput={(e) => setUrl(e.currentTarget.value)}
         />
       </div>
-      <div class="field">
-        <label for="dst-format">Format</label>
-        <select id="dst-format" value={format} onChange={(e) => setFormat(e.currentTarget.value as DestinationFormat)}>
-          {formats.map((f) => (
-            <option key={f} value={f}>
-              {f}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field grow">
-        <label for="dst-q">Only events matching (optional)</label>
-        <input
-          id="dst-q"
-          value={q}
-          maxLength={2000}
-          spellcheck={false}
-          placeholder="action:order.* -actor:system"
-          onInput={(e) => setQ(e.currentTarget.value)}
-        />
-      </div>
-      <div class="field">
-        <label for="dst-batch">Batch size</label>
-        <input
-          id="dst-batch"
-          type="number"
-          min={1}
-          max={1000}
-          step={1}
-          value={batchSize}
-          onInput={(e) => setBatchSize(e.currentTarget.value)}
-        />
-      </div>
+      <FormatField id="dst" formats={formats} value={format} onChange={setFormat} />
+      <DeliveryFields
+        id="dst"
+        qLabel="Only events matching (optional)"
+        q={q}
+        onQ={setQ}
+        batchSize={batchSize}
+        onBatchSize={setBatchSize}
+      />
       {kind === 'splunk_hec' && (
         <>
           <Secret id="dst-token" label="Splunk HEC token" value={token} onInput={setToken} />

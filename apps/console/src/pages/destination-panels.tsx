@@ -1,7 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Destination, DestinationFormat } from '../types';
 import { fromField } from '../clock';
 import { TimeField } from '../ui';
+import { DeliveryFields, FormatField, NameField } from './destination-fields';
 import { formatsFor } from './destination-text';
 
 /** A webhook's signing secret, from a create or a rotate-secret answer: shown this once, in memory only. */
@@ -64,29 +66,22 @@ export function ReplayPanel(props: {
 }) {
   const { destination } = props;
   const [from, setFrom] = useState('');
-  const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.querySelector<HTMLElement>('input')?.focus(), [destination]);
   return (
-    <section class="pending" aria-labelledby="pending-title" ref={box}>
-      <h2 id="pending-title">Replay {destination.name}</h2>
-      <form
-        class="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const iso = fromField(from);
-          if (iso !== undefined) props.onReplay(iso);
-        }}
-      >
-        <p class="grow-line">Every retained event appended since this time is delivered again, none before.</p>
-        <TimeField id="replay-from" label="From" value={from} onInput={setFrom} required />
-        <button type="submit" disabled={props.busy}>
-          Replay from this time
-        </button>
-        <button type="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </form>
-    </section>
+    <ActionPanel
+      id="pending"
+      title={`Replay ${destination.name}`}
+      focusKey={destination}
+      busy={props.busy}
+      submitLabel="Replay from this time"
+      onSubmit={() => {
+        const iso = fromField(from);
+        if (iso !== undefined) props.onReplay(iso);
+      }}
+      onCancel={props.onCancel}
+    >
+      <p class="grow-line">Every retained event appended since this time is delivered again, none before.</p>
+      <TimeField id="replay-from" label="From" value={from} onInput={setFrom} required />
+    </ActionPanel>
   );
 }
 
@@ -111,8 +106,6 @@ export function EditPanel(props: {
   const [format, setFormat] = useState<DestinationFormat>(d.format);
   const [q, setQ] = useState(d.q ?? '');
   const [batchSize, setBatchSize] = useState(String(d.batchSize));
-  const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.querySelector<HTMLElement>('input')?.focus(), [d.id]);
   const change = (): DestinationChange => {
     const out: DestinationChange = {};
     if (name.trim() !== d.name) out.name = name.trim();
@@ -123,69 +116,70 @@ export function EditPanel(props: {
     return out;
   };
   return (
-    <section class="pending" aria-labelledby="edit-title" ref={box}>
-      <h2 id="edit-title">Edit {d.name}</h2>
+    <ActionPanel
+      id="edit"
+      title={`Edit ${d.name}`}
+      focusKey={d.id}
+      busy={props.busy}
+      submitLabel="Save changes"
+      onSubmit={() => props.onSave(change())}
+      onCancel={props.onCancel}
+    >
+      <NameField id="edit" value={name} onInput={setName} />
+      <div class="field grow">
+        <label for="edit-url">URL</label>
+        <input
+          id="edit-url"
+          type="url"
+          value={url}
+          required
+          maxLength={2048}
+          spellcheck={false}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
+      </div>
+      <FormatField id="edit" formats={formatsFor(d.kind)} value={format} onChange={setFormat} />
+      <DeliveryFields
+        id="edit"
+        qLabel="Only events matching (empty: all)"
+        q={q}
+        onQ={setQ}
+        batchSize={batchSize}
+        onBatchSize={setBatchSize}
+      />
+    </ActionPanel>
+  );
+}
+
+/**
+ * A panel in the page that asks one thing of a destination: its title, its fields, the action and
+ * Cancel. Its first field has the focus when it opens, or when it turns to another destination.
+ */
+function ActionPanel(props: {
+  id: string;
+  title: string;
+  focusKey: unknown;
+  busy: boolean;
+  submitLabel: string;
+  onSubmit: () => void;
+  onCancel: () => void;
+  children: ComponentChildren;
+}) {
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => box.current?.querySelector<HTMLElement>('input')?.focus(), [props.focusKey]);
+  return (
+    <section class="pending" aria-labelledby={`${props.id}-title`} ref={box}>
+      <h2 id={`${props.id}-title`}>{props.title}</h2>
       <form
         class="search"
         onSubmit={(e) => {
           e.preventDefault();
-          props.onSave(change());
+          props.onSubmit();
         }}
       >
-        <div class="field grow">
-          <label for="edit-name">Name</label>
-          <input id="edit-name" value={name} required maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
-        </div>
-        <div class="field grow">
-          <label for="edit-url">URL</label>
-          <input
-            id="edit-url"
-            type="url"
-            value={url}
-            required
-            maxLength={2048}
-            spellcheck={false}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="edit-format">Format</label>
-          <select
-            id="edit-format"
-            value={format}
-            onChange={(e) => setFormat(e.currentTarget.value as DestinationFormat)}
-          >
-            {formatsFor(d.kind).map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field grow">
-          <label for="edit-q">Only events matching (empty: all)</label>
-          <input
-            id="edit-q"
-            value={q}
-            maxLength={2000}
-            spellcheck={false}
-            onInput={(e) => setQ(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="edit-batch">Batch size</label>
-          <input
-            id="edit-batch"
-            type="number"
-            min={1}
-            max={1000}
-            step={1}
-            value={batchSize}
-            onInput={(e) => setBatchSize(e.currentTarget.value)}
-          />
-        </div>
+        {props.children}
         <button type="submit" disabled={props.busy}>
-          Save changes
+          {props.submitLabel}
         </button>
         <button type="button" onClick={props.onCancel}>
           Cancel

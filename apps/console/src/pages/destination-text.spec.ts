@@ -42,16 +42,22 @@ describe('the Streams page in words (contract §16)', () => {
       'No delivery ever failed.',
     );
     expect(healthText({ lastError: error, consecutiveFailures: 4, lastDeliveredAt: null }, age)).toBe(
-      `Failing: 4 attempts in a row, the last at ${at}: HTTP 503: <b>down</b>`,
+      `Failing: 4 attempts in a row, the last at ${at}: HTTP 503: \u2068<b>down</b>\u2069`,
     );
     expect(healthText({ lastError: error, consecutiveFailures: 0, lastDeliveredAt: later }, age)).toBe(
-      `The last error was at ${at} (HTTP 503: <b>down</b>); since then delivered (the last at ${later}), 0 failing.`,
+      `The last error was at ${at} (HTTP 503: \u2068<b>down</b>\u2069); since then delivered (the last at ${later}), 0 failing.`,
     );
     expect(
       healthText(
         { lastError: { at, status: null, message: 'timed out' }, consecutiveFailures: 1, lastDeliveredAt: null },
         age,
       ),
-    ).toBe(`Failing: 1 attempt in a row, the last at ${at}: no answer: timed out`);
+    ).toBe(`Failing: 1 attempt in a row, the last at ${at}: no answer: \u2068timed out\u2069`);
+  });
+
+  it('keeps a receiver’s direction marks inside its error: a U+202E cannot reverse the sentence around it', () => {
+    const error = { at: '2026-11-28T01:00:00.000Z', status: 500, message: 'bad \u202egnissim' };
+    const text = healthText({ lastError: error, consecutiveFailures: 2, lastDeliveredAt: null }, () => 'now');
+    expect(text).toBe('Failing: 2 attempts in a row, the last now: HTTP 500: \u2068bad \u202egnissim\u2069');
   });
 });

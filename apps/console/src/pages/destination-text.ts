@@ -68,9 +68,16 @@ export function targetOf(url: string): string {
 }
 
 /** The last failure: its status (or that the receiver never answered) and its message. */
+/**
+ * A receiver's text inside our sentence, between U+2068 FIRST STRONG ISOLATE and U+2069 POP
+ * DIRECTIONAL ISOLATE (what `<bdi>` does for markup): a U+202E in it cannot reverse the rest of the
+ * sentence, and right-to-left text in it keeps its own order.
+ */
+export const isolated = (text: string): string => `\u2068${text}\u2069`;
+
 export function errorText(error: NonNullable<Destination['lastError']>): string {
   const status = error.status === null ? 'no answer' : `HTTP ${error.status}`;
-  return `${status}: ${error.message}`;
+  return `${status}: ${isolated(error.message)}`;
 }
 
 /**

@@ -41,7 +41,13 @@ export function erasedBy(path: string, erasures: Erasure[]) {
     return (
       <>
         by <span class="mono">{e.id}</span> at <Time iso={e.at} />
-        {e.reason === null ? ' (made by hand, no reason recorded)' : <>: “{e.reason}”</>}
+        {e.reason === null ? (
+          ' (made by hand, no reason recorded)'
+        ) : (
+          <>
+            : “<bdi>{e.reason}</bdi>”
+          </>
+        )}
       </>
     );
   }
@@ -52,7 +58,12 @@ export function erasedBy(path: string, erasures: Erasure[]) {
         <span key={e.id}>
           {i > 0 && '; '}
           <span class="mono">{e.id}</span> at <Time iso={e.at} />
-          {e.reason !== null && <> (“{e.reason}”)</>}
+          {e.reason !== null && (
+            <>
+              {' '}
+              (“<bdi>{e.reason}</bdi>”)
+            </>
+          )}
         </span>
       ))}
     </>

@@ -99,7 +99,13 @@ export function ErasuresPage({ me }: { me: Me | null }) {
     setBusy(true);
     setError(null);
     try {
-      const body: EraseBody = { ...counted.body, reason: why, allowPartial: counted.dryRun.skipped > 0 };
+      // The count confirmed binds (expectEvents): an event appended or erased since is a 409, nothing erased.
+      const body: EraseBody = {
+        ...counted.body,
+        reason: why,
+        allowPartial: counted.dryRun.skipped > 0,
+        expectEvents: counted.dryRun.events,
+      };
       const result = (await api.send<{ data: ErasureResult }>('POST', '/v1/erasures', body)).data;
       setDone(
         `Erasure ${result.id} done: ${result.fields.join(', ')} erased in ${result.events} event(s)` +

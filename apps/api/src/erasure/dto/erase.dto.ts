@@ -4,10 +4,13 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsInt,
   IsOptional,
   IsString,
   Length,
   Matches,
+  Max,
+  Min,
   type ValidationArguments,
 } from 'class-validator';
 import { ACCOUNT_ID, MAX_ERASURE_FIELDS, MAX_ERASURE_REASON_LENGTH, MAX_SEARCH_QUERY_LENGTH } from '@app/common';
@@ -24,6 +27,9 @@ const ERASURE_FIELD = /^(?!context\.$)[^.]+(\..+)?$/;
 function lengthMessage(name: string, max: number): (args: ValidationArguments) => string {
   return (args) => (args.value === '' ? `${name} is required` : `${name} must be at most ${max} characters`);
 }
+
+/** Above any ERASURE_MAX_EVENTS: a bound for the number itself, the service's limit is checked at commit. */
+const MAX_EXPECTED_ERASURE_EVENTS = 1_000_000_000;
 
 /** Body of POST /v1/erasures (docs/contract.md §17). */
 @ApiSchemaKeywords({ additionalProperties: false })
@@ -91,4 +97,16 @@ export class EraseDto {
   @IsOptional()
   @IsBoolean()
   dryRun?: boolean;
+
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: MAX_EXPECTED_ERASURE_EVENTS,
+    description:
+      "The number of events the caller was shown (a dry run's `events`): when the erasure would change another number of events at commit (an event appended or erased since), it is 409 CONFLICT and nothing is erased",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_EXPECTED_ERASURE_EVENTS)
+  expectEvents?: number;
 }
