@@ -75,7 +75,7 @@ function Pane({ version, lines }: { version: Schema; lines: DiffLine[] }) {
           <Time iso={version.createdAt} /> by <span class="mono">{version.keyId}</span>
         </span>
       </figcaption>
-      <pre class="mono schema-text" tabIndex={0} aria-label={`Schema of version ${version.version}`}>
+      <pre class="mono schema-text" role="group" tabIndex={0} aria-label={`Schema of version ${version.version}`}>
         {lines.map((line, i) =>
           line.kind === 'removed' ? (
             <del key={i} class="line">{`− ${line.text}\n`}</del>

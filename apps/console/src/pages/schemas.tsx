@@ -178,7 +178,7 @@ function ActionSchema(props: {
             {count === 1 ? '' : 's'} in all.
           </p>
           {count === 1 ? (
-            <pre class="mono schema-text" tabIndex={0} aria-label={`Schema of version ${latest.version}`}>
+            <pre class="mono schema-text" role="group" tabIndex={0} aria-label={`Schema of version ${latest.version}`}>
               {formatSchema(latest.schema)}
             </pre>
           ) : (
