@@ -2,6 +2,11 @@ import { AnswerOf, Http, QueryOf } from '../http';
 import { everyItem } from '../pages';
 import type {
   Account,
+  ActionSchema,
+  ActionSchemaPreview,
+  ActionSchemaPreviewRequest,
+  ActionSchemaRequest,
+  ActionSchemaWithVersions,
   Destination,
   DestinationChange,
   DestinationReplay,
@@ -182,5 +187,53 @@ export class RetentionResource {
 
   sweep(): Promise<SweepResult> {
     return data(this.http.call('post', '/v1/retention/sweep'));
+  }
+}
+
+/**
+ * Action schemas (docs/contract.md §19): each action's latest version, one action with its history,
+ * one version, the next version, a deletion (a version without a schema) and a preview of what a
+ * candidate would refuse among the action's latest events. `action` is an action name or a prefix
+ * ending in `.*`.
+ */
+export class SchemasResource {
+  constructor(private readonly http: Http) {}
+
+  /** Each action's latest version, deletions included (`schema: null`), oldest action first. */
+  list(accountId: string): Promise<ActionSchema[]> {
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas', { path: { accountId } }));
+  }
+
+  get(accountId: string, action: string): Promise<ActionSchemaWithVersions> {
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
+  }
+
+  version(accountId: string, action: string, n: number): Promise<ActionSchema> {
+    const path = { accountId, action, n: String(n) };
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}/versions/{n}', { path }));
+  }
+
+  /** Saves the next version: from its answer on, every append of a matching event is checked against it. */
+  put(accountId: string, action: string, schema: ActionSchemaRequest): Promise<ActionSchema> {
+    const path = { accountId, action };
+    return data(this.http.call('put', '/v1/accounts/{accountId}/schemas/{action}', { path, body: schema }));
+  }
+
+  /** Adds a version without a schema (nothing is removed): the action's appends are then unchecked. */
+  remove(accountId: string, action: string): Promise<ActionSchema> {
+    return data(this.http.call('delete', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
+  }
+
+  /** How many of the action's latest `limit` events (1,000 by default) `schema` would refuse, with the first ten. */
+  preview(
+    accountId: string,
+    action: string,
+    schema: ActionSchemaPreviewRequest,
+    query: QueryOf<'/v1/accounts/{accountId}/schemas/{action}/preview', 'post'> = {},
+  ): Promise<ActionSchemaPreview> {
+    const path = { accountId, action };
+    return data(
+      this.http.call('post', '/v1/accounts/{accountId}/schemas/{action}/preview', { path, query, body: schema }),
+    );
   }
 }
