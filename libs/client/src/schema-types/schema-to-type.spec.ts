@@ -23,10 +23,10 @@ describe('JSON Schema to TypeScript (audit-trail-client types, contract §20)', 
 
   it('makes objects closed only when the schema closes them, members optional unless required', () => {
     expect(schemaToType({ type: 'object', properties: { a: { type: 'number' }, b: {} }, required: ['a', 'c'] })).toBe(
-      '{\n  "a": number;\n  "b"?: unknown;\n  "c": unknown;\n  [key: string]: unknown;\n}',
+      '{\n  a: number;\n  b?: unknown;\n  c: unknown;\n  [key: string]: unknown;\n}',
     );
     expect(schemaToType({ type: 'object', properties: { a: { type: 'number' } }, additionalProperties: false })).toBe(
-      '{\n  "a"?: number;\n}',
+      '{\n  a?: number;\n}',
     );
   });
 
@@ -36,7 +36,7 @@ describe('JSON Schema to TypeScript (audit-trail-client types, contract §20)', 
       properties: { x: { $ref: '#/$defs/amount' } },
       $defs: { amount: { type: 'number' } },
     };
-    expect(schemaToType(schema)).toBe('{\n  "x"?: number;\n  [key: string]: unknown;\n}');
+    expect(schemaToType(schema)).toBe('{\n  x?: number;\n  [key: string]: unknown;\n}');
     // A pointer at nothing (the service refuses it) is anything, not an error here.
     expect(schemaToType({ $ref: '#/nowhere' })).toBe('unknown');
   });
@@ -53,7 +53,7 @@ describe('JSON Schema to TypeScript (audit-trail-client types, contract §20)', 
     expect(memberType(schema, 'actor', ['string'])).toBe('string');
     expect(memberType(schema, 'resource', ['string', 'null'])).toBe('string');
     expect(memberType(schema, 'context', ['object', 'null'])).toBe(
-      '{\n  "amount": number;\n  [key: string]: unknown;\n}',
+      '{\n  amount: number;\n  [key: string]: unknown;\n}',
     );
     // No word about a member: what the wire allows.
     expect(memberType({ type: 'object' }, 'context', ['object', 'null'])).toBe('{ [key: string]: unknown } | null');

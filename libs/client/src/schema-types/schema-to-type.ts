@@ -101,9 +101,9 @@ class Converter {
       const description = isObject(member) && typeof member.description === 'string' ? member.description : null;
       if (description !== null) lines.push(`${inner}${docComment(description, inner)}`);
       const optional = required.has(name) ? '' : '?';
-      lines.push(`${inner}${JSON.stringify(name)}${optional}: ${this.type(member, KINDS, depth + 1, inner)};`);
+      lines.push(`${inner}${propertyKey(name)}${optional}: ${this.type(member, KINDS, depth + 1, inner)};`);
     }
-    for (const name of required) if (!(name in properties)) lines.push(`${inner}${JSON.stringify(name)}: unknown;`);
+    for (const name of required) if (!(name in properties)) lines.push(`${inner}${propertyKey(name)}: unknown;`);
     // Closed only when the schema says so itself: a composition (allOf, $ref…) may declare more members.
     const closed =
       schema.additionalProperties === false ||
@@ -187,6 +187,11 @@ function grouped(type: string): string {
     else if (depth === 0 && (c === '|' || c === '&')) return `(${type})`;
   }
   return type;
+}
+
+/** A member's name as a key: bare when it is an identifier, else a JSON string literal (never code). */
+function propertyKey(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
 function isObject(value: unknown): value is SchemaObject {
