@@ -65,4 +65,3 @@ export type RecordedEvent<A extends string, S = ActionSchemas> =
       ? Omit<NewEvent, 'action' | Member> & { action: A } & Members<E>
       : NewEvent & { action: A }
     : never;
-
