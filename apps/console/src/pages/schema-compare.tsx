@@ -71,7 +71,7 @@ function Pane({ version, lines }: { version: Schema; lines: DiffLine[] }) {
         <span class={`mode mode-${stateOf(version)}`}>
           <span aria-hidden="true">{state.mark}</span> {state.words}
         </span>
-        <span class="hint block">
+        <span class="hint own-line">
           <Time iso={version.createdAt} /> by <span class="mono">{version.keyId}</span>
         </span>
       </figcaption>

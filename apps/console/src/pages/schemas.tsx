@@ -98,7 +98,7 @@ function SchemaList(props: { base: string; account: string | undefined; link: Li
       cell: (s) => (
         <>
           <Time iso={s.createdAt} />
-          <span class="block">
+          <span class="own-line">
             by key <span class="mono">{s.keyId}</span>
           </span>
         </>
