@@ -876,17 +876,6 @@ export interface components {
              */
             position: number;
         };
-        EventSchemaView: {
-            /**
-             * @description The schema’s action pattern that applied (`invoice.approve` or `invoice.*`)
-             * @example invoice.*
-             */
-            action: string;
-            /** @example 3 */
-            version: number;
-            /** @description Whether the event satisfied it (false only under a `warn` schema) */
-            valid: boolean;
-        };
         ExportedEventView: {
             /** @example evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */
             id: string;
@@ -913,13 +902,22 @@ export interface components {
              * @example 2026-11-22T07:24:53.449Z
              */
             timestamp: string;
-            /** @description Present when an action schema applied to the event on append (docs/contract.md §19): which version checked it and whether it held. Not covered by the hash */
-            schema?: components["schemas"]["EventSchemaView"];
         };
         ExportDocumentView: {
             export: components["schemas"]["ExportMetadataView"];
             /** @description Oldest first, by (timestamp, id) */
             data: components["schemas"]["ExportedEventView"][];
+        };
+        EventSchemaView: {
+            /**
+             * @description The schema’s action pattern that applied (`invoice.approve` or `invoice.*`)
+             * @example invoice.*
+             */
+            action: string;
+            /** @example 3 */
+            version: number;
+            /** @description Whether the event satisfied it (false only under a `warn` schema) */
+            valid: boolean;
         };
         EventView: {
             /** @example evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */

@@ -35,12 +35,11 @@ export type Erasure = Schemas['ErasureView'];
 export type Retention = Schemas['RetentionDto'];
 export type LegalHold = Schemas['LegalHoldDto'];
 export type SweepResult = Schemas['SweepResultView'];
-export type ExportDocument = Schemas['ExportDocumentView'];
 export type ActionSchema = Schemas['SchemaView'];
 export type ActionSchemaWithVersions = Schemas['SchemaWithVersionsView'];
 export type ActionSchemaRequest = Schemas['PutSchemaDto'];
-export type ActionSchemaPreviewRequest = Schemas['PreviewSchemaDto'];
-export type ActionSchemaPreview = Schemas['SchemaPreviewView'];
+export type SchemaPreview = Schemas['SchemaPreviewView'];
+export type ExportDocument = Schemas['ExportDocumentView'];
 
 /** GET /v1/events's filters, without the cursor (list() follows it). */
 export type EventFilters = Omit<QueryOf<'/v1/events', 'get'>, 'cursor'>;

@@ -49,14 +49,34 @@ export class SchemaGate {
   /**
    * The check of each event of one account (in order), or a 400 VALIDATION_ERROR listing every
    * event an enforced schema refuses, `fieldOf(i, path)` naming its field (`events[3].context.amount`
-   * in a batch), with `details.schema` the first one's version.
+   * in a batch), with `details.schema` the first one's version. A refusal is only answered once the
+   * account's generation is confirmed in the database (a version saved or deleted through another
+   * instance since this one read them may allow the event): else the schemas are read again and
+   * the events checked again. An acceptance needs no such read: the append's transaction checks
+   * the generation under the chains' locks.
    */
   async check(
     accountId: string,
     events: readonly CheckedEvent[],
     fieldOf: (index: number, path: string) => string,
   ): Promise<SchemaCheck[]> {
-    const { generation, patterns } = await this.current(accountId);
+    for (;;) {
+      const schemas = await this.current(accountId);
+      try {
+        return this.checkWith(schemas, events, fieldOf);
+      } catch (error) {
+        if (!(error instanceof AppError) || (await this.schemas.generation(accountId)) === schemas.generation)
+          throw error;
+        this.forget(accountId);
+      }
+    }
+  }
+
+  private checkWith(
+    { generation, patterns }: AccountSchemas,
+    events: readonly CheckedEvent[],
+    fieldOf: (index: number, path: string) => string,
+  ): SchemaCheck[] {
     if (patterns.size === 0) return events.map(() => ({ generation, ref: null }));
     const refused: SchemaFieldError[] = [];
     let refusedBy: { action: string; version: number } | null = null;

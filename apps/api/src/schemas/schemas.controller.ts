@@ -36,6 +36,7 @@ export class SchemasController {
 
   @Put(':action')
   @RequireScopes(MANAGE)
+  @HttpCode(201)
   @BodyLimit(SCHEMA_BODY_BYTES)
   @ApiOperation({
     summary: 'Save the next version of an action’s schema',

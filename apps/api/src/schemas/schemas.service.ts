@@ -19,6 +19,11 @@ import { compileSchema, EventCheck, SchemaRefused } from './schema-compiler';
 import { SchemaGate } from './schema-gate';
 import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
 
+/**
+ * Actions (and patterns) of one account with a schema at once: every instance keeps an appending
+ * account's current schemas in memory (SchemaGate), so their number is bounded like their size.
+ */
+export const MAX_SCHEMA_ACTIONS = 200;
 /** A preview answers at most this many refused events. */
 const PREVIEW_EXAMPLES = 10;
 /** `:n` of …/versions/:n. */
@@ -54,9 +59,17 @@ export class SchemasService {
   ): Promise<{ data: SchemaView }> {
     checkAction(action);
     compileOrRefuse(dto.schema);
-    return this.change(key, accountId, action, async (tx) =>
-      this.schemas.add({ accountId, action, mode: dto.mode, schema: dto.schema, keyId: key.keyId }, tx),
-    );
+    return this.change(key, accountId, action, async (tx) => {
+      const [latest] = (await this.schemas.versions(accountId, action, tx)).slice(-1);
+      if ((!latest || latest.schema === null) && (await this.schemas.currentCount(accountId, tx)) >= MAX_SCHEMA_ACTIONS)
+        throw AppError.validation([
+          {
+            field: 'action',
+            message: `the account has schemas for ${MAX_SCHEMA_ACTIONS} actions, the most it may have: delete one first`,
+          },
+        ]);
+      return this.schemas.add({ accountId, action, mode: dto.mode, schema: dto.schema, keyId: key.keyId }, tx);
+    });
   }
 
   /** Adds a version whose schema is null; 404 when the action has no schema (none, or deleted already). */

@@ -1,12 +1,10 @@
 import { AnswerOf, Http, QueryOf } from '../http';
 import { everyItem } from '../pages';
 import type {
-  Account,
   ActionSchema,
-  ActionSchemaPreview,
-  ActionSchemaPreviewRequest,
   ActionSchemaRequest,
   ActionSchemaWithVersions,
+  Account,
   Destination,
   DestinationChange,
   DestinationReplay,
@@ -23,12 +21,13 @@ import type {
   NewDestination,
   NewKey,
   Retention,
+  SchemaPreview,
   SweepResult,
 } from '../types';
 
 /*
- * The admin routes (docs/contract.md §12, §14, §16, §17): accounts and keys, stream destinations,
- * erasures, retention and legal hold. Scopes are the service's business: a key without them gets
+ * The admin routes (docs/contract.md §12, §14, §16, §17, §19): accounts and keys, stream destinations,
+ * erasures, retention and legal hold, action schemas. Scopes are the service's business: a key without them gets
  * AuditTrailError 403.
  */
 
@@ -190,20 +189,16 @@ export class RetentionResource {
   }
 }
 
-/**
- * Action schemas (docs/contract.md §19): each action's latest version, one action with its history,
- * one version, the next version, a deletion (a version without a schema) and a preview of what a
- * candidate would refuse among the action's latest events. `action` is an action name or a prefix
- * ending in `.*`.
- */
+/** An account's action schemas (docs/contract.md §19): versions per action or `prefix.*`, a preview. */
 export class SchemasResource {
   constructor(private readonly http: Http) {}
 
-  /** Each action's latest version, deletions included (`schema: null`), oldest action first. */
-  list(accountId: string): Promise<ActionSchema[]> {
+  /** Each action's latest version (deletions included), oldest action first. */
+  async list(accountId: string): Promise<ActionSchema[]> {
     return data(this.http.call('get', '/v1/accounts/{accountId}/schemas', { path: { accountId } }));
   }
 
+  /** The action's latest version with every version. */
   get(accountId: string, action: string): Promise<ActionSchemaWithVersions> {
     return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
   }
@@ -213,27 +208,31 @@ export class SchemasResource {
     return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}/versions/{n}', { path }));
   }
 
-  /** Saves the next version: from its answer on, every append of a matching event is checked against it. */
-  put(accountId: string, action: string, schema: ActionSchemaRequest): Promise<ActionSchema> {
-    const path = { accountId, action };
-    return data(this.http.call('put', '/v1/accounts/{accountId}/schemas/{action}', { path, body: schema }));
+  /** Saves the next version. */
+  put(accountId: string, action: string, body: ActionSchemaRequest): Promise<ActionSchema> {
+    return data(
+      this.http.call('put', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action }, body }),
+    );
   }
 
-  /** Adds a version without a schema (nothing is removed): the action's appends are then unchecked. */
+  /** Adds a version whose schema is null: appends of the action are then unchecked. */
   remove(accountId: string, action: string): Promise<ActionSchema> {
     return data(this.http.call('delete', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
   }
 
-  /** How many of the action's latest `limit` events (1,000 by default) `schema` would refuse, with the first ten. */
+  /** What `schema` would refuse among the latest `limit` events of the action; nothing stored. */
   preview(
     accountId: string,
     action: string,
-    schema: ActionSchemaPreviewRequest,
-    query: QueryOf<'/v1/accounts/{accountId}/schemas/{action}/preview', 'post'> = {},
-  ): Promise<ActionSchemaPreview> {
-    const path = { accountId, action };
+    schema: ActionSchemaRequest['schema'],
+    limit?: number,
+  ): Promise<SchemaPreview> {
     return data(
-      this.http.call('post', '/v1/accounts/{accountId}/schemas/{action}/preview', { path, query, body: schema }),
+      this.http.call('post', '/v1/accounts/{accountId}/schemas/{action}/preview', {
+        path: { accountId, action },
+        body: { schema },
+        ...(limit === undefined ? {} : { query: { limit } }),
+      }),
     );
   }
 }

@@ -56,6 +56,30 @@ export class ActionSchemasRepository {
     return { generation, versions: rows.filter((row) => row.id !== null).map(({ generation: _, ...row }) => row) };
   }
 
+  /** The account's schema generation now: its greatest version id, 0 without any. */
+  async generation(accountId: string, db: Db = this.pool): Promise<number> {
+    const [row] = await selectRows(
+      db,
+      computed({ generation: ['coalesce(max(s.id), 0)', asNumber] }),
+      `SELECT coalesce(max(s.id), 0) AS "generation" FROM action_schemas s WHERE s.account_id = $1`,
+      [ulidToUuid(accountId)],
+    );
+    return row?.generation ?? 0;
+  }
+
+  /** How many actions of the account have a schema now (their latest version is not a deletion). */
+  async currentCount(accountId: string, db: Db = this.pool): Promise<number> {
+    const [row] = await selectRows(
+      db,
+      computed({ count: ['count(*)', asNumber] }),
+      `SELECT count(*) AS "count" FROM (
+         SELECT DISTINCT ON (action) schema FROM action_schemas WHERE account_id = $1 ORDER BY action, version DESC
+       ) latest WHERE latest.schema IS NOT NULL`,
+      [ulidToUuid(accountId)],
+    );
+    return row?.count ?? 0;
+  }
+
   /** Every version of the account's `action`, oldest first. */
   versions(accountId: string, action: string, db: Db = this.pool): Promise<ActionSchemaRow[]> {
     return selectRows(
