@@ -413,13 +413,30 @@ describe('Action schemas', () => {
     await put('race.x', { schema: v1, mode: 'warn' }).expect(201);
     const amounts = [-5, 500, 50];
     let issued = 0;
-    const sendOne = () =>
-      append({ actor: 'r', action: 'race.x', chain: `race-${issued % 4}`, context: { amount: amounts[issued++ % 3] } })
-        .expect(201)
-        .then((res) => res.body.data as StoredView);
+    // Every other append of the race carries an Idempotency-Key: one checked again after StaleSchemas
+    // is still the same request (its key neither claimed twice nor left in flight).
+    const keyed = new Map<string, { body: object; answer: StoredView }>();
+    const sendOne = () => {
+      const n = issued++;
+      const body = { actor: 'r', action: 'race.x', chain: `race-${n % 4}`, context: { amount: amounts[n % 3] } };
+      const request = append(body);
+      const key = n < 60 && n % 2 === 0 ? `race-key-${n}` : null;
+      if (key) request.set('Idempotency-Key', key);
+      return request.expect(201).then((res) => {
+        const answer = res.body.data as StoredView;
+        if (key) keyed.set(key, { body, answer });
+        return answer;
+      });
+    };
     const before = Array.from({ length: 60 }, sendOne);
     await put('race.x', { schema: v2, mode: 'warn' }).expect(201);
     const during = await Promise.all(before);
+    expect(keyed.size).toBe(30);
+    for (const [key, { body, answer }] of keyed) {
+      const again = await append(body).set('Idempotency-Key', key).expect(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body.data).toEqual(answer);
+    }
     const after = await Promise.all(Array.from({ length: 30 }, sendOne));
     expect(after.every((e) => e.schema?.version === 2)).toBe(true);
     expect(during.every((e) => e.schema?.version === 1 || e.schema?.version === 2)).toBe(true);

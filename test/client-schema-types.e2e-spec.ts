@@ -110,14 +110,9 @@ describe('the client: TypeScript types from action schemas', () => {
         '',
       ].join('\n'),
     );
-    const diagnostics = compile([usage, out]);
-    // Exactly the two bad calls, each naming its member.
-    expect(diagnostics.map((d) => d.line)).toEqual([first + 1, first + 6]);
-    expect(diagnostics[0]!.text).toMatch(/amount/);
-    expect(diagnostics[0]!.text).toMatch(/'string' is not assignable to type 'number'/);
-    expect(diagnostics[1]!.text).toMatch(/^Property 'who' is missing/);
-
-    // The service agrees: it refuses those two events and takes the others.
+    // The service agrees: it refuses those two events and takes the others. Asked before the
+    // compiler runs: it blocks this process (the service's too) for seconds, beyond the server's
+    // keep-alive timeout, and a pooled connection both sides' timers then close at once is reset.
     const client = clientOf(baseUrl, KEYS.acme);
     await expect(
       client.events.append({ actor: 'alice', action: 'invoice.approve', context: { amount: 'ten' } }),
@@ -129,6 +124,12 @@ describe('the client: TypeScript types from action schemas', () => {
     await client.events.append({ actor: 'alice', action: 'invoice.line.add', context: { who: 'bob' } });
     await client.events.append({ actor: 'alice', action: 'invoice.draft.save', context: { anything: [1] } });
     await client.events.append({ actor: 'alice', action: 'doc.read' });
+    const diagnostics = compile([usage, out]);
+    // Exactly the two bad calls, each naming its member.
+    expect(diagnostics.map((d) => d.line)).toEqual([first + 1, first + 6]);
+    expect(diagnostics[0]!.text).toMatch(/amount/);
+    expect(diagnostics[0]!.text).toMatch(/'string' is not assignable to type 'number'/);
+    expect(diagnostics[1]!.text).toMatch(/^Property 'who' is missing/);
   }, 120_000);
 
   it('says in words what is wrong, never printing the key', async () => {
