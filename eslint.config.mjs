@@ -16,6 +16,9 @@ export default tseslint.config(
       // Unused on purpose, by convention: a parameter the signature needs but the body does not (`_query: NoQueryDto`,
       // checked by the validation pipe), and a property named only to leave it out of a rest object.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // An interface that other files fill in by declaration merging (the client's ActionSchemas, written by
+      // `audit-trail-client types`) starts empty: it names what it extends, so it is not `{}` by mistake.
+      '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
     },
   },
   {

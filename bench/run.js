@@ -44,6 +44,7 @@ const { retentionScenario } = require('./scenarios/retention');
 const { soakScenario } = require('./scenarios/soak');
 const { fairnessScenario } = require('./scenarios/fairness');
 const { hashVersionsScenario } = require('./scenarios/hash-versions');
+const { schemasScenario } = require('./scenarios/schemas');
 const { erasureScenario } = require('./scenarios/erasure');
 const { witnessingScenario } = require('./scenarios/witnessing');
 const { clientScenario } = require('./scenarios/client');
@@ -69,6 +70,7 @@ const SCENARIOS = {
   soak: soakScenario,
   fairness: fairnessScenario,
   'hash-versions': hashVersionsScenario,
+  schemas: schemasScenario,
   erasure: erasureScenario,
   witnessing: witnessingScenario,
   client: clientScenario,

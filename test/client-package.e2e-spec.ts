@@ -22,7 +22,7 @@ describe('the client library as a package', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('packs, installs into an empty project, and imports from ESM, CommonJS and TypeScript', () => {
+  it('packs, installs into an empty project, and imports from ESM, CommonJS and TypeScript; its command runs', () => {
     run('npm', ['pack', '--pack-destination', dir], join(root, 'libs', 'client'));
     const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
     const project = join(dir, 'project');
@@ -47,7 +47,21 @@ const client = new AuditTrailClient({ baseUrl: 'http://x', apiKey: 'k' });
 export async function first(): Promise<AuditEvent | undefined> { for await (const e of client.events.list({ actor: 'a' })) return e; }
 export const receipt: Receipt = { id: 'evt_x', chainId: 'chn_x', position: 1, hash: '0'.repeat(64) };
 // @ts-expect-error: the filters are the route's
-client.events.list({ actr: 'a' });\n`,
+client.events.list({ actr: 'a' });
+// What the file of \`audit-trail-client types\` declares (contract §20): record() follows the enforced schema.
+declare module '@audit-trail/client' {
+  interface ActionSchemas {
+    'invoice.*': { mode: 'enforce'; version: 1; actor: string; resource: string | null; context: { amount: number } };
+  }
+}
+const recorder = client.recorder();
+export const good = recorder.record({ actor: 'a', action: 'invoice.approve', context: { amount: 1 } });
+// @ts-expect-error: amount is a number under the enforced schema of invoice.*
+export const bad = recorder.record({ actor: 'a', action: 'invoice.approve', context: { amount: 'x' } });\n`,
+    );
+    // The package's command (bin), as npx runs it.
+    expect(run(join(project, 'node_modules', '.bin', 'audit-trail-client'), ['--help'], project)).toMatch(
+      /^Usage: audit-trail-client types --base-url <url>/,
     );
     expect(run(process.execPath, ['esm.mjs'], project)).toBe('true NETWORK_ERROR\n');
     expect(run(process.execPath, ['cjs.cjs'], project)).toBe('function\n');

@@ -6,6 +6,7 @@ import request from 'supertest';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ACCOUNT_ID } from '@app/common';
 import { OpenApiCheck } from './support/openapi-check';
+import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, checkedAgainst, KEYS, startTestApp, TestApp } from './support/test-app';
 
 interface Header {
@@ -49,7 +50,7 @@ describe('OpenAPI description', () => {
   const auth = () => bearer(KEYS.acme);
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ bootstrapKeys: adminBootstrapKeys() });
     doc = (await t.http().get('/openapi.json').expect(200)).body as Document;
   });
   afterAll(async () => {
@@ -115,6 +116,12 @@ describe('OpenAPI description', () => {
         'PUT /v1/accounts/{accountId}/retention',
         'PUT /v1/accounts/{accountId}/legal-hold',
         'POST /v1/retention/sweep',
+        'GET /v1/accounts/{accountId}/schemas',
+        'GET /v1/accounts/{accountId}/schemas/{action}',
+        'PUT /v1/accounts/{accountId}/schemas/{action}',
+        'DELETE /v1/accounts/{accountId}/schemas/{action}',
+        'GET /v1/accounts/{accountId}/schemas/{action}/versions/{n}',
+        'POST /v1/accounts/{accountId}/schemas/{action}/preview',
       ].sort(),
     );
   });
@@ -154,6 +161,20 @@ describe('OpenAPI description', () => {
       'resource',
     ]);
 
+    // Under an action schema, so that the event shows every member it can have (docs/contract.md §19).
+    const { accountId } = (
+      await t
+        .http()
+        .get('/v1/me')
+        .set(...auth())
+        .expect(200)
+    ).body.data;
+    await t
+      .http()
+      .put(`/v1/accounts/${accountId}/schemas/openapi.check`)
+      .set(...bearer(ADMIN_KEYS.acmeAdmin))
+      .send({ schema: { type: 'object' }, mode: 'warn' })
+      .expect(201);
     const event = (
       await t
         .http()

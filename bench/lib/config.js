@@ -25,6 +25,7 @@ const SCENARIOS_BY_KEY = {
     'batch-spread',
     'batch-hot',
     'hash-versions',
+    'schemas',
     'witnessing',
     'tail',
     'streams',

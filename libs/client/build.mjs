@@ -41,11 +41,31 @@ export async function buildClient() {
     build({ ...main, format: 'cjs', outfile: join(out, 'index.cjs') }),
     build({ ...nestjs, format: 'esm', outfile: join(out, 'nestjs.mjs') }),
     build({ ...nestjs, format: 'cjs', outfile: join(out, 'nestjs.cjs') }),
+    buildCli(join(out, 'cli.cjs')),
   ]);
   assertSelfContained(results[0].metafile, []);
   assertSelfContained(results[2].metafile, nestjs.external);
+  assertSelfContained(results[4].metafile, []);
   declarations();
   return results;
+}
+
+/**
+ * The package's command (package.json's bin: `audit-trail-client types …`, src/cli/main.ts), one
+ * CommonJS file with the client bundled in; esbuild keeps the entry's `#!/usr/bin/env node`.
+ */
+export function buildCli(outfile) {
+  return build({
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    tsconfig: join(root, 'tsconfig.json'),
+    logLevel: 'warning',
+    metafile: true,
+    entryPoints: [join(here, 'src', 'cli', 'main.ts')],
+    format: 'cjs',
+    outfile,
+  });
 }
 
 /** Nothing but Node's own modules (and the peers named) may stay an import of a bundle. */

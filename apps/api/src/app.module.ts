@@ -19,6 +19,7 @@ import { ReadAccountModule } from './read-account/read-account.module';
 import { ReadsModule } from './reads/reads.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { RetentionModule } from './retention/retention.module';
+import { SchemasModule } from './schemas/schemas.module';
 import { StatsModule } from './stats/stats.module';
 import { DestinationsModule } from './streams/destinations/destinations.module';
 import { VerificationModule } from './verification/verification.module';
@@ -43,6 +44,7 @@ import { WitnessingModule } from './witnessing/witnessing.module';
     ConsoleModule,
     RetentionModule,
     ErasureModule,
+    SchemasModule,
     ReadsModule,
     ReadAccountModule,
     DestinationsModule,

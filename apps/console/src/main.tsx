@@ -9,6 +9,7 @@ import { KeysPage } from './pages/keys';
 import { LivePage } from './pages/live';
 import { SignInPage } from './pages/sign-in';
 import { StatsPage } from './pages/stats';
+import { SchemasPage } from './pages/schemas';
 import { StreamsPage } from './pages/streams';
 import { BASE, Link, navigate, useLocation } from './router';
 import { session } from './session';
@@ -87,6 +88,7 @@ function App() {
     ['/live', 'Live', true],
     ['/keys', 'Keys', mayManage(identity.me)],
     ['/streams', 'Streams', mayManage(identity.me)],
+    ['/schemas', 'Schemas', mayManage(identity.me)],
     ['/erasures', 'Erasures', mayManage(identity.me)],
     ['/accounts', 'Accounts', !!scopes && scopes.includes('operator')],
   ];
@@ -147,6 +149,8 @@ function Route({ path, me }: { path: string; me: Me | null }) {
       return <KeysPage me={me} />;
     case 'streams':
       return <StreamsPage me={me} />;
+    case 'schemas':
+      return <SchemasPage me={me} />;
     case 'erasures':
       return <ErasuresPage me={me} />;
     case 'accounts':

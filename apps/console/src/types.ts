@@ -81,3 +81,15 @@ export type EraseBody = Omit<Schemas['EraseDto'], 'allowPartial' | 'dryRun'> &
   Partial<Pick<Schemas['EraseDto'], 'allowPartial' | 'dryRun'>>;
 export type ErasureResult = Schemas['ErasureResultView'];
 export type ErasureDryRun = Schemas['ErasureDryRunView'];
+
+/** Action schemas (docs/contract.md §19): one version of an action's schema (`schema` null: a deletion). */
+export type Schema = Schemas['SchemaView'];
+export type SchemaMode = Schema['mode'];
+/** An action's latest version with every version (GET …/schemas/:action). */
+export type SchemaWithVersions = Schemas['SchemaWithVersionsView'];
+export type SchemaVersion = Schemas['SchemaVersionView'];
+export type SchemaPreview = Schemas['SchemaPreviewView'];
+/** The bodies of PUT …/schemas/:action and POST …/schemas/:action/preview. */
+export type PutSchemaBody = Schemas['PutSchemaDto'];
+export type PreviewSchemaBody = Schemas['PreviewSchemaDto'];
+export type SchemasList = AnswerOf<'SchemasController_list'>;

@@ -508,6 +508,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/accounts/{accountId}/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each action’s latest schema version (deletions included), oldest action first */
+        get: operations["SchemasController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/schemas/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An action’s latest schema version with every version */
+        get: operations["SchemasController_get"];
+        /**
+         * Save the next version of an action’s schema
+         * @description Makes version n+1 (1 for a new action). From its 201 on, every append of a matching event (single, batch) is checked against it, on every instance. Recorded in the account’s _audit chain (schema.changed).
+         */
+        put: operations["SchemasController_put"];
+        post?: never;
+        /**
+         * Delete an action’s schema: adds a version whose schema is null (nothing is removed)
+         * @description Appends of the action are then unchecked. 404 when it has no schema. Recorded in _audit.
+         */
+        delete: operations["SchemasController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/schemas/{action}/versions/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One version of an action’s schema */
+        get: operations["SchemasController_version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/schemas/{action}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a candidate schema would refuse among the action’s latest events (nothing stored)
+         * @description Checks the latest `limit` events whose action the pattern matches, newest first; answers how many it would refuse under enforce, with the first ten.
+         */
+        post: operations["SchemasController_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts/{accountId}/destinations": {
         parameters: {
             query?: never;
@@ -680,12 +759,28 @@ export interface components {
             field: string;
             /** @example actor must be shorter than or equal to 256 characters */
             message: string;
+            /**
+             * @description An action schema’s violation (contract §19): the JSON Schema keyword that failed
+             * @example minimum
+             */
+            rule?: string;
+        };
+        SchemaRefView: {
+            /**
+             * @description The schema’s action pattern that applied
+             * @example invoice.*
+             */
+            action: string;
+            /** @example 3 */
+            version: number;
         };
         ErrorDetails: {
             /** @description VALIDATION_ERROR: each field at fault */
             fields?: components["schemas"]["FieldErrorView"][];
             /** @description INTERNAL_ERROR: the id under which the failure was logged */
             requestId?: string;
+            /** @description VALIDATION_ERROR of an event that an enforced action schema refused (contract §19): that schema */
+            schema?: components["schemas"]["SchemaRefView"];
         } & {
             [key: string]: unknown;
         };
@@ -813,6 +908,17 @@ export interface components {
             /** @description Oldest first, by (timestamp, id) */
             data: components["schemas"]["ExportedEventView"][];
         };
+        EventSchemaView: {
+            /**
+             * @description The schema’s action pattern that applied (`invoice.approve` or `invoice.*`)
+             * @example invoice.*
+             */
+            action: string;
+            /** @example 3 */
+            version: number;
+            /** @description Whether the event satisfied it (false only under a `warn` schema) */
+            valid: boolean;
+        };
         EventView: {
             /** @example evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */
             id: string;
@@ -848,6 +954,8 @@ export interface components {
             hashing?: components["schemas"]["EventHashing"];
             /** @description Version-2 events only: the erased field paths (`actor`, `resource`, `context.<m>`); [] before any erasure */
             erased?: string[];
+            /** @description Present when an action schema applied to the event on append (docs/contract.md §19): which version checked it and whether it held. Not covered by the hash */
+            schema?: components["schemas"]["EventSchemaView"];
         };
         CreateEventDto: {
             /**
@@ -1259,6 +1367,157 @@ export interface components {
             fields: string[];
             /** @description Null for an erasure made by hand */
             reason: string | null;
+        };
+        SchemaView: {
+            /**
+             * @description The action, or a prefix ending in .* (invoice.*)
+             * @example invoice.approve
+             */
+            action: string;
+            /**
+             * @description 1, 2, 3, … per action
+             * @example 2
+             */
+            version: number;
+            /** @enum {string} */
+            mode: "warn" | "enforce";
+            /** @description The JSON Schema (2020-12) as saved; null: this version deleted the action’s schema (appends are then unchecked) */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T07:24:53.449Z
+             */
+            createdAt: string;
+            /**
+             * @description The key that made this version
+             * @example key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2
+             */
+            keyId: string;
+        };
+        PutSchemaDto: {
+            /**
+             * @description A JSON Schema (2020-12) of the object { actor, resource, context } of an event (resource and context null when absent). Untrusted input: at most 64 KiB as JSON text, no $ref outside the schema itself (only # and #/…; no $id, $anchor, $dynamicRef), no recursion, bounded depth and size, strict keywords and formats; patterns run in linear time (RE2 syntax: no backreferences or lookaround). 400 naming schema otherwise
+             * @example {
+             *       "type": "object",
+             *       "properties": {
+             *         "context": {
+             *           "type": "object",
+             *           "properties": {
+             *             "amount": {
+             *               "type": "number",
+             *               "minimum": 0
+             *             }
+             *           },
+             *           "required": [
+             *             "amount"
+             *           ]
+             *         }
+             *       },
+             *       "required": [
+             *         "context"
+             *       ]
+             *     }
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description warn: events that do not satisfy it are stored and counted; enforce: they are refused (400)
+             * @enum {string}
+             */
+            mode: "warn" | "enforce";
+        };
+        SchemaVersionView: {
+            /** @example 1 */
+            version: number;
+            /** @enum {string} */
+            mode: "warn" | "enforce";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T07:24:53.449Z
+             */
+            createdAt: string;
+            /** @example key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */
+            keyId: string;
+        };
+        SchemaWithVersionsView: {
+            /**
+             * @description The action, or a prefix ending in .* (invoice.*)
+             * @example invoice.approve
+             */
+            action: string;
+            /**
+             * @description 1, 2, 3, … per action
+             * @example 2
+             */
+            version: number;
+            /** @enum {string} */
+            mode: "warn" | "enforce";
+            /** @description The JSON Schema (2020-12) as saved; null: this version deleted the action’s schema (appends are then unchecked) */
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T07:24:53.449Z
+             */
+            createdAt: string;
+            /**
+             * @description The key that made this version
+             * @example key_01KAR2Y6T0F5M3Q8W9Z1B4C7D2
+             */
+            keyId: string;
+            /** @description Every version, oldest first (deletions included) */
+            versions: components["schemas"]["SchemaVersionView"][];
+        };
+        PreviewExampleView: {
+            /** @example evt_01KAR2Y6T0F5M3Q8W9Z1B4C7D2 */
+            eventId: string;
+            /**
+             * @description The path in { actor, resource, context }
+             * @example context.amount
+             */
+            field: string;
+            /** @example must be >= 0 (minimum) */
+            message: string;
+        };
+        SchemaPreviewView: {
+            /** @description Events checked (at most limit) */
+            checked: number;
+            /** @description Of those, the events it would refuse under enforce */
+            rejected: number;
+            /** @description The first ten refused, newest first */
+            examples: components["schemas"]["PreviewExampleView"][];
+        };
+        PreviewSchemaDto: {
+            /**
+             * @description A JSON Schema (2020-12) of the object { actor, resource, context } of an event (resource and context null when absent). Untrusted input: at most 64 KiB as JSON text, no $ref outside the schema itself (only # and #/…; no $id, $anchor, $dynamicRef), no recursion, bounded depth and size, strict keywords and formats; patterns run in linear time (RE2 syntax: no backreferences or lookaround). 400 naming schema otherwise
+             * @example {
+             *       "type": "object",
+             *       "properties": {
+             *         "context": {
+             *           "type": "object",
+             *           "properties": {
+             *             "amount": {
+             *               "type": "number",
+             *               "minimum": 0
+             *             }
+             *           },
+             *           "required": [
+             *             "amount"
+             *           ]
+             *         }
+             *       },
+             *       "required": [
+             *         "context"
+             *       ]
+             *     }
+             */
+            schema: {
+                [key: string]: unknown;
+            };
         };
         DestinationView: {
             /** @example dst_01KAR2Y6T0F5M3Q8W9Z1B4C7D3 */
@@ -6138,6 +6397,894 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaView"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description An action name, or a prefix ending in .* (invoice.*): the longest matching pattern applies to an event */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaWithVersionsView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description An action name, or a prefix ending in .* (invoice.*): the longest matching pattern applies to an event */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutSchemaDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description An action name, or a prefix ending in .* (invoice.*): the longest matching pattern applies to an event */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deletion’s version */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description An action name, or a prefix ending in .* (invoice.*): the longest matching pattern applies to an event */
+                action: string;
+                /** @description The version number, from 1 */
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key (per address on public routes), or too many whole-chain verifications at once */
+            429: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_HEADER_FIELDS_TOO_LARGE: the request line (the URL) and headers are over 16 KiB together; the connection is closed */
+            431: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: logged under the request id, which details.requestId names */
+            500: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database is unreachable or the append queue is full; nothing was written */
+            503: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    SchemasController_preview: {
+        parameters: {
+            query?: {
+                /** @description How many of the latest events of the action (or pattern) to check */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                accountId: string;
+                /** @description An action name, or a prefix ending in .* (invoice.*): the longest matching pattern applies to an event */
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSchemaDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SchemaPreviewView"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: bad body, query parameter (unknown ones included) or header; details.fields lists { field, message } */
+            400: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNAUTHORIZED: no key, wrong scheme, unknown or revoked key */
+            401: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The scheme to authenticate with */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the key lacks the scope */
+            403: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: unknown id, or another account’s */
+            404: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request line, headers or body were not received in time; the connection is closed */
+            408: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    /** @description The connection is closed after this answer */
+                    Connection: "close";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB (8 MiB for a batch) */
+            413: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description QUERY_TOO_EXPENSIVE: a statement ran longer than QUERY_TIMEOUT_SECONDS and was cancelled in the database; details.timeoutSeconds */
+            422: {
+                headers: {
+                    /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMITED: over the rate per key, or the account already has READS_PER_ACCOUNT reads over its events (list, statistics, export) in flight; retry after Retry-After seconds */
             429: {
                 headers: {
                     /** @description The caller’s X-Request-Id when it is 1–128 of [A-Za-z0-9._:-], else a new UUID; failures are logged under it */

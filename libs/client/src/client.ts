@@ -6,6 +6,7 @@ import {
   ErasuresResource,
   KeysResource,
   RetentionResource,
+  SchemasResource,
 } from './resources/admin';
 import { ChainsResource, TransparencyResource } from './resources/chains';
 import { EventsResource } from './resources/events';
@@ -38,6 +39,7 @@ export class AuditTrailClient {
   readonly destinations: DestinationsResource;
   readonly erasures: ErasuresResource;
   readonly retention: RetentionResource;
+  readonly schemas: SchemasResource;
   readonly health: HealthResource;
   private readonly http: Http;
   /** The checkpoints verifyReceipt checked, reused for the receipts they cover (checkpointMaxAgeMs). */
@@ -53,6 +55,7 @@ export class AuditTrailClient {
     this.destinations = new DestinationsResource(this.http);
     this.erasures = new ErasuresResource(this.http);
     this.retention = new RetentionResource(this.http);
+    this.schemas = new SchemasResource(this.http);
     this.health = new HealthResource(this.http);
   }
 

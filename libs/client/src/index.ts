@@ -17,5 +17,6 @@ export type { TailedEvent, TailOptions } from './resources/events';
 export type { ReceiptCheck, VerifiedCheckpoint, VerifyReceiptOptions } from './verify/verify-receipt';
 export type { ReceiptVerdict, VerifyReceiptsOptions } from './verify/verify-receipts';
 export { receiptOf } from './types';
+export type { ActionSchemas, ActionSchemaTypes, RecordedEvent, SchemaOf } from './schema-types/recorded-event';
 export type * from './types';
 export type { components, operations, paths } from './api-schema';

@@ -35,6 +35,10 @@ export type Erasure = Schemas['ErasureView'];
 export type Retention = Schemas['RetentionDto'];
 export type LegalHold = Schemas['LegalHoldDto'];
 export type SweepResult = Schemas['SweepResultView'];
+export type ActionSchema = Schemas['SchemaView'];
+export type ActionSchemaWithVersions = Schemas['SchemaWithVersionsView'];
+export type ActionSchemaRequest = Schemas['PutSchemaDto'];
+export type SchemaPreview = Schemas['SchemaPreviewView'];
 export type ExportDocument = Schemas['ExportDocumentView'];
 
 /** GET /v1/events's filters, without the cursor (list() follows it). */

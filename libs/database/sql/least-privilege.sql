@@ -61,3 +61,9 @@ GRANT SELECT ON erasures, erasure_events TO :"service_role";
 -- TRUNCATE refused for every role by migration 1765800000000).
 GRANT SELECT, INSERT ON checkpoint_log_leaves, checkpoint_log_nodes, checkpoint_log_checkpoints, checkpoint_log_cosignatures
   TO :"service_role";
+
+-- Action schemas (docs/contract.md §19): versions are added (a deletion too: a version whose schema is
+-- null), never changed or deleted (UPDATE, DELETE and TRUNCATE refused for every role by migration
+-- 1766100000000); the sequence numbers them. Events carry schema_id and schema_valid with their INSERT.
+GRANT SELECT, INSERT ON action_schemas TO :"service_role";
+GRANT USAGE ON SEQUENCE action_schemas_id_seq TO :"service_role";

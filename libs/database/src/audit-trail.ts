@@ -19,6 +19,8 @@ export type AuditAction =
   | 'destination.disabled'
   | 'destination.gap'
   | 'erasure.done'
+  /** An action schema version saved or deleted (docs/contract.md §19). */
+  | 'schema.changed'
   /** An operator key read the account (docs/contract.md §12): at most once an hour per key and account. */
   | 'operator.read';
 

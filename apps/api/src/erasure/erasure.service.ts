@@ -287,9 +287,9 @@ function erasedView(value: unknown, byId: ReadonlyMap<string, EventErasure>): un
   };
 }
 
-/** A term that selects by a value: not negated, and not a time bound. */
+/** A term that selects by a value: not negated, not a time bound, not a schema outcome. */
 function namesValue(term: SearchTerm): boolean {
-  return !term.negated && term.kind !== 'time';
+  return !term.negated && term.kind !== 'time' && term.kind !== 'schema';
 }
 
 /**

@@ -33,5 +33,9 @@ export function toEventFields(event: EventRecord): EventView {
     previousHash: event.previousHash,
     timestamp,
     createdAt: timestamp,
+    // The action schema that checked it on append (docs/contract.md §19): absent without one.
+    ...(event.schema && {
+      schema: { action: event.schema.action, version: event.schema.version, valid: event.schema.valid },
+    }),
   };
 }

@@ -10,6 +10,7 @@ import { EventsService } from './events.service';
 import { IdempotencySweeper } from './idempotency-sweeper';
 import { IdempotencyService } from './idempotency.service';
 import { EventStreamService } from './stream/event-stream.service';
+import { SchemaGate } from '../schemas/schema-gate';
 
 @Module({
   imports: [LifecycleModule, ReadsModule],
@@ -23,7 +24,8 @@ import { EventStreamService } from './stream/event-stream.service';
     IdempotencyService,
     IdempotencySweeper,
     EventStreamService,
+    SchemaGate,
   ],
-  exports: [ChainLedger],
+  exports: [ChainLedger, SchemaGate],
 })
 export class EventsModule {}

@@ -56,6 +56,21 @@ export class FieldErrorView {
 
   @ApiProperty({ example: `actor must be shorter than or equal to ${MAX_ACTOR_LENGTH} characters` })
   message!: string;
+
+  @ApiPropertyOptional({
+    description: 'An action schema’s violation (contract §19): the JSON Schema keyword that failed',
+    example: 'minimum',
+  })
+  rule?: string;
+}
+
+/** The action schema version an event failed (contract §19). */
+export class SchemaRefView {
+  @ApiProperty({ description: 'The schema’s action pattern that applied', example: 'invoice.*' })
+  action!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  version!: number;
 }
 
 @ApiSchemaKeywords({ additionalProperties: true })
@@ -65,6 +80,12 @@ class ErrorDetails {
 
   @ApiPropertyOptional({ description: 'INTERNAL_ERROR: the id under which the failure was logged' })
   requestId?: string;
+
+  @ApiPropertyOptional({
+    type: SchemaRefView,
+    description: 'VALIDATION_ERROR of an event that an enforced action schema refused (contract §19): that schema',
+  })
+  schema?: SchemaRefView;
 }
 
 class ErrorBody {

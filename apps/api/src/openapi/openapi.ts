@@ -25,6 +25,8 @@ const TAGS: Record<string, string> = {
     'Erase personal fields (actor, resource, context members) of version-2 events on request: values and salts deleted, commitments kept, every hash and proof unchanged',
   witnessing:
     'The checkpoint log (every chain checkpoint signed, in an RFC 9162 tree), the witnesses that cosign it (C2SP tlog-witness), and a chain checkpoint’s witnessed bundle',
+  schemas:
+    'Action schemas: a versioned JSON Schema per action (or action.* prefix) that appended events must satisfy (enforce) or are counted against (warn), and a preview of what a new version would refuse',
   destinations:
     'Where an account’s events are streamed (webhooks, Splunk HEC, Datadog, OTLP, syslog, NATS): settings, credentials shown once, pause, resume, replay',
 };

@@ -4,6 +4,7 @@ import { AsyncQueue } from '../async-queue';
 import { AuditTrailError, FieldError } from '../errors';
 import { Http } from '../http';
 import { NewEvent, Receipt, receiptOf } from '../types';
+import type { RecordedEvent } from '../schema-types/recorded-event';
 import { DEFAULT_BACKOFF, retryDelay } from './backoff';
 import { Backlog, QueuedEvent } from './backlog';
 import { isTransient, refusedItems } from './batch-refusal';
@@ -90,8 +91,11 @@ export class Recorder {
    * Resolves once the event is safe: fsynced to the spool in durable mode, queued in memory
    * otherwise (after waiting for room under `block`). Rejects with TypeError for an event that no
    * JSON can carry faithfully, SpoolFullError when the spool is at its bound, and after close().
+   * With the file of `audit-trail-client types` in the program, an event whose action has an
+   * enforced schema must have its types (RecordedEvent); any other event is a NewEvent.
    */
-  async record(event: NewEvent): Promise<void> {
+  async record<A extends string>(recorded: RecordedEvent<A>): Promise<void> {
+    const event: NewEvent = recorded;
     if (this.closing) throw new Error('the recorder is closed');
     await this.opened;
     const text = JSON.stringify(event);

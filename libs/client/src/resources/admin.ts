@@ -1,6 +1,9 @@
 import { AnswerOf, Http, QueryOf } from '../http';
 import { everyItem } from '../pages';
 import type {
+  ActionSchema,
+  ActionSchemaRequest,
+  ActionSchemaWithVersions,
   Account,
   Destination,
   DestinationChange,
@@ -18,12 +21,13 @@ import type {
   NewDestination,
   NewKey,
   Retention,
+  SchemaPreview,
   SweepResult,
 } from '../types';
 
 /*
- * The admin routes (docs/contract.md §12, §14, §16, §17): accounts and keys, stream destinations,
- * erasures, retention and legal hold. Scopes are the service's business: a key without them gets
+ * The admin routes (docs/contract.md §12, §14, §16, §17, §19): accounts and keys, stream destinations,
+ * erasures, retention and legal hold, action schemas. Scopes are the service's business: a key without them gets
  * AuditTrailError 403.
  */
 
@@ -182,5 +186,53 @@ export class RetentionResource {
 
   sweep(): Promise<SweepResult> {
     return data(this.http.call('post', '/v1/retention/sweep'));
+  }
+}
+
+/** An account's action schemas (docs/contract.md §19): versions per action or `prefix.*`, a preview. */
+export class SchemasResource {
+  constructor(private readonly http: Http) {}
+
+  /** Each action's latest version (deletions included), oldest action first. */
+  async list(accountId: string): Promise<ActionSchema[]> {
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas', { path: { accountId } }));
+  }
+
+  /** The action's latest version with every version. */
+  get(accountId: string, action: string): Promise<ActionSchemaWithVersions> {
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
+  }
+
+  version(accountId: string, action: string, n: number): Promise<ActionSchema> {
+    const path = { accountId, action, n: String(n) };
+    return data(this.http.call('get', '/v1/accounts/{accountId}/schemas/{action}/versions/{n}', { path }));
+  }
+
+  /** Saves the next version. */
+  put(accountId: string, action: string, body: ActionSchemaRequest): Promise<ActionSchema> {
+    return data(
+      this.http.call('put', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action }, body }),
+    );
+  }
+
+  /** Adds a version whose schema is null: appends of the action are then unchecked. */
+  remove(accountId: string, action: string): Promise<ActionSchema> {
+    return data(this.http.call('delete', '/v1/accounts/{accountId}/schemas/{action}', { path: { accountId, action } }));
+  }
+
+  /** What `schema` would refuse among the latest `limit` events of the action; nothing stored. */
+  preview(
+    accountId: string,
+    action: string,
+    schema: ActionSchemaRequest['schema'],
+    limit?: number,
+  ): Promise<SchemaPreview> {
+    return data(
+      this.http.call('post', '/v1/accounts/{accountId}/schemas/{action}/preview', {
+        path: { accountId, action },
+        body: { schema },
+        ...(limit === undefined ? {} : { query: { limit } }),
+      }),
+    );
   }
 }

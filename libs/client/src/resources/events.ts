@@ -8,6 +8,7 @@ import { Http } from '../http';
 import { everyItem } from '../pages';
 import { fullJitterDelay } from '../recorder/backoff';
 import { serverSentEvents } from '../sse';
+import type { RecordedEvent } from '../schema-types/recorded-event';
 import type {
   AuditEvent,
   EventFilters,
@@ -39,8 +40,14 @@ export interface TailOptions {
 export class EventsResource {
   constructor(private readonly http: Http) {}
 
-  /** POST /v1/events; with an idempotency key a retry appends nothing more (§7). */
-  async append(event: NewEvent, options: { idempotencyKey?: string } = {}): Promise<AuditEvent> {
+  /**
+   * POST /v1/events; with an idempotency key a retry appends nothing more (§7). Typed by the account's
+   * enforced schemas when the file of `audit-trail-client types` is in the program (RecordedEvent).
+   */
+  async append<A extends string>(
+    event: RecordedEvent<A>,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<AuditEvent> {
     return (await this.http.call('post', '/v1/events', { body: event, ...options })).body.data;
   }
 

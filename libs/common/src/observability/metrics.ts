@@ -26,6 +26,9 @@ const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
  * account, an actor or a path: `route` is a route template, `status` a status code, `result`
  * valid/invalid. Request series are cached per label set, so counting a request allocates nothing.
  */
+/** At most this many `action` series of audit_schema_violations_total per process; beyond, `other`. */
+export const SCHEMA_VIOLATION_SERIES = 200;
+
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();
@@ -110,6 +113,14 @@ export class Metrics {
     labelNames: ['side'] as const,
     registers: [this.registry],
   });
+  private readonly schemaViolations = new Counter({
+    name: 'audit_schema_violations_total',
+    help: 'Events stored under a warn schema they did not satisfy (contract §19), by the schema’s action pattern',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
+  /** The action patterns schemaViolations has a series for: at most SCHEMA_VIOLATION_SERIES, the rest `other`. */
+  private readonly schemaViolationPatterns = new Set<string>();
   /** Series by route, then method, then status: one lookup per level, no string built per request. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
 
@@ -203,6 +214,20 @@ export class Metrics {
       [],
     );
     this.readAtScrape('audit_db_replica_lag_seconds', () => [[{}, lag() ?? Infinity]]);
+  }
+
+  /**
+   * `events` events stored under the warn schema of `pattern` without satisfying it. Patterns are
+   * chosen by tenants, so the label takes at most SCHEMA_VIOLATION_SERIES of them per process
+   * (the first seen), the rest as `other`: the metric stays a bounded set of series.
+   */
+  schemaViolated(pattern: string, events = 1): void {
+    let label = pattern;
+    if (!this.schemaViolationPatterns.has(pattern)) {
+      if (this.schemaViolationPatterns.size < SCHEMA_VIOLATION_SERIES) this.schemaViolationPatterns.add(pattern);
+      else label = 'other';
+    }
+    this.schemaViolations.labels(label).inc(events);
   }
 
   /** One read over many events, served by `side`. */

@@ -130,6 +130,19 @@ describe('parseSearchQuery', () => {
     ]);
   });
 
+  it('reads schema:invalid, schema:valid and schema:violated (the same as invalid), negated too; nothing else', () => {
+    expect(parseSearchQuery('schema:invalid -schema:valid schema:violated').terms).toEqual([
+      { kind: 'schema', valid: false, negated: false },
+      { kind: 'schema', valid: true, negated: true },
+      { kind: 'schema', valid: false, negated: false },
+    ]);
+    expect(() => parseSearchQuery('schema:maybe')).toThrow(/schema takes invalid or valid \(at offset 7\)/);
+    expect(() => parseSearchQuery('schema:"invalid"')).toThrow(/schema takes invalid or valid/);
+    expect(() => parseSearchQuery('schema:inv*')).toThrow(/schema takes invalid or valid/);
+    expect(() => parseSearchQuery('schema.x:invalid')).toThrow(/at offset/);
+    expect(formatSearchTerm({ kind: 'schema', valid: false, negated: true })).toBe('-schema:invalid');
+  });
+
   it('is empty for an empty or blank q', () => {
     expect(parseSearchQuery('').terms).toEqual([]);
     expect(parseSearchQuery('  \t ').terms).toEqual([]);

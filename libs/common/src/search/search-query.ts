@@ -35,7 +35,15 @@ export type ContextValue = { kind: 'string'; value: string } | { kind: 'literal'
 export type SearchTerm =
   | { kind: 'text'; field: TextField; value: string; prefix: boolean; negated: boolean }
   | { kind: 'time'; comparison: TimeComparison; at: Date; negated: boolean }
-  | { kind: 'context'; path: string[]; value: ContextValue; negated: boolean };
+  | { kind: 'context'; path: string[]; value: ContextValue; negated: boolean }
+  /** `schema:valid` / `schema:invalid` (docs/contract.md §19): events an action schema checked, by outcome. */
+  | { kind: 'schema'; valid: boolean; negated: boolean };
+
+/**
+ * The values of `schema:` (docs/contract.md §19): `invalid` (`violated` is the same, the issue's
+ * spelling) and `valid`. An event no schema checked matches neither.
+ */
+const SCHEMA_OUTCOMES: Readonly<Record<string, boolean>> = { valid: true, invalid: false, violated: false };
 
 /** A parsed `q`: every term must hold. */
 export interface SearchQuery {
@@ -155,9 +163,14 @@ function toTerm(term: RawTerm): SearchTerm {
       negated,
     };
   }
+  if (field.name === 'schema' && field.path.length === 0) {
+    const valid = value.quoted || term.prefix ? undefined : SCHEMA_OUTCOMES[value.text];
+    if (valid === undefined) throw new SearchQueryError('schema takes invalid or valid', value.offset);
+    return { kind: 'schema', valid, negated };
+  }
   if (!isTextField(field.name)) {
     throw new SearchQueryError(
-      `unknown field ${JSON.stringify(field.name)}; fields are ${[...TEXT_FIELDS, 'timestamp', 'context.<path>'].join(', ')}`,
+      `unknown field ${JSON.stringify(field.name)}; fields are ${[...TEXT_FIELDS, 'timestamp', 'context.<path>', 'schema'].join(', ')}`,
       field.offset,
     );
   }
@@ -212,6 +225,8 @@ export function formatSearchTerm(term: SearchTerm): string {
       return `${sign}${term.field}:${quote(term.value)}${term.prefix ? '*' : ''}`;
     case 'context':
       return `${sign}context.${term.path.join('.')}:${term.value.kind === 'literal' ? term.value.json : quote(term.value.value)}`;
+    case 'schema':
+      return `${sign}schema:${term.valid ? 'valid' : 'invalid'}`;
   }
 }
 

@@ -32,6 +32,7 @@ export interface StoredErasure {
 @Check('ck_events_previous_hash', 'octet_length(previous_hash) = 32')
 @Check('ck_events_salt_seed', 'octet_length(salt_seed) = 16')
 @Check('ck_events_actor', 'actor IS NOT NULL OR erasure IS NOT NULL')
+@Check('ck_events_schema', '(schema_id IS NULL) = (schema_valid IS NULL)')
 @Index('ix_events_account_time', ['accountId', 'timestamp', 'id'])
 @Index('ix_events_account_tail', ['accountId', 'timestamp', 'chainId', 'position'])
 @Index('ix_events_account_actor', ['accountId', 'actor', 'timestamp'])
@@ -94,6 +95,17 @@ export class EventEntity {
   /** After an erasure: the salts of the fields still held, the commitments of the erased ones. Null before. */
   @Column({ type: 'jsonb', nullable: true })
   erasure!: StoredErasure | null;
+
+  /**
+   * The action schema version (action_schemas.id) that checked this event on append, and whether
+   * the event satisfied it (docs/contract.md §19): outside the hashed members. Both null for an
+   * event whose action had no schema (migration 1766200000000).
+   */
+  @Column({ name: 'schema_id', type: 'integer', nullable: true })
+  schemaId!: number | null;
+
+  @Column({ name: 'schema_valid', type: 'boolean', nullable: true })
+  schemaValid!: boolean | null;
 
   @Column({ type: 'bigint', nullable: true, default: () => 'audit_current_txid()' })
   txid!: string | null;

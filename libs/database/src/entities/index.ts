@@ -1,4 +1,5 @@
 import { AccountEntity } from './account.entity';
+import { ActionSchemaEntity } from './action-schema.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { ChainEntity } from './chain.entity';
 import { CheckpointEntity } from './checkpoint.entity';
@@ -19,6 +20,7 @@ import { RetentionLogEntity } from './retention-log.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
 
 export * from './account.entity';
+export * from './action-schema.entity';
 export * from './api-key.entity';
 export * from './chain.entity';
 export * from './checkpoint.entity';
@@ -53,4 +55,5 @@ export const ENTITIES = [
   CheckpointLogNodeEntity,
   CheckpointLogCheckpointEntity,
   CheckpointLogCosignatureEntity,
+  ActionSchemaEntity,
 ];

@@ -3,15 +3,31 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ChainEntity } from '../entities/chain.entity';
-import { selectRows } from '../schema/table';
+import { asNumber, computed, joined, selectRows } from '../schema/table';
 import { Db } from '../transaction-runner';
-import { CHAIN, ChainRecord, chains } from './chain-rows';
+import { CHAIN, chains } from './chain-rows';
 import { SqlQuery, withWrite } from './sql-query';
 
 /** Where a chain's head stands after the events an append gives it. */
 export type ChainHeadMove = Pick<ChainEntity, 'id' | 'lastPosition' | 'lastHash'> & {
   lastTimestamp: NonNullable<ChainEntity['lastTimestamp']>;
 };
+
+/**
+ * A locked head and its account's action schema generation (the greatest action_schemas id of the
+ * account, 0 without any: docs/contract.md §19), read in the same statement: an append whose events
+ * were checked against an older generation is written again (docs/schemas.md, "Consistency").
+ */
+const LOCKED_HEAD = joined(
+  CHAIN,
+  computed({
+    schemaGeneration: [
+      `coalesce((SELECT max(s.id) FROM action_schemas s WHERE s.account_id = ${chains.column('accountId')}), 0)`,
+      asNumber,
+    ],
+  }),
+);
+export type LockedChainHead = ReturnType<typeof LOCKED_HEAD.decode>;
 
 /** What a checkpoint signs over: the head's size and hash, and the first retained position. */
 const SHARED_HEAD = chains.selectAs({ size: 'lastPosition', hash: 'lastHash', firstPosition: 'firstPosition' });
@@ -69,16 +85,17 @@ export class ChainHeadsRepository {
   /**
    * Locks the heads of these chains (account + name) with `FOR UPDATE`, in id order, so that
    * concurrent transactions of this or another instance never deadlock and never fork a chain.
-   * Chains that do not exist are missing from the answer.
+   * Chains that do not exist are missing from the answer. Each comes with its account's schema
+   * generation, read by the same statement.
    */
   async lockHeads(
     wanted: readonly Pick<ChainEntity, 'accountId' | 'name'>[],
     db: Db = this.pool,
-  ): Promise<ChainRecord[]> {
+  ): Promise<LockedChainHead[]> {
     return selectRows(
       db,
-      CHAIN,
-      `SELECT ${CHAIN.sql}
+      LOCKED_HEAD,
+      `SELECT ${LOCKED_HEAD.sql}
          FROM chains c JOIN unnest($1::uuid[], $2::varchar[]) AS w(account_id, name)
            ON ${chains.column('accountId')} = w.account_id AND ${chains.column('name')} = w.name
         ORDER BY c.id

@@ -32,7 +32,7 @@ export function rollupRange(filters: EventFilters): MillisRange | null {
   let from = filters.after.getTime();
   let to = filters.before.getTime() + 1;
   for (const term of filters.search ?? []) {
-    if (term.kind === 'context') return null;
+    if (term.kind === 'context' || term.kind === 'schema') return null;
     if (term.kind === 'text') {
       if (!(ROLLUP_TEXT_FIELDS as readonly string[]).includes(term.field)) return null;
       continue;

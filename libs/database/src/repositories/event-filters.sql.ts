@@ -90,5 +90,8 @@ export function searchCondition(
       const document = term.path.reduceRight((inner, key) => `{${JSON.stringify(key)}:${inner}}`, scalar);
       return [(p) => `${events.column('context')} @> ${p}::jsonb`, document];
     }
+    case 'schema':
+      // Null for an event no schema checked: it matches neither value (and every negated one).
+      return [(p) => `${events.column('schemaValid')} = ${p}::boolean`, term.valid];
   }
 }

@@ -24,6 +24,9 @@ const INSERTED: readonly [Property<EventEntity>, string, (event: EventRecord) =>
   ['hash', 'text', (e) => e.hash],
   // Version-2 events (null on version 1): as hex text, decoded in the SELECT. `erasure` starts null.
   ['saltSeed', 'text', (e) => e.saltSeed],
+  // The action schema version that checked it, and whether it held (docs/contract.md §19); null without one.
+  ['schemaId', 'int4', (e) => e.schema?.id ?? null],
+  ['schemaValid', 'bool', (e) => e.schema?.valid ?? null],
 ];
 
 /** An unnested column as the table stores it: context as jsonb, the hashes as their bytes. */

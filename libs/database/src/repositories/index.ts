@@ -1,6 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { TransactionRunner } from '../transaction-runner';
 import { AccountsRepository } from './accounts.repository';
+import { ActionSchemasRepository } from './action-schemas.repository';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ChainHeadsRepository } from './chain-heads.repository';
 import { ChainRetentionRepository } from './chain-retention.repository';
@@ -25,6 +26,7 @@ import { RetentionPolicyRepository } from './retention-policy.repository';
 import { VerificationWindowReader } from './verification-window.reader';
 
 export * from './accounts.repository';
+export * from './action-schemas.repository';
 export * from './api-keys.repository';
 export * from './chain-heads.repository';
 export * from './chain-retention.repository';
@@ -38,7 +40,7 @@ export * from './erasures.repository';
 export * from './legal-hold-lock';
 export * from './event-export.repository';
 export type { EventFilters } from './event-filters.sql';
-export type { EventRecord } from './event-record';
+export type { EventRecord, EventSchemaRef } from './event-record';
 export * from './event-search.repository';
 export * from './event-statistics.repository';
 export * from './event-tail.repository';
@@ -71,6 +73,7 @@ export * from './verification-window.reader';
 export const REPOSITORIES: Provider[] = [
   TransactionRunner,
   AccountsRepository,
+  ActionSchemasRepository,
   ApiKeysRepository,
   ChainHeadsRepository,
   ChainRetentionRepository,

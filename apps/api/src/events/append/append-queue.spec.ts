@@ -1,7 +1,7 @@
 import { AppConfig, AppError, Metrics } from '@app/common';
 import { DatabaseLocator, EventRecord } from '@app/database';
 import { AppendQueue, appendRequestBytes } from './append-queue';
-import { AppendRequest } from './append-request';
+import { AppendRequest, StaleSchemas } from './append-request';
 import { AppendUnit, IdempotentLedger, Replay, Settled, Written } from './idempotent-ledger';
 
 /**
@@ -196,6 +196,38 @@ describe('AppendQueue', () => {
       ['ok2'],
     ]);
     expect((results[1] as PromiseRejectedResult).reason).toBe(refusal);
+  });
+
+  it('a stale schema generation (StaleSchemas) fails only its account’s units; the others are written at once', async () => {
+    const { ledger, sut } = queueWith({ appendConcurrency: 1 });
+    const stale = new StaleSchemas(new Set(['acc_stale']));
+    ledger.failWith = (requests) => (requests.some((r) => r.accountId === 'acc_stale') ? stale : null);
+    const blocker = one(sut, request('c', 'blocker'));
+    const other = { ...request('c', 'other'), accountId: 'acc_stale' };
+    // A batch (one unit) with an event of the stale account fails as a whole.
+    const mixed = [request('e', 'mixed1'), { ...request('e', 'mixed2'), accountId: 'acc_stale' }];
+    const settled = Promise.allSettled([
+      one(sut, request('c', 'ok1')),
+      one(sut, other),
+      one(sut, request('d', 'ok2')),
+      appendAll(sut, mixed),
+    ]);
+    await tick();
+    ledger.commitAll();
+    await blocker;
+    for (let i = 0; i < 4; i++) {
+      await tick();
+      ledger.commitAll();
+    }
+    const results = await settled;
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(stale);
+    expect((results[3] as PromiseRejectedResult).reason).toBe(stale);
+    expect(ledger.batches.map((b) => b.map((r) => r.actor))).toEqual([
+      ['blocker'],
+      ['ok1', 'other', 'ok2', 'mixed1', 'mixed2'],
+      ['ok1', 'ok2'],
+    ]);
   });
 
   it('fails the requests of a batch the database could not take, and recovers for the next', async () => {

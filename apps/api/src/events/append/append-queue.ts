@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, AppError, Metrics, uuidToUlid } from '@app/common';
 import { DatabaseLocator, isDataError, sqlState } from '@app/database';
 import { BodyAdmission } from '../../common/json-body';
-import { AppendRequest } from './append-request';
+import { AppendRequest, StaleSchemas } from './append-request';
 import { AppendUnit, IdempotentLedger, Replay, Written } from './idempotent-ledger';
 
 /** One request waiting: a single event, or a batch that is written in one transaction or not at all. */
@@ -150,6 +150,18 @@ export class AppendQueue implements BeforeApplicationShutdown, BodyAdmission {
       });
       this.metrics.appendCommitted(appended, (performance.now() - started) / 1000);
     } catch (error) {
+      if (
+        error instanceof StaleSchemas &&
+        batch.some((w) => w.unit.events.some((e) => error.accounts.has(e.accountId)))
+      ) {
+        // Only the units with events of accounts whose schemas changed go back to be checked again
+        // (EventsService); the rest are written now, in a transaction of their own.
+        const stale = batch.filter((w) => w.unit.events.some((e) => error.accounts.has(e.accountId)));
+        stale.forEach((w) => w.reject(error));
+        const rest = batch.filter((w) => !stale.includes(w));
+        if (rest.length > 0) await this.write(rest);
+        return;
+      }
       if (batch.length > 1 && isDataError(error)) {
         // What the database refused must not fail its neighbours: write each request (a batch as a whole) alone.
         for (const single of batch) await this.write([single]);

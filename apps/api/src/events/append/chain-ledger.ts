@@ -4,13 +4,13 @@ import { monotonicFactory } from 'ulid';
 import { computeEventHash, computeEventHashV2, deriveSalts, newSaltSeed } from '@app/hashing';
 import {
   ChainHeadsRepository,
-  ChainRecord,
   Db,
   EventRecord,
   EventWritesRepository,
+  LockedChainHead,
   TransactionRunner,
 } from '@app/database';
-import { AppendRequest } from './append-request';
+import { AppendRequest, StaleSchemas } from './append-request';
 import { ChainTrees } from './chain-trees';
 
 interface ChainHead {
@@ -20,6 +20,8 @@ interface ChainHead {
   lastPosition: number;
   lastHash: string;
   lastTimestamp: number;
+  /** The chain's account's action schema generation, read with the lock (docs/contract.md §19). */
+  schemaGeneration: number;
 }
 
 /** Chains remembered as already committed; beyond, the set starts again (memory stays bounded). */
@@ -37,9 +39,11 @@ export type AppendInTransaction = (requests: readonly AppendRequest[]) => Promis
  *    we wait for its commit and use its row);
  * 2. lock every chain head the batch touches, in id order, so that concurrent transactions of
  *    this or another instance never deadlock and never fork a chain;
- * 3. under those locks, give each event the next position, the head's hash as previousHash, a
+ * 3. under those locks, refuse the transaction (StaleSchemas) if an event was checked against
+ *    another action schema generation of its account than the one read with the lock;
+ * 4. under those locks, give each event the next position, the head's hash as previousHash, a
  *    timestamp that never goes back, and its SHA-256 hash;
- * 4. insert all events in one statement; meanwhile grow each chain's Merkle tree by their leaves
+ * 5. insert all events in one statement; meanwhile grow each chain's Merkle tree by their leaves
  *    (ChainTrees: one frontier query, queued behind the insert, unless remembered); then move every
  *    head forward, storing the new nodes in the same statement.
  * The unique (chain_id, position) constraint stays as the last line of defence. That is all the
@@ -97,6 +101,7 @@ export class ChainLedger {
   ): Promise<{ events: EventRecord[]; chains: Iterable<string> }> {
     if (requests.length === 0) return { events: [], chains: [] };
     const heads = await this.lockHeads(requests, tx);
+    refuseStaleSchemas(requests, heads);
     const events = requests.map((request) => this.nextEvent(request, heads));
     // The trees grow (hashing, in this process) while PostgreSQL inserts the events: the insert
     // is on the wire once the microtasks that send it have run, so grow starts a turn later.
@@ -127,7 +132,7 @@ export class ChainLedger {
       );
     }
     const locked = await this.chains.lockHeads(chains, tx);
-    return new Map(locked.map((chain: ChainRecord) => [chainKey(chain.accountId, chain.name), headOf(chain)]));
+    return new Map(locked.map((chain: LockedChainHead) => [chainKey(chain.accountId, chain.name), headOf(chain)]));
   }
 
   private nextEvent(request: AppendRequest, heads: Map<string, ChainHead>): EventRecord {
@@ -150,6 +155,7 @@ export class ChainLedger {
       hash: '',
       saltSeed: head.hashVersion === 2 ? newSaltSeed() : null,
       erasure: null,
+      schema: request.schema?.ref ?? null,
     };
     const payload = { ...event, timestamp: event.timestamp.toISOString() };
     event.hash =
@@ -161,7 +167,23 @@ export class ChainLedger {
   }
 }
 
-function headOf(chain: ChainRecord): ChainHead {
+/**
+ * Under the chains' locks, a schema version saved after an event was checked shows as another
+ * generation of its account: the transaction is refused (StaleSchemas, rolled back whole with
+ * whatever wraps the ledger in it) and the event checked again, so every append that starts after
+ * a version's 201 is checked against it, on every instance.
+ */
+function refuseStaleSchemas(requests: readonly AppendRequest[], heads: Map<string, ChainHead>): void {
+  let stale: Set<string> | null = null;
+  for (const r of requests) {
+    if (r.schema === undefined) continue;
+    if (heads.get(chainKey(r.accountId, r.chainName))?.schemaGeneration !== r.schema.generation)
+      (stale ??= new Set()).add(r.accountId);
+  }
+  if (stale) throw new StaleSchemas(stale);
+}
+
+function headOf(chain: LockedChainHead): ChainHead {
   return {
     id: chain.id,
     name: chain.name,
@@ -169,5 +191,6 @@ function headOf(chain: ChainRecord): ChainHead {
     lastPosition: chain.lastPosition,
     lastHash: chain.lastHash,
     lastTimestamp: chain.lastTimestamp?.getTime() ?? 0,
+    schemaGeneration: chain.schemaGeneration,
   };
 }

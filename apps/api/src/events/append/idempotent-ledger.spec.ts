@@ -1,6 +1,6 @@
 import { AppError } from '@app/common';
 import { accountKey, IdempotencyKeyRecord } from '@app/database';
-import { AppendRequest } from './append-request';
+import { AppendRequest, StaleSchemas } from './append-request';
 import { AppendUnit, IdempotentLedger, Replay, Settled } from './idempotent-ledger';
 import { reached, recordingLedger, request } from './ledger.fixture';
 
@@ -23,8 +23,8 @@ const shown = (results: Settled[]) =>
         : `${r.events.map((e) => `${e.chainName}/${e.position}`).join(',')}${r.answer === null ? '' : ` (${r.answer})`}`,
   );
 
-function setup(keys = new Map<string, IdempotencyKeyRecord | null>()) {
-  const recording = recordingLedger(keys);
+function setup(keys = new Map<string, IdempotencyKeyRecord | null>(), schemaGenerations = new Map<string, number>()) {
+  const recording = recordingLedger(keys, schemaGenerations);
   return { ...recording, sut: new IdempotentLedger(recording.ledger, recording.idempotencyKeys) };
 }
 
@@ -112,5 +112,39 @@ describe('IdempotentLedger', () => {
     await expect(appended).rejects.toThrow('connection terminated');
     expect(stored).toEqual([]);
     expect(calls).not.toContain('commit');
+  });
+
+  it('refuses the whole transaction with StaleSchemas, naming the stale accounts, right after the heads are locked: nothing inserted, no answer stored, the key locks rolled back with it', async () => {
+    const { sut, calls, stored } = setup(
+      new Map([[accountKey('acc_1', 'k'), null]]),
+      new Map([
+        ['acc_1', 7],
+        ['acc_2', 3],
+      ]),
+    );
+    const checked = (r: AppendRequest, generation: number): AppendRequest => ({
+      ...r,
+      schema: { generation, ref: null },
+    });
+    const appended = sut.append([
+      keyed('k', 'd', [checked(request('k'), 7)]),
+      plain([checked({ ...request('s'), accountId: 'acc_2' }, 2)]),
+      plain([request('u')]),
+    ]);
+    const error: unknown = await appended.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StaleSchemas);
+    expect([...(error as StaleSchemas).accounts]).toEqual(['acc_2']);
+    expect(calls).toEqual(['begin', 'lockKeys k', 'createMissing', 'lockHeads', 'rollback']);
+    expect(stored).toEqual([]);
+  });
+
+  it('writes events checked against the generation their transaction finds, each with the version that checked it', async () => {
+    const { sut, calls, insert } = setup(new Map(), new Map([['acc_1', 7]]));
+    const ref = { id: 7, action: 'doc.update', version: 2, valid: false };
+    const appended = sut.append([plain([{ ...request('a'), schema: { generation: 7, ref } }, request('a')])]);
+    await reached(calls, 'grow 2');
+    insert().resolve();
+    const [written] = await appended;
+    expect((written as { events: { schema: unknown }[] }).events.map((e) => e.schema)).toEqual([ref, null]);
   });
 });

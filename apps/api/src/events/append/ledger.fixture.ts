@@ -1,12 +1,12 @@
 import {
   accountKey,
   ChainHeadsRepository,
-  ChainRecord,
   Db,
   EventRecord,
   EventWritesRepository,
   IdempotencyKeyRecord,
   IdempotencyKeysRepository,
+  LockedChainHead,
   TransactionRunner,
 } from '@app/database';
 import { GENESIS_HASH } from '@app/hashing';
@@ -28,18 +28,22 @@ export const request = (chainName: string, actor = 'alice'): AppendRequest => ({
  * A real ChainLedger (its positions, timestamps and hashes) on repositories that record what it
  * asks, in `calls`, with the events' insert left pending until `insert()` settles it. Every chain
  * is new (version-2 hashes). `keys`: what IdempotencyKeysRepository.lockKeys finds, by accountKey (a
- * key absent is held by another transaction); `stored`: the answers stored.
+ * key absent is held by another transaction); `stored`: the answers stored; `schemaGenerations`:
+ * each account's action schema generation read with its heads' locks (0 when absent).
  */
-export function recordingLedger(keys = new Map<string, IdempotencyKeyRecord | null>()) {
+export function recordingLedger(
+  keys = new Map<string, IdempotencyKeyRecord | null>(),
+  schemaGenerations = new Map<string, number>(),
+) {
   const stored: unknown[] = [];
   const calls: string[] = [];
   let settleInsert!: { resolve: () => void; reject: (error: Error) => void };
   const chains = {
     createMissing: () => Promise.resolve(void calls.push('createMissing')),
-    lockHeads: (wanted: { accountId: string; name: string }[]): Promise<ChainRecord[]> => {
+    lockHeads: (wanted: { accountId: string; name: string }[]): Promise<LockedChainHead[]> => {
       calls.push('lockHeads');
       return Promise.resolve(
-        wanted.map(({ accountId, name }): ChainRecord => ({
+        wanted.map(({ accountId, name }): LockedChainHead => ({
           id: `chn_${name}`,
           accountId,
           name,
@@ -51,6 +55,7 @@ export function recordingLedger(keys = new Map<string, IdempotencyKeyRecord | nu
           firstPosition: 1,
           prunedHash: null,
           prunedTimestamp: null,
+          schemaGeneration: schemaGenerations.get(accountId) ?? 0,
         })),
       );
     },
@@ -82,7 +87,13 @@ export function recordingLedger(keys = new Map<string, IdempotencyKeyRecord | nu
   const transactions = {
     run: <T>(work: (tx: Db) => Promise<T>) => {
       calls.push('begin');
-      return work({} as Db).then((result) => (calls.push('commit'), result));
+      return work({} as Db).then(
+        (result) => (calls.push('commit'), result),
+        (error: unknown) => {
+          calls.push('rollback');
+          throw error;
+        },
+      );
     },
   } as unknown as TransactionRunner;
   const ledger = new ChainLedger(transactions, chains, events, trees);

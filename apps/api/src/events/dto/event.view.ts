@@ -32,6 +32,21 @@ export class EventFieldValues {
   context?: Record<string, string>;
 }
 
+/** The action schema version that checked an event on append (docs/contract.md §19), outside its hash. */
+export class EventSchemaView {
+  @ApiProperty({
+    description: 'The schema’s action pattern that applied (`invoice.approve` or `invoice.*`)',
+    example: 'invoice.*',
+  })
+  action!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  version!: number;
+
+  @ApiProperty({ description: 'Whether the event satisfied it (false only under a `warn` schema)' })
+  valid!: boolean;
+}
+
 /** How a version-2 event's hash is recomputed (docs/hashing.md, "Version 2"). */
 export class EventHashing {
   @ApiProperty({ type: 'integer', enum: [2] })
@@ -109,4 +124,12 @@ export class EventView {
       'Version-2 events only: the erased field paths (`actor`, `resource`, `context.<m>`); [] before any erasure',
   })
   erased?: string[];
+
+  @ApiProperty({
+    type: EventSchemaView,
+    required: false,
+    description:
+      'Present when an action schema applied to the event on append (docs/contract.md §19): which version checked it and whether it held. Not covered by the hash',
+  })
+  schema?: EventSchemaView;
 }

@@ -73,6 +73,7 @@ function events(count: number, contextBytes = 0): EventRecord[] {
       hash: '0'.repeat(64),
       saltSeed: null,
       erasure: null,
+      schema: null,
     };
   });
 }

@@ -9,10 +9,10 @@ import { EXPORT_FORMATS, ExportFormatName } from './export-query.dto';
 
 /**
  * An exported event: the Event resource without createdAt (the spec's export fields; a version-2 event's
- * hashing is in the header, docs/contract.md §17). `implements` keeps it in step with the encoder.
+ * hashing is in the header, docs/contract.md §17; the action schema that checked it is not exported). `implements` keeps it in step with the encoder.
  */
 export class ExportedEventView
-  extends OmitType(EventView, ['createdAt', 'hashing', 'erased'] as const)
+  extends OmitType(EventView, ['createdAt', 'hashing', 'erased', 'schema'] as const)
   implements ExportItem {}
 
 export class ExportPeriodView {

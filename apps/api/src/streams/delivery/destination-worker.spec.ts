@@ -26,6 +26,7 @@ function event(n: number, chain = 'chn_a'): EventRecord {
     hash: '1'.repeat(64),
     saltSeed: null,
     erasure: null,
+    schema: null,
   };
 }
 

@@ -38,6 +38,7 @@ class CommitLog {
           hash: '0'.repeat(64),
           saltSeed: null,
           erasure: null,
+          schema: null,
         },
       });
     }

@@ -143,6 +143,8 @@ export const appendOnlyRefusals = [
   ].flatMap((table) => refusals(table, ['UPDATE', 'DELETE', 'TRUNCATE'], 'always')),
   ...refusals('erasure_events', ['UPDATE', 'DELETE', 'TRUNCATE'], 'always'),
   ...refusals('erasures', ['UPDATE', 'DELETE', 'TRUNCATE'], 'always'),
+  // Action schema versions (docs/contract.md §19): a deletion is a new version, never a change.
+  ...refusals('action_schemas', ['UPDATE', 'DELETE', 'TRUNCATE'], 'always'),
 ];
 
 export const FUNCTIONS = [
