@@ -23,6 +23,7 @@ function event(accountId: string, actor: string | null): EventRecord {
     hash: '0'.repeat(64),
     saltSeed: null,
     erasure: null,
+    schema: null,
   };
 }
 
