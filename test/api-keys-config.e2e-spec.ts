@@ -89,6 +89,9 @@ describe('API_KEYS at every start', () => {
  * page of the console while the service runs: the development key administers its account, and a
  * development operator key manages accounts. Embedded whatever the suite's database.
  */
+// Its starts migrate a fresh embedded database (no template): seconds alone, over a minute beside other suites.
+jest.setTimeout(240_000);
+
 describe("the embedded default's development keys", () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-e2e-dev-'));
   let t: TestApp | null = null;
