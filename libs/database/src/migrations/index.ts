@@ -24,6 +24,7 @@ import { BinaryIds1765900000000 } from './1765900000000-binary-ids';
 import { ErasureRecord1766000000000 } from './1766000000000-erasure-record';
 import { DestinationBackoff1766050000000 } from './1766050000000-destination-backoff';
 import { IndexFill1766100000000 } from './1766100000000-index-fill';
+import { SearchPathTempLast1766300000000 } from './1766300000000-search-path-temp-last';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   ErasureRecord1766000000000,
   DestinationBackoff1766050000000,
   IndexFill1766100000000,
+  SearchPathTempLast1766300000000,
 ];

@@ -62,7 +62,7 @@ export const audit_events_erasure_check = declareFunction(
 export const audit_erase_events = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb, p_erasure jsonb DEFAULT NULL) RETURNS integer
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     v_account uuid := audit_id_uuid(p_account, 'acc');
     v_erasure varchar := coalesce(p_erasure ->> 'id', audit_new_erasure_id());
@@ -105,7 +105,7 @@ export const audit_erase_events = declareFunction(
 export const audit_events_erasure_record = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_events_erasure_record() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     kept jsonb := CASE WHEN jsonb_typeof(NEW.erasure) = 'object' THEN NEW.erasure -> 'commitments' END;
     kept_context jsonb := CASE WHEN jsonb_typeof(kept -> 'context') = 'object' THEN kept -> 'context' ELSE '{}' END;

@@ -1,0 +1,34 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Attack finding 7 (P3, P2): every function that sets a search_path set `public, pg_catalog`, and a
+ * search_path that does not name pg_temp searches it FIRST for tables. A role with TEMP (the service's
+ * had it through PUBLIC) created temp tables `chains`, `accounts`, `erasures`, `erasure_events`, and
+ * audit_erase_events (SECURITY DEFINER) read the legal hold from its own `chains` and wrote the
+ * erasure's record into its own tables. Now pg_temp is named LAST on each of them, so temp tables are
+ * searched after public and pg_catalog (the documented rule for SECURITY DEFINER functions).
+ * least-privilege.sql revokes TEMPORARY besides, and the drift check refuses a function whose
+ * search_path does not end with pg_temp.
+ */
+const FUNCTIONS = [
+  'audit_event_counts_added()',
+  'audit_event_counts_removed()',
+  'audit_erase_events(varchar, jsonb, jsonb)',
+  'audit_events_erasure_record()',
+  'audit_prune_chain(varchar, bigint, integer, bigint)',
+  'audit_chain_retention_logged()',
+  'audit_account_retention_logged()',
+  'audit_retention_policy_logged()',
+];
+
+export class SearchPathTempLast1766300000000 implements MigrationInterface {
+  name = 'SearchPathTempLast1766300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    for (const fn of FUNCTIONS) await q.query(`ALTER FUNCTION ${fn} SET search_path = public, pg_catalog, pg_temp`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const fn of FUNCTIONS) await q.query(`ALTER FUNCTION ${fn} SET search_path = public, pg_catalog`);
+  }
+}
