@@ -271,6 +271,33 @@ async function dropRole(role: string, databaseUrl: string | null): Promise<void>
     expect((await req().get(`/v1/events/${held.id}`).expect(200)).body.data.actor).toBe('held@example.com');
   });
 
+  it('reports an event whose stored hashing is malformed as invalid at its position, never a 500 (attack finding 8, P6)', async () => {
+    const e = (
+      await req().post('/v1/events', { actor: 'm@example.com', action: 'a.b', chain: 'malformed' }).expect(201)
+    ).body.data as EventView;
+    const accountId = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    // /tmp/attacks/erase3.sql's erasure: a short commitment and no salts. The owner silences the record's
+    // trigger (which refuses it since migration 1766300000000) to store it as an altered row would be.
+    await asOwner(db.url!, async (c) => {
+      await c.query('BEGIN');
+      await c.query('ALTER TABLE events DISABLE TRIGGER trg_events_erasure_record');
+      await c.query(`SELECT audit_erase_events($1, $2::jsonb)`, [
+        accountId,
+        JSON.stringify([
+          { id: e.id, actor: true, resource: false, context: null, erasure: { commitments: { actor: 'c0ffee' } } },
+        ]),
+      ]);
+      await c.query('ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_erasure_record');
+      await c.query('COMMIT');
+    });
+    const verdict = (await req().get(`/v1/events/${e.id}/verify`).expect(200)).body.data;
+    expect(verdict).toMatchObject({ valid: false });
+    expect(verdict.errors).toEqual([expect.stringMatching(/determine no hash.*the event was altered/)]);
+    const whole = (await req().get(`/v1/chain/${e.chain.id}/verify`).expect(200)).body.data;
+    expect(whole).toMatchObject({ valid: false, firstInvalidPosition: 1 });
+    expect(whole.errors).toEqual([expect.objectContaining({ position: 1, eventId: e.id })]);
+  });
+
   it('follows API_KEYS at a restart (scopes changed, a removed key revoked) on the same grants', async () => {
     await t.close();
     const keys = adminBootstrapKeys()
