@@ -276,6 +276,21 @@ async function dropRole(role: string, databaseUrl: string | null): Promise<void>
       await req().post('/v1/events', { actor: 'm@example.com', action: 'a.b', chain: 'malformed' }).expect(201)
     ).body.data as EventView;
     const accountId = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    // The record's trigger refuses, to the role, a commitment that is not 64 lowercase hex and an erasure without salts.
+    const eraseAs = (erasure: object) => (m: Sql) =>
+      m.query(`SELECT audit_erase_events($1, $2::jsonb)`, [
+        accountId,
+        JSON.stringify([{ id: e.id, actor: true, resource: false, context: null, erasure }]),
+      ]);
+    for (const erasure of [
+      { commitments: { actor: 'c0ffee' } },
+      { salts: {}, commitments: { actor: 'C0FFEE'.repeat(10) + 'ABCD' } },
+      { commitments: { actor: 'a'.repeat(64) } },
+    ])
+      expect(await attemptSql(t.dataSource, eraseAs(erasure))).toMatchObject({
+        code: '42501',
+        message: expect.stringMatching(/a commitment \(64 lowercase hex\) for each erased field/),
+      });
     // /tmp/attacks/erase3.sql's erasure: a short commitment and no salts. The owner silences the record's
     // trigger (which refuses it since migration 1766300000000) to store it as an altered row would be.
     await asOwner(db.url!, async (c) => {
