@@ -9,7 +9,7 @@ import type { EventView } from '../apps/api/src/events/dto/event.view';
 import { MIGRATIONS } from '../libs/database/src/migrations';
 import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { withAdmin, withClient } from './support/postgres';
-import { attemptSql } from './support/raw-sql';
+import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, freshDatabase, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 
 /** The grants compose's migrate service applies, and docs/verification.md §7 points to. */
@@ -223,6 +223,94 @@ async function dropRole(role: string, databaseUrl: string | null): Promise<void>
     const whole = (await req().get(`/v1/chain/${unseen.chain.id}/verify`).expect(200)).body.data;
     expect(whole).toMatchObject({ valid: false, firstInvalidPosition: 2 });
     expect(whole.errors).toEqual([expect.objectContaining({ position: 2, eventId: unseen.id })]);
+  });
+
+  it('cannot shadow the tables the database’s functions read with temp tables (attack finding 7, P3): TEMP refused, and with TEMP granted back audit_erase_events still reads the real legal hold', async () => {
+    const held = (
+      await req().post('/v1/events', { actor: 'held@example.com', action: 'a.b', chain: 'held' }).expect(201)
+    ).body.data as EventView;
+    const accountId = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    await asOwner(db.url!, (c) =>
+      c.query(
+        `UPDATE chains SET legal_hold = true, legal_hold_reason = 'case 7', legal_hold_by = 'operator' WHERE id = audit_id_uuid($1, 'chn')`,
+        [held.chain.id],
+      ),
+    );
+    const payload = { ...held, chainId: held.chain.id, position: held.chain.position };
+    const { event, hashing } = erase(payload, held.hashing!, ['actor']);
+    const row = { id: held.id, actor: true, resource: false, context: event.context, erasure: hashing };
+    /** The attack of /tmp/attacks/erase2.sql: temp tables named like the real ones, then the erasure. */
+    const shadowThenErase = async (m: Sql) => {
+      await m.query(`CREATE TEMP TABLE chains (id uuid, legal_hold boolean)`);
+      await m.query(`CREATE TEMP TABLE accounts (id uuid, legal_hold boolean)`);
+      await m.query(
+        `CREATE TEMP TABLE erasure_events (erasure_id text, account_id uuid, chain_id uuid, position bigint, event_id uuid, fields text[], erased_at timestamptz, database_role text)`,
+      );
+      await m.query(
+        `CREATE TEMP TABLE erasures (id text, account_id uuid, key_id text, events int, skipped int, fields text[], reason text)`,
+      );
+      await m.query(`SELECT audit_erase_events($1, $2::jsonb)`, [accountId, JSON.stringify([row])]);
+    };
+
+    // least-privilege.sql takes TEMPORARY from the role and from PUBLIC, whence it inherited it.
+    const refused = await attemptSql(t.dataSource, shadowThenErase);
+    expect(refused).toMatchObject({
+      code: '42501',
+      message: expect.stringMatching(/permission denied to create temporary tables/),
+    });
+
+    // Granted back by a superuser: the functions name pg_temp last, so the real chains hold the event.
+    const database = new URL(db.url!).pathname.slice(1);
+    await withAdmin((admin) => admin.query(`GRANT TEMPORARY ON DATABASE "${database}" TO "${role}"`));
+    try {
+      const error = await attemptSql(t.dataSource, shadowThenErase);
+      expect(error).toMatchObject({ code: '42501', message: expect.stringMatching(/not under legal hold/) });
+    } finally {
+      await withAdmin((admin) => admin.query(`REVOKE TEMPORARY ON DATABASE "${database}" FROM "${role}"`));
+    }
+    expect((await req().get(`/v1/events/${held.id}`).expect(200)).body.data.actor).toBe('held@example.com');
+  });
+
+  it('reports an event whose stored hashing is malformed as invalid at its position, never a 500 (attack finding 8, P6)', async () => {
+    const e = (
+      await req().post('/v1/events', { actor: 'm@example.com', action: 'a.b', chain: 'malformed' }).expect(201)
+    ).body.data as EventView;
+    const accountId = (await req().get('/v1/me').expect(200)).body.data.accountId as string;
+    // The record's trigger refuses, to the role, a commitment that is not 64 lowercase hex and an erasure without salts.
+    const eraseAs = (erasure: object) => (m: Sql) =>
+      m.query(`SELECT audit_erase_events($1, $2::jsonb)`, [
+        accountId,
+        JSON.stringify([{ id: e.id, actor: true, resource: false, context: null, erasure }]),
+      ]);
+    for (const erasure of [
+      { commitments: { actor: 'c0ffee' } },
+      { salts: {}, commitments: { actor: 'C0FFEE'.repeat(10) + 'ABCD' } },
+      { commitments: { actor: 'a'.repeat(64) } },
+    ])
+      expect(await attemptSql(t.dataSource, eraseAs(erasure))).toMatchObject({
+        code: '42501',
+        message: expect.stringMatching(/a commitment \(64 lowercase hex\) for each erased field/),
+      });
+    // /tmp/attacks/erase3.sql's erasure: a short commitment and no salts. The owner silences the record's
+    // trigger (which refuses it since migration 1766300000000) to store it as an altered row would be.
+    await asOwner(db.url!, async (c) => {
+      await c.query('BEGIN');
+      await c.query('ALTER TABLE events DISABLE TRIGGER trg_events_erasure_record');
+      await c.query(`SELECT audit_erase_events($1, $2::jsonb)`, [
+        accountId,
+        JSON.stringify([
+          { id: e.id, actor: true, resource: false, context: null, erasure: { commitments: { actor: 'c0ffee' } } },
+        ]),
+      ]);
+      await c.query('ALTER TABLE events ENABLE ALWAYS TRIGGER trg_events_erasure_record');
+      await c.query('COMMIT');
+    });
+    const verdict = (await req().get(`/v1/events/${e.id}/verify`).expect(200)).body.data;
+    expect(verdict).toMatchObject({ valid: false });
+    expect(verdict.errors).toEqual([expect.stringMatching(/determine no hash.*the event was altered/)]);
+    const whole = (await req().get(`/v1/chain/${e.chain.id}/verify`).expect(200)).body.data;
+    expect(whole).toMatchObject({ valid: false, firstInvalidPosition: 1 });
+    expect(whole.errors).toEqual([expect.objectContaining({ position: 1, eventId: e.id })]);
   });
 
   it('follows API_KEYS at a restart (scopes changed, a removed key revoked) on the same grants', async () => {

@@ -15,6 +15,7 @@ import {
 import { declareFunction, DECLARED_FUNCTIONS, DECLARED_TRIGGERS } from '@app/database/schema/functions';
 import { trgChainsStartEmpty } from '@app/database/schema/functions/append-only';
 import {
+  audit_erase_events,
   audit_events_update_gate,
   audit_new_erasure_id,
   trgEventsRejectUpdate,
@@ -176,6 +177,35 @@ describe('schema drift (npm run migration:check)', () => {
       expect.stringMatching(
         /^-- function audit_prune_chain\(p_chain_id character varying, p_up_to bigint, p_max_events integer, p_clock_offset_seconds bigint\): differs from its declaration at character \d+: the database has …".*p_max_events < 1.*, the declaration …".*p_max_events < 2/,
       ),
+    ]);
+  });
+
+  it('names a function whose search_path searches temp tables first, and a SECURITY DEFINER one without a search_path (attack finding 7), even when declared so', async () => {
+    // Declared and applied alike, so nothing differs from its declaration: the rule is on the function itself.
+    const unsafe = declareFunction(audit_erase_events.sql.replace('pg_catalog, pg_temp AS', 'pg_catalog AS'), {
+      executableByPublic: false,
+    });
+    const definer = declareFunction(
+      `CREATE OR REPLACE FUNCTION audit_definer_probe() RETURNS integer LANGUAGE sql SECURITY DEFINER AS $$ SELECT 1 $$`,
+    );
+    const functions = [...DECLARED_FUNCTIONS.map((fn) => (fn === audit_erase_events ? unsafe : fn)), definer];
+    const drift = await withEntities(ENTITIES, async (dataSource) => {
+      await dataSource.query(
+        `ALTER FUNCTION audit_erase_events(varchar, jsonb, jsonb) SET search_path = public, pg_catalog`,
+      );
+      await dataSource.query(definer.sql);
+      try {
+        return (await schemaDrift(dataSource, { functions, triggers: DECLARED_TRIGGERS })).sort();
+      } finally {
+        await dataSource.query(`DROP FUNCTION audit_definer_probe()`);
+        await dataSource.query(
+          `ALTER FUNCTION audit_erase_events(varchar, jsonb, jsonb) SET search_path = public, pg_catalog, pg_temp`,
+        );
+      }
+    });
+    expect(drift).toEqual([
+      '-- function audit_definer_probe(): SECURITY DEFINER without its own search_path (it runs on the caller’s)',
+      '-- function audit_erase_events(p_account character varying, p_rows jsonb, p_erasure jsonb): search_path public, pg_catalog does not end with pg_temp (temp tables would be searched first)',
     ]);
   });
 

@@ -11,6 +11,13 @@
 -- and pruned_*: retention deletes only through audit_prune_chain (SECURITY DEFINER, the owner's).
 
 GRANT CONNECT ON DATABASE :"DBNAME" TO :"service_role";
+-- No temporary tables (attack finding 7): a temp table named like one of ours is searched first by
+-- any function whose search_path does not end with pg_temp. The functions all name pg_temp last
+-- (migration 1766300000000); this takes away the means as well. PUBLIC holds TEMPORARY on every new
+-- database by default, and the role would inherit it from there: taken from PUBLIC too (the owner
+-- keeps its own; a role that needs temp tables must be granted TEMPORARY by name).
+REVOKE TEMPORARY ON DATABASE :"DBNAME" FROM PUBLIC;
+REVOKE TEMPORARY ON DATABASE :"DBNAME" FROM :"service_role";
 GRANT USAGE ON SCHEMA public TO :"service_role";
 
 -- DATABASE_MIGRATIONS=check: which migrations ran.

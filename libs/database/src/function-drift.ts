@@ -1,6 +1,6 @@
 import { QueryRunner } from 'typeorm';
 import { DeclaredFunction, DeclaredTrigger } from './schema/functions';
-import { asBoolean, asString, computed, selectRows } from './schema/table';
+import { asBoolean, asString, computed, orNull, selectRows } from './schema/table';
 
 /** Where the declared functions are created to be printed by PostgreSQL: inside the check's transaction, rolled back. */
 const SCRATCH = 'drift_check_functions';
@@ -12,6 +12,8 @@ const FUNCTION = computed({
     `p.proacl IS NULL OR EXISTS (SELECT 1 FROM aclexplode(p.proacl) a WHERE a.grantee = 0 AND a.privilege_type = 'EXECUTE')`,
     asBoolean,
   ],
+  securityDefiner: ['p.prosecdef', asBoolean],
+  searchPath: [`(SELECT substr(c, 13) FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%')`, orNull(asString)],
 });
 /** The functions of a schema, but those an extension installed. */
 const FUNCTIONS_OF = `SELECT ${FUNCTION.sql} FROM pg_proc p
@@ -27,6 +29,20 @@ const TRIGGER = computed({
     asString,
   ],
 });
+
+/**
+ * Why a function's own search_path is unsafe, or null: one that does not end with pg_temp searches temp
+ * tables first (PostgreSQL puts pg_temp first when it is not named), so a role with TEMP shadows the
+ * tables it reads (attack finding 7); a SECURITY DEFINER one without a search_path takes the caller's.
+ */
+export function unsafeSearchPath(fn: { securityDefiner: boolean; searchPath: string | null }): string | null {
+  if (fn.searchPath === null)
+    return fn.securityDefiner ? 'SECURITY DEFINER without its own search_path (it runs on the caller’s)' : null;
+  const schemas = fn.searchPath.split(',').map((s) => s.trim().replace(/^"(.*)"$/, '$1'));
+  return schemas[schemas.length - 1] === 'pg_temp'
+    ? null
+    : `search_path ${fn.searchPath} does not end with pg_temp (temp tables would be searched first)`;
+}
 
 /** White space folded: a text re-indented in the declaration is the same function. */
 const folded = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -83,6 +99,10 @@ export async function functionDrift(
         lines.push(
           `-- function ${signature}: PUBLIC ${found.executableByPublic ? 'may' : 'may not'} execute it, the declaration says it ${fn.executableByPublic ? 'may' : 'may not'}`,
         );
+    }
+    for (const [signature, fn] of actual) {
+      const unsafe = unsafeSearchPath(fn);
+      if (unsafe) lines.push(`-- function ${signature}: ${unsafe}`);
     }
     for (const signature of actual.keys())
       if (!declared.has(signature)) lines.push(`-- function ${signature}: the database has it, nothing declares it`);

@@ -650,3 +650,27 @@ function catchError(run: () => unknown): unknown {
   }
   throw new Error('expected an error');
 }
+
+describe('a malformed hashing (attack finding 8)', () => {
+  const malformed: unknown[] = [
+    { version: 2, commitments: { actor: 'c0ffee' } },
+    { version: 2, salts: null, commitments: {} },
+    { version: 2, salts: {}, commitments: [] },
+    { version: 2, salts: { context: 'x' }, commitments: {} },
+    { version: 2, salts: {}, commitments: { context: 7 } },
+    null,
+  ];
+  it.each(malformed.map((h) => [JSON.stringify(h), h]))(
+    '%s: a HashingV2Error naming the part, never a TypeError',
+    (_, h) => {
+      for (const run of [
+        () => computeEventHashV2(v1Event, h as HashingV2),
+        () => hashPayloadV2Of(v1Event, h as HashingV2),
+      ]) {
+        expect(run).toThrow(HashingV2Error);
+        expect(run).toThrow(/hashing(\.(salts|commitments)(\.context)?)? must be an object/);
+      }
+      expect(erasedFields(h as HashingV2)).toEqual([]);
+    },
+  );
+});

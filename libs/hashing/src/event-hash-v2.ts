@@ -160,6 +160,7 @@ export function hashUnerasedV2(event: EventHashPayloadV2, saltOf: (path: string)
  * an erasure) is hashed in one pass (hashUnerasedV2); anything else takes hashPayloadV2Of's checks.
  */
 export function computeEventHashV2(event: EventHashPayloadV2, hashing: HashingV2): string {
+  assertHashingShape(event, hashing);
   const saltOf = plainSalts(event, hashing);
   return (
     (saltOf && hashUnerasedV2(event, saltOf)) ?? sha256Hex(canonicalPayloadTextV2(hashPayloadV2Of(event, hashing)))
@@ -193,6 +194,7 @@ function plainSalts(event: EventHashPayloadV2, { version, salts, commitments }: 
  * `hashing.commitments` once erased. Every inconsistency is collected into one HashingV2Error.
  */
 export function hashPayloadV2Of(event: EventHashPayloadV2, hashing: HashingV2): HashPayloadV2 {
+  assertHashingShape(event, hashing);
   const problems = typeProblems(event);
   if (hashing.version !== 2) problems.push(`hashing.version is ${String(hashing.version)}, not 2`);
   const { salts, commitments } = hashing;
@@ -205,6 +207,32 @@ export function hashPayloadV2Of(event: EventHashPayloadV2, hashing: HashingV2): 
   if (problems.length > 0) throw new HashingV2Error(problems.map((p) => `event ${event.id}: ${p}`));
   const { id, chainId, position, action, timestamp, previousHash } = event;
   return { v: 2, id, chainId, position, action, timestamp, previousHash, actor: actor ?? '', resource, context };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the shape of a hashing read from storage or a file (attack finding 8: an
+ * erasure stored `{"commitments":{…}}` without salts): `salts` and `commitments` objects, their
+ * `context` an object when present. The field checks of hashPayloadV2Of need that shape.
+ */
+export function hashingShapeProblems(hashing: unknown): string[] {
+  if (!isRecord(hashing)) return ['hashing must be an object'];
+  const problems: string[] = [];
+  for (const part of ['salts', 'commitments'] as const) {
+    const secrets = hashing[part];
+    if (!isRecord(secrets)) problems.push(`hashing.${part} must be an object`);
+    else if (secrets.context !== undefined && !isRecord(secrets.context))
+      problems.push(`hashing.${part}.context must be an object`);
+  }
+  return problems;
+}
+
+/** Throws HashingV2Error (never a TypeError) when `hashing` is not shaped as one. */
+function assertHashingShape(event: { id: unknown }, hashing: unknown): asserts hashing is HashingV2 {
+  const problems = hashingShapeProblems(hashing);
+  if (problems.length > 0) throw new HashingV2Error(problems.map((p) => `event ${String(event.id)}: ${p}`));
 }
 
 /** The prefix of a context member's field path, `context.<m>`. */
@@ -344,6 +372,8 @@ export function erase<E extends EventHashPayloadV2>(
 
 /** The erased field paths as the wire's `erased` shows them: sorted by UTF-16 code units, as JCS sorts. */
 export function erasedFields(hashing: HashingV2): string[] {
+  // A malformed hashing (verification reports it) names no erased field it cannot read.
+  if (hashingShapeProblems(hashing).length > 0) return [];
   const { actor, resource, context } = hashing.commitments;
   if (actor === undefined && resource === undefined && context === undefined) return [];
   return secretsByPath(hashing.commitments)

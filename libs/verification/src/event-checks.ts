@@ -24,7 +24,7 @@ export interface PredecessorFacts {
 /** The stored hash differs from the one recomputed from the stored payload. */
 export function hashFailure(event: Pick<CheckedEvent, 'hash'>, computedHash: string | null): string | null {
   if (computedHash === null)
-    return `its stored values, salts and commitments determine no hash (a value beside its kept commitment, or without its salt): the event was altered`;
+    return `its stored values, salts and commitments determine no hash (a value beside its kept commitment, or without its salt, or salts and commitments that are not objects of the right shape): the event was altered`;
   return computedHash === event.hash
     ? null
     : `stored hash ${event.hash} does not match the hash recomputed from the event, ${computedHash}: the event was altered`;

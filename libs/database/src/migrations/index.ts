@@ -25,6 +25,7 @@ import { ErasureRecord1766000000000 } from './1766000000000-erasure-record';
 import { DestinationBackoff1766050000000 } from './1766050000000-destination-backoff';
 import { IndexFill1766100000000 } from './1766100000000-index-fill';
 import { ActionSchemas1766200000000 } from './1766200000000-action-schemas';
+import { SearchPathTempLast1766300000000 } from './1766300000000-search-path-temp-last';
 
 /** Every migration, in order. New ones are appended here after review. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   DestinationBackoff1766050000000,
   IndexFill1766100000000,
   ActionSchemas1766200000000,
+  SearchPathTempLast1766300000000,
 ];

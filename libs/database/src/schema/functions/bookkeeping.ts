@@ -21,7 +21,7 @@ export const audit_current_txid = declareFunction(
 export const audit_event_counts_added = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_event_counts_added() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   BEGIN
     INSERT INTO event_counts AS c (account_id, day, chain_id, action, count)
         SELECT x.account_id, (x."timestamp" AT TIME ZONE 'UTC')::date AS day, x.chain_id, x.action, count(*) AS n
@@ -38,7 +38,7 @@ export const audit_event_counts_added = declareFunction(
 export const audit_event_counts_removed = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_event_counts_removed() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     uncounted bigint;
   BEGIN

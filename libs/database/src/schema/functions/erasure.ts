@@ -62,7 +62,7 @@ export const audit_events_erasure_check = declareFunction(
 export const audit_erase_events = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_erase_events(p_account varchar, p_rows jsonb, p_erasure jsonb DEFAULT NULL) RETURNS integer
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     v_account uuid := audit_id_uuid(p_account, 'acc');
     v_erasure varchar := coalesce(p_erasure ->> 'id', audit_new_erasure_id());
@@ -105,7 +105,7 @@ export const audit_erase_events = declareFunction(
 export const audit_events_erasure_record = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_events_erasure_record() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     kept jsonb := CASE WHEN jsonb_typeof(NEW.erasure) = 'object' THEN NEW.erasure -> 'commitments' END;
     kept_context jsonb := CASE WHEN jsonb_typeof(kept -> 'context') = 'object' THEN kept -> 'context' ELSE '{}' END;
@@ -119,11 +119,17 @@ export const audit_events_erasure_record = declareFunction(
          OR coalesce(jsonb_typeof(kept -> 'resource'), 'string') <> 'string'
          OR coalesce(jsonb_typeof(kept -> 'context'), 'object') <> 'object'
          OR EXISTS (SELECT 1 FROM jsonb_each(kept_context) c WHERE jsonb_typeof(c.value) <> 'string')
+         -- A commitment is a SHA-256 (64 lowercase hex), and the salts of the kept fields stay an object:
+         -- anything else determines no hash (attack finding 8).
+         OR coalesce(kept ->> 'actor', repeat('0', 64)) !~ '^[0-9a-f]{64}$'
+         OR coalesce(kept ->> 'resource', repeat('0', 64)) !~ '^[0-9a-f]{64}$'
+         OR EXISTS (SELECT 1 FROM jsonb_each_text(kept_context) c WHERE c.value !~ '^[0-9a-f]{64}$')
+         OR jsonb_typeof(NEW.erasure -> 'salts') IS DISTINCT FROM 'object'
          OR (kept ? 'actor' AND NEW.actor IS NOT NULL)
          OR (kept ? 'resource' AND NEW.resource IS NOT NULL)
          OR EXISTS (SELECT 1 FROM jsonb_object_keys(kept_context) k WHERE coalesce(NEW.context ? k, false)))
     THEN
-      RAISE EXCEPTION 'UPDATE of event %: an erasure keeps a commitment (a string) for each erased field, and none beside a value', NEW.id
+      RAISE EXCEPTION 'UPDATE of event %: an erasure keeps a commitment (64 lowercase hex) for each erased field, none beside a value, and its salts (an object)', NEW.id
         USING ERRCODE = 'insufficient_privilege';
     END IF;
     paths := ARRAY(SELECT unnest(audit_erased_paths(NEW.erasure)) EXCEPT SELECT unnest(audit_erased_paths(OLD.erasure)));

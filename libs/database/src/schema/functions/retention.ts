@@ -164,7 +164,7 @@ export const audit_merkle_nodes_deleted_unneeded = declareFunction(
 export const audit_prune_chain = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_prune_chain(p_chain_id varchar, p_up_to bigint, p_max_events integer, p_clock_offset_seconds bigint)
-    RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   DECLARE
     c record;
     retention integer;
@@ -258,7 +258,7 @@ export const audit_prune_chain = declareFunction(
 export const audit_chain_retention_logged = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_chain_retention_logged() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   BEGIN
     IF NEW.retention_days IS DISTINCT FROM OLD.retention_days THEN
       INSERT INTO retention_log (logged_at, kind, account_id, chain_id, retention_days, legal_hold_by,
@@ -288,7 +288,7 @@ export const audit_chain_retention_logged = declareFunction(
 export const audit_account_retention_logged = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_account_retention_logged() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   BEGIN
     IF NEW.retention_days IS DISTINCT FROM OLD.retention_days THEN
       INSERT INTO retention_log (logged_at, kind, account_id, chain_id, retention_days, legal_hold_by,
@@ -312,7 +312,7 @@ export const audit_account_retention_logged = declareFunction(
 export const audit_retention_policy_logged = declareFunction(
   `
   CREATE OR REPLACE FUNCTION audit_retention_policy_logged() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $$
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog, pg_temp AS $$
   BEGIN
     INSERT INTO retention_log (logged_at, kind, account_id, chain_id, retention_days, legal_hold_by,
            first_position, last_position, checkpoint_size, hold_release_delay_hours, database_role) VALUES (now(), 'policy', NULL, NULL, NEW.audit_min_retention_days, NULL, NULL, NULL, NULL,
