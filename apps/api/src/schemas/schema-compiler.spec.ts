@@ -7,6 +7,7 @@ import {
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_PATTERNS,
   MAX_SCHEMA_VALUES,
+  MAX_UNIQUE_ITEMS,
   SchemaRefused,
 } from './schema-compiler';
 
@@ -174,5 +175,29 @@ describe('compileSchema: a schema is untrusted input', () => {
     expect(a(event(null, 'a'))).toBeNull();
     expect(b(event(null, 'a'))).not.toBeNull();
     expect(a2(event(null, 'a'))).toBeNull();
+  });
+});
+
+describe('compileSchema: uniqueItems only where its cost stays linear and small (threat model P8)', () => {
+  it('refuses uniqueItems over items not declared scalar, or without maxItems at most MAX_UNIQUE_ITEMS', () => {
+    expect(refusal({ uniqueItems: true })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'object' }, maxItems: 10 })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: ['string', 'object'] }, maxItems: 10 })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'string' } })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'string' }, maxItems: MAX_UNIQUE_ITEMS + 1 })).toMatch(
+      /uniqueItems/,
+    );
+    expect(refusal({ properties: { a: { uniqueItems: true, items: {}, maxItems: 5 } } })).toMatch(/uniqueItems/);
+  });
+
+  it('takes uniqueItems over declared scalar items with a small maxItems, and checks it', () => {
+    const schema = {
+      properties: { context: { uniqueItems: true, items: { type: ['string', 'integer'] }, maxItems: 8 } },
+    };
+    expect(refusal(schema)).toBeNull();
+    const check = compileSchema(schema);
+    expect(check(event(['a', 1, 'b']))).toBeNull();
+    expect(check(event(['a', 'a']))?.rule).toBe('uniqueItems');
+    expect(refusal({ uniqueItems: false })).toBeNull();
   });
 });
