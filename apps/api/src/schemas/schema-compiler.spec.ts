@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import {
   CHECK_BUDGET_MS,
   compileSchema,
+  compileSchemaCached,
   MAX_EXPANDED_SCHEMA_VALUES,
   MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
@@ -199,5 +200,22 @@ describe('compileSchema: uniqueItems only where its cost stays linear and small 
     expect(check(event(['a', 1, 'b']))).toBeNull();
     expect(check(event(['a', 'a']))?.rule).toBe('uniqueItems');
     expect(refusal({ uniqueItems: false })).toBeNull();
+  });
+});
+
+describe('compileSchemaCached: a repeated schema is not compiled again (threat model P8)', () => {
+  it('gives the same check for the same schema text, another for another, and the same refusal', () => {
+    const big = {
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, { type: 'string' }])),
+    };
+    const started = performance.now();
+    const first = compileSchemaCached(big);
+    const compiling = performance.now() - started;
+    const again = performance.now();
+    expect(compileSchemaCached(JSON.parse(JSON.stringify(big)))).toBe(first);
+    expect(performance.now() - again).toBeLessThan(Math.max(5, compiling / 3));
+    expect(compileSchemaCached({ ...big, required: ['p1'] })).not.toBe(first);
+    expect(() => compileSchemaCached({ uniqueItems: true })).toThrow(SchemaRefused);
+    expect(() => compileSchemaCached({ uniqueItems: true })).toThrow(/uniqueItems/);
   });
 });

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, RegExpEngine, ValidateFunction } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { RE2JS } from 're2js';
 
@@ -143,6 +144,35 @@ export function compileSchema(schema: unknown): EventCheck {
       budget.until = Infinity;
     }
   };
+}
+
+/** Schemas compiled (or refused) by compileSchemaCached, by digest; beyond, the least recently used is forgotten. */
+const COMPILED_CACHED = 256;
+const compiled = new Map<string, EventCheck | SchemaRefused>();
+
+/**
+ * compileSchema, kept by the SHA-256 of the schema's JSON text (its refusal too): a PUT or a
+ * preview repeating a schema does not compile it again (a large one costs ~140 ms of CPU).
+ */
+export function compileSchemaCached(schema: unknown): EventCheck {
+  const digest = createHash('sha256')
+    .update(JSON.stringify(schema) ?? 'undefined')
+    .digest('hex');
+  let outcome = compiled.get(digest);
+  if (outcome === undefined) {
+    try {
+      outcome = compileSchema(schema);
+    } catch (error) {
+      if (!(error instanceof SchemaRefused)) throw error;
+      outcome = error;
+    }
+    if (compiled.size >= COMPILED_CACHED) compiled.delete(compiled.keys().next().value!);
+  } else {
+    compiled.delete(digest);
+  }
+  compiled.set(digest, outcome);
+  if (outcome instanceof SchemaRefused) throw outcome;
+  return outcome;
 }
 
 /** The structural checks of compileSchema, before Ajv sees the schema. */

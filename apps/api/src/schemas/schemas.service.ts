@@ -19,7 +19,7 @@ import { actionPatternProblem } from './action-pattern';
 import { PreviewSchemaDto, PutSchemaDto } from './dto/put-schema.dto';
 import { PreviewQuery } from './dto/preview.query';
 import { PreviewExampleView, SchemaPreviewView, SchemaView, SchemaWithVersionsView } from './dto/schema.view';
-import { compileSchema, EventCheck, SchemaRefused } from './schema-compiler';
+import { compileSchemaCached, EventCheck, SchemaRefused } from './schema-compiler';
 import { SchemaGate } from './schema-gate';
 import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
 
@@ -65,6 +65,9 @@ export class SchemasService {
     dto: PutSchemaDto,
   ): Promise<{ data: SchemaView }> {
     checkAction(action);
+    if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId)) notFound(`Account ${accountId}`);
+    // Compiled under the account's admission: refused at once (429) while its reads are full.
+    this.reads.refuseIfFull(accountId);
     compileOrRefuse(dto.schema);
     return this.change(key, accountId, action, async (tx) => {
       const [latest] = (await this.schemas.versions(accountId, action, tx)).slice(-1);
@@ -127,9 +130,12 @@ export class SchemasService {
     { limit }: PreviewQuery,
   ): Promise<{ data: SchemaPreviewView }> {
     checkAction(action);
-    const check = compileOrRefuse(dto.schema);
     await this.visibleAccount(key, accountId);
-    const events = await this.reads.run(accountId, (db) => this.schemas.latestEvents(accountId, action, limit, db));
+    // Compiled once the account is admitted (a slot of its bounded reads), never before.
+    const { check, events } = await this.reads.run(accountId, async (db) => {
+      const check = compileOrRefuse(dto.schema);
+      return { check, events: await this.schemas.latestEvents(accountId, action, limit, db) };
+    });
     let rejected = 0;
     const examples: PreviewExampleView[] = [];
     const deadline = performance.now() + this.config.queryTimeoutSeconds * 1000;
@@ -206,7 +212,7 @@ function checkAction(action: string): void {
 /** The compiled schema, or a 400 naming `schema` with what is wrong with it. */
 function compileOrRefuse(schema: Record<string, unknown>): EventCheck {
   try {
-    return compileSchema(schema);
+    return compileSchemaCached(schema);
   } catch (error) {
     if (error instanceof SchemaRefused) throw AppError.validation([{ field: 'schema', message: error.message }]);
     throw error;
