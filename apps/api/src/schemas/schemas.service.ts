@@ -3,6 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey, lockActiveCaller, mayManage } from '@app/auth';
 import { ACCOUNT_ID, AppConfig, AppError } from '@app/common';
+import { ulidToUuid } from '@app/common/ids';
 import {
   AccountsRepository,
   ActionSchemaRow,
@@ -28,6 +29,11 @@ import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
  * account's current schemas in memory (SchemaGate), so their number is bounded like their size.
  */
 export const MAX_SCHEMA_ACTIONS = 200;
+/**
+ * Schema changes (PUT and DELETE, each an append-only version and an `_audit` entry) of one account
+ * per UTC day, at most (docs/contract.md §19): beyond, 429 RATE_LIMITED until the next UTC midnight.
+ */
+export const MAX_SCHEMA_CHANGES_PER_DAY = 1_000;
 /** A preview answers at most this many refused events. */
 const PREVIEW_EXAMPLES = 10;
 /** A preview's checks give the event loop back after this long (other requests run in between). */
@@ -173,6 +179,7 @@ export class SchemasService {
     const row = await this.transactions.run(async (tx) => {
       const by = await lockActiveCaller(this.apiKeys, key, tx);
       if (!mayManage(by, accountId) || !(await this.accounts.lockById(accountId, tx))) notFound(`Account ${accountId}`);
+      await refusePastDailyChanges(accountId, tx);
       const added = await add(tx);
       await this.trail.record(
         accountId,
@@ -197,6 +204,27 @@ export class SchemasService {
     if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId) || !(await this.accounts.findById(accountId)))
       notFound(`Account ${accountId}`);
   }
+}
+
+/**
+ * 429 once the account made MAX_SCHEMA_CHANGES_PER_DAY changes since the last UTC midnight (counted
+ * under the account's row lock, so concurrent changes cannot pass it together).
+ */
+async function refusePastDailyChanges(accountId: string, tx: Db): Promise<void> {
+  const [{ changes, wait }] = (await tx.query(
+    `SELECT count(*)::int AS changes,
+            ceil(extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day') - now() AT TIME ZONE 'UTC'))::int AS wait
+       FROM action_schemas
+      WHERE account_id = $1 AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    [ulidToUuid(accountId)],
+  )) as [{ changes: number; wait: number }];
+  if (changes < MAX_SCHEMA_CHANGES_PER_DAY) return;
+  throw new AppError(
+    'RATE_LIMITED',
+    `This account changed its schemas ${MAX_SCHEMA_CHANGES_PER_DAY} times today (UTC), the most it may; retry after the next UTC midnight.`,
+    { limit: MAX_SCHEMA_CHANGES_PER_DAY },
+    { 'Retry-After': String(Math.max(1, wait)) },
+  );
 }
 
 /** The `mode` an `_audit` entry records: the version's, or `deleted` for a deletion. */
