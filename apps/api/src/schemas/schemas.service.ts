@@ -211,13 +211,13 @@ export class SchemasService {
  * under the account's row lock, so concurrent changes cannot pass it together).
  */
 async function refusePastDailyChanges(accountId: string, tx: Db): Promise<void> {
-  const [{ changes, wait }] = (await tx.query(
+  const [{ changes, wait }] = await tx.query<[{ changes: number; wait: number }]>(
     `SELECT count(*)::int AS changes,
             ceil(extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day') - now() AT TIME ZONE 'UTC'))::int AS wait
        FROM action_schemas
       WHERE account_id = $1 AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
     [ulidToUuid(accountId)],
-  )) as [{ changes: number; wait: number }];
+  );
   if (changes < MAX_SCHEMA_CHANGES_PER_DAY) return;
   throw new AppError(
     'RATE_LIMITED',
