@@ -245,4 +245,25 @@ describe('Action schemas under attack', () => {
     );
     expect(after).toBe(MAX_SCHEMA_CHANGES_PER_DAY);
   });
+
+  it('P6: a number out of range anywhere in a schema (1e400) is a 400 naming the member, on PUT and preview (stored as null before)', async () => {
+    const admin = bearer(ADMIN_KEYS.acmeAdmin);
+    const body = '{"schema":{"properties":{"context":{"enum":[1e400]}}},"mode":"warn"}';
+    for (const [req, text] of [
+      [t.http().put(url('nonfinite.x')), body],
+      [t.http().post(url('nonfinite.x/preview')), body.replace(`,"mode":"warn"`, '')],
+    ] as const) {
+      const res = await req
+        .set(...admin)
+        .set('Content-Type', 'application/json')
+        .send(text);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.fields[0].field).toBe('schema.properties.context.enum[0]');
+    }
+    await t
+      .http()
+      .get(url('nonfinite.x'))
+      .set(...admin)
+      .expect(404);
+  });
 });

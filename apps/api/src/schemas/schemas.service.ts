@@ -239,12 +239,39 @@ function checkAction(action: string): void {
 
 /** The compiled schema, or a 400 naming `schema` with what is wrong with it. */
 function compileOrRefuse(schema: Record<string, unknown>): EventCheck {
+  const nonFinite = nonFiniteAt(schema, 'schema');
+  if (nonFinite !== null)
+    throw AppError.validation([
+      { field: nonFinite, message: `${nonFinite} must be a finite number (JSON text like 1e400 is out of range)` },
+    ]);
   try {
     return compileSchemaCached(schema);
   } catch (error) {
     if (error instanceof SchemaRefused) throw AppError.validation([{ field: 'schema', message: error.message }]);
     throw error;
   }
+}
+
+/**
+ * Where `value` holds a number JSON text gave out of range (1e400 parses as Infinity, which
+ * PostgreSQL's jsonb would store as null), as `schema.enum[0]`, or null. Depth is bounded by the
+ * body's own nesting limit.
+ */
+function nonFiniteAt(value: unknown, path: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nonFiniteAt(item, `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, member] of Object.entries(value)) {
+    const found = nonFiniteAt(member, `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 function notFound(what: string): never {
