@@ -41,7 +41,7 @@ export function configureApp(app: INestApplication): void {
 }
 
 /** Every path parameter name the routes use (a malformed one is refused by name). */
-const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId', 'destinationId'];
+const PATH_PARAMS = ['id', 'chainId', 'accountId', 'keyId', 'destinationId', 'action', 'n'];
 const UNDECODABLE = Symbol('undecodable path segment');
 type RoutedRequest = PathParamRequest & { [UNDECODABLE]?: string };
 

@@ -2,11 +2,13 @@ import { performance } from 'node:perf_hooks';
 import {
   CHECK_BUDGET_MS,
   compileSchema,
+  compileSchemaCached,
   MAX_EXPANDED_SCHEMA_VALUES,
   MAX_SCHEMA_BYTES,
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_PATTERNS,
   MAX_SCHEMA_VALUES,
+  MAX_UNIQUE_ITEMS,
   SchemaRefused,
 } from './schema-compiler';
 
@@ -174,5 +176,46 @@ describe('compileSchema: a schema is untrusted input', () => {
     expect(a(event(null, 'a'))).toBeNull();
     expect(b(event(null, 'a'))).not.toBeNull();
     expect(a2(event(null, 'a'))).toBeNull();
+  });
+});
+
+describe('compileSchema: uniqueItems only where its cost stays linear and small (threat model P8)', () => {
+  it('refuses uniqueItems over items not declared scalar, or without maxItems at most MAX_UNIQUE_ITEMS', () => {
+    expect(refusal({ uniqueItems: true })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'object' }, maxItems: 10 })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: ['string', 'object'] }, maxItems: 10 })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'string' } })).toMatch(/uniqueItems/);
+    expect(refusal({ uniqueItems: true, items: { type: 'string' }, maxItems: MAX_UNIQUE_ITEMS + 1 })).toMatch(
+      /uniqueItems/,
+    );
+    expect(refusal({ properties: { a: { uniqueItems: true, items: {}, maxItems: 5 } } })).toMatch(/uniqueItems/);
+  });
+
+  it('takes uniqueItems over declared scalar items with a small maxItems, and checks it', () => {
+    const schema = {
+      properties: { context: { uniqueItems: true, items: { type: ['string', 'integer'] }, maxItems: 8 } },
+    };
+    expect(refusal(schema)).toBeNull();
+    const check = compileSchema(schema);
+    expect(check(event(['a', 1, 'b']))).toBeNull();
+    expect(check(event(['a', 'a']))?.rule).toBe('uniqueItems');
+    expect(refusal({ uniqueItems: false })).toBeNull();
+  });
+});
+
+describe('compileSchemaCached: a repeated schema is not compiled again (threat model P8)', () => {
+  it('gives the same check for the same schema text, another for another, and the same refusal', () => {
+    const big = {
+      properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, { type: 'string' }])),
+    };
+    const started = performance.now();
+    const first = compileSchemaCached(big);
+    const compiling = performance.now() - started;
+    const again = performance.now();
+    expect(compileSchemaCached(JSON.parse(JSON.stringify(big)))).toBe(first);
+    expect(performance.now() - again).toBeLessThan(Math.max(5, compiling / 3));
+    expect(compileSchemaCached({ ...big, required: ['p1'] })).not.toBe(first);
+    expect(() => compileSchemaCached({ uniqueItems: true })).toThrow(SchemaRefused);
+    expect(() => compileSchemaCached({ uniqueItems: true })).toThrow(/uniqueItems/);
   });
 });

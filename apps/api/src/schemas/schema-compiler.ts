@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, RegExpEngine, ValidateFunction } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { RE2JS } from 're2js';
 
@@ -32,6 +33,18 @@ export const MAX_SCHEMA_PATTERNS = 64;
  * never seconds, whatever the event (threat model P8).
  */
 export const CHECK_BUDGET_MS = 5;
+/**
+ * The time all the checks of one request (a batch's events) may take together: beyond, the request
+ * is refused (400 VALIDATION_ERROR, rule `budget`, naming the first event left unchecked) and
+ * nothing is stored, so one request never holds the instance for more than about this long plus
+ * one event's check (threat model P8, P11).
+ */
+export const REQUEST_CHECK_BUDGET_MS = 50;
+/** The checks of one request give the event loop back at least this often. */
+export const CHECK_SLICE_MS = 10;
+/** `uniqueItems` compares every pair of items unless they are scalars: allowed only on declared scalar items, at most this many. */
+export const MAX_UNIQUE_ITEMS = 256;
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -133,6 +146,35 @@ export function compileSchema(schema: unknown): EventCheck {
   };
 }
 
+/** Schemas compiled (or refused) by compileSchemaCached, by digest; beyond, the least recently used is forgotten. */
+const COMPILED_CACHED = 256;
+const compiled = new Map<string, EventCheck | SchemaRefused>();
+
+/**
+ * compileSchema, kept by the SHA-256 of the schema's JSON text (its refusal too): a PUT or a
+ * preview repeating a schema does not compile it again (a large one costs ~140 ms of CPU).
+ */
+export function compileSchemaCached(schema: unknown): EventCheck {
+  const digest = createHash('sha256')
+    .update(JSON.stringify(schema) ?? 'undefined')
+    .digest('hex');
+  let outcome = compiled.get(digest);
+  if (outcome === undefined) {
+    try {
+      outcome = compileSchema(schema);
+    } catch (error) {
+      if (!(error instanceof SchemaRefused)) throw error;
+      outcome = error;
+    }
+    if (compiled.size >= COMPILED_CACHED) compiled.delete(compiled.keys().next().value!);
+  } else {
+    compiled.delete(digest);
+  }
+  compiled.set(digest, outcome);
+  if (outcome instanceof SchemaRefused) throw outcome;
+  return outcome;
+}
+
 /** The structural checks of compileSchema, before Ajv sees the schema. */
 export function guardSchema(schema: unknown): void {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
@@ -170,6 +212,10 @@ function walk(
       count.patterns += Object.keys(keywords.patternProperties).length;
     if (count.patterns > MAX_SCHEMA_PATTERNS)
       throw new SchemaRefused(`schema must hold at most ${MAX_SCHEMA_PATTERNS} patterns (pattern, patternProperties)`);
+    if (keywords.uniqueItems === true && !boundedUniqueItems(keywords))
+      throw new SchemaRefused(
+        `schema's uniqueItems needs items declared scalar ("type" among string, number, integer, boolean, null) and maxItems at most ${MAX_UNIQUE_ITEMS}: comparing other items costs the square of their number`,
+      );
   }
   for (const [key, member] of entries) {
     // A keyword's value is a string; a property of that name (under `properties`) is an object.
@@ -190,6 +236,17 @@ function walk(
     }
     walk(member, depth + 1, count, refs);
   }
+}
+
+/** `uniqueItems` whose cost stays linear and small: scalar `items`, `maxItems` ≤ MAX_UNIQUE_ITEMS. */
+function boundedUniqueItems(keywords: Record<string, unknown>): boolean {
+  const items = keywords.items;
+  if (typeof items !== 'object' || items === null || Array.isArray(items)) return false;
+  const type = (items as Record<string, unknown>).type;
+  const types = Array.isArray(type) ? type : [type];
+  const scalar = types.length > 0 && types.every((t) => typeof t === 'string' && SCALAR_TYPES.has(t));
+  const max = keywords.maxItems;
+  return scalar && typeof max === 'number' && Number.isInteger(max) && max >= 0 && max <= MAX_UNIQUE_ITEMS;
 }
 
 /** The JSON value `pointer` (`#/$defs/amount`) designates in `root`, or undefined. */

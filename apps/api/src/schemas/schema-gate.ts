@@ -3,7 +3,9 @@ import { AppError, FieldError, Metrics } from '@app/common';
 import { ActionSchemaRow, ActionSchemasRepository } from '@app/database';
 import { SchemaCheck } from '../events/append/append-request';
 import { ActionPatterns } from './action-pattern';
-import { compileSchema, EventCheck } from './schema-compiler';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { CHECK_SLICE_MS, compileSchema, EventCheck, REQUEST_CHECK_BUDGET_MS } from './schema-compiler';
 
 /** Accounts whose schemas this instance keeps; beyond, the least recently used is forgotten. */
 const ACCOUNTS_CACHED = 10_000;
@@ -22,6 +24,20 @@ export interface CheckedEvent {
   action: string;
   resource: string | null;
   context: Record<string, unknown> | null;
+}
+
+/** The 400 of a request whose checks took more than REQUEST_CHECK_BUDGET_MS, naming the first event left unchecked. */
+function overBudget(field: string, row: Pick<ActionSchemaRow, 'action' | 'version'>): AppError {
+  return new AppError('VALIDATION_ERROR', 'The event does not satisfy its action’s schema.', {
+    fields: [
+      {
+        field,
+        rule: 'budget',
+        message: `checking the request's events against their schemas took more than ${REQUEST_CHECK_BUDGET_MS} ms; this event and the ones after it were not checked (budget): send fewer events per request or simplify the schema`,
+      },
+    ],
+    schema: { action: row.action, version: row.version },
+  });
 }
 
 /** A VALIDATION_ERROR field of a schema violation: the path, the failed keyword, what. */
@@ -63,7 +79,7 @@ export class SchemaGate {
     for (;;) {
       const schemas = await this.current(accountId);
       try {
-        return this.checkWith(schemas, events, fieldOf);
+        return await this.checkWith(schemas, events, fieldOf);
       } catch (error) {
         if (!(error instanceof AppError) || (await this.schemas.generation(accountId)) === schemas.generation)
           throw error;
@@ -72,25 +88,46 @@ export class SchemaGate {
     }
   }
 
-  private checkWith(
+  /**
+   * The checks of one request take at most REQUEST_CHECK_BUDGET_MS together (compiling included),
+   * giving the event loop back every CHECK_SLICE_MS: beyond, the request is refused naming the
+   * first event left unchecked (rule `budget`), whatever the schema's mode.
+   */
+  private async checkWith(
     { generation, patterns }: AccountSchemas,
     events: readonly CheckedEvent[],
     fieldOf: (index: number, path: string) => string,
-  ): SchemaCheck[] {
+  ): Promise<SchemaCheck[]> {
     if (patterns.size === 0) return events.map(() => ({ generation, ref: null }));
     const refused: SchemaFieldError[] = [];
     let refusedBy: { action: string; version: number } | null = null;
-    const checks = events.map((event, i): SchemaCheck => {
+    const checks: SchemaCheck[] = [];
+    let spent = 0;
+    let slice = performance.now();
+    for (const [i, event] of events.entries()) {
       const match = patterns.match(event.action);
-      if (!match) return { generation, ref: null };
+      if (!match) {
+        checks.push({ generation, ref: null });
+        continue;
+      }
       const row = match.value;
+      const now = performance.now();
+      if (spent + (now - slice) > REQUEST_CHECK_BUDGET_MS) throw overBudget(fieldOf(i, ''), row);
+      if (now - slice >= CHECK_SLICE_MS) {
+        spent += now - slice;
+        await yieldToEventLoop();
+        slice = performance.now();
+      }
       const violation = this.validatorOf(row)({ actor: event.actor, resource: event.resource, context: event.context });
       if (violation && row.mode === 'enforce') {
         refused.push({ field: fieldOf(i, violation.path), message: violation.message, rule: violation.rule });
         refusedBy ??= { action: row.action, version: row.version };
       }
-      return { generation, ref: { id: row.id, action: row.action, version: row.version, valid: violation === null } };
-    });
+      checks.push({
+        generation,
+        ref: { id: row.id, action: row.action, version: row.version, valid: violation === null },
+      });
+    }
     if (refusedBy)
       throw new AppError('VALIDATION_ERROR', 'The event does not satisfy its action’s schema.', {
         fields: refused,

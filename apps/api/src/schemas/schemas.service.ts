@@ -3,6 +3,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { AuthenticatedKey, lockActiveCaller, mayManage } from '@app/auth';
 import { ACCOUNT_ID, AppConfig, AppError } from '@app/common';
+import { ulidToUuid } from '@app/common/ids';
 import {
   AccountsRepository,
   ActionSchemaRow,
@@ -19,7 +20,7 @@ import { actionPatternProblem } from './action-pattern';
 import { PreviewSchemaDto, PutSchemaDto } from './dto/put-schema.dto';
 import { PreviewQuery } from './dto/preview.query';
 import { PreviewExampleView, SchemaPreviewView, SchemaView, SchemaWithVersionsView } from './dto/schema.view';
-import { compileSchema, EventCheck, SchemaRefused } from './schema-compiler';
+import { compileSchemaCached, EventCheck, SchemaRefused } from './schema-compiler';
 import { SchemaGate } from './schema-gate';
 import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
 
@@ -28,6 +29,11 @@ import { toSchemaView, toSchemaWithVersionsView } from './schema.mapper';
  * account's current schemas in memory (SchemaGate), so their number is bounded like their size.
  */
 export const MAX_SCHEMA_ACTIONS = 200;
+/**
+ * Schema changes (PUT and DELETE, each an append-only version and an `_audit` entry) of one account
+ * per UTC day, at most (docs/contract.md §19): beyond, 429 RATE_LIMITED until the next UTC midnight.
+ */
+export const MAX_SCHEMA_CHANGES_PER_DAY = 1_000;
 /** A preview answers at most this many refused events. */
 const PREVIEW_EXAMPLES = 10;
 /** A preview's checks give the event loop back after this long (other requests run in between). */
@@ -65,6 +71,9 @@ export class SchemasService {
     dto: PutSchemaDto,
   ): Promise<{ data: SchemaView }> {
     checkAction(action);
+    if (!ACCOUNT_ID.test(accountId) || !mayManage(key, accountId)) notFound(`Account ${accountId}`);
+    // Compiled under the account's admission: refused at once (429) while its reads are full.
+    this.reads.refuseIfFull(accountId);
     compileOrRefuse(dto.schema);
     return this.change(key, accountId, action, async (tx) => {
       const [latest] = (await this.schemas.versions(accountId, action, tx)).slice(-1);
@@ -127,9 +136,12 @@ export class SchemasService {
     { limit }: PreviewQuery,
   ): Promise<{ data: SchemaPreviewView }> {
     checkAction(action);
-    const check = compileOrRefuse(dto.schema);
     await this.visibleAccount(key, accountId);
-    const events = await this.reads.run(accountId, (db) => this.schemas.latestEvents(accountId, action, limit, db));
+    // Compiled once the account is admitted (a slot of its bounded reads), never before.
+    const { check, events } = await this.reads.run(accountId, async (db) => {
+      const check = compileOrRefuse(dto.schema);
+      return { check, events: await this.schemas.latestEvents(accountId, action, limit, db) };
+    });
     let rejected = 0;
     const examples: PreviewExampleView[] = [];
     const deadline = performance.now() + this.config.queryTimeoutSeconds * 1000;
@@ -167,6 +179,7 @@ export class SchemasService {
     const row = await this.transactions.run(async (tx) => {
       const by = await lockActiveCaller(this.apiKeys, key, tx);
       if (!mayManage(by, accountId) || !(await this.accounts.lockById(accountId, tx))) notFound(`Account ${accountId}`);
+      await refusePastDailyChanges(accountId, tx);
       const added = await add(tx);
       await this.trail.record(
         accountId,
@@ -193,6 +206,27 @@ export class SchemasService {
   }
 }
 
+/**
+ * 429 once the account made MAX_SCHEMA_CHANGES_PER_DAY changes since the last UTC midnight (counted
+ * under the account's row lock, so concurrent changes cannot pass it together).
+ */
+async function refusePastDailyChanges(accountId: string, tx: Db): Promise<void> {
+  const [{ changes, wait }] = await tx.query<[{ changes: number; wait: number }]>(
+    `SELECT count(*)::int AS changes,
+            ceil(extract(epoch FROM (date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day') - now() AT TIME ZONE 'UTC'))::int AS wait
+       FROM action_schemas
+      WHERE account_id = $1 AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+    [ulidToUuid(accountId)],
+  );
+  if (changes < MAX_SCHEMA_CHANGES_PER_DAY) return;
+  throw new AppError(
+    'RATE_LIMITED',
+    `This account changed its schemas ${MAX_SCHEMA_CHANGES_PER_DAY} times today (UTC), the most it may; retry after the next UTC midnight.`,
+    { limit: MAX_SCHEMA_CHANGES_PER_DAY },
+    { 'Retry-After': String(Math.max(1, wait)) },
+  );
+}
+
 /** The `mode` an `_audit` entry records: the version's, or `deleted` for a deletion. */
 function changeMode(row: ActionSchemaRow): SchemaMode | 'deleted' {
   return row.schema === null ? 'deleted' : row.mode;
@@ -205,12 +239,39 @@ function checkAction(action: string): void {
 
 /** The compiled schema, or a 400 naming `schema` with what is wrong with it. */
 function compileOrRefuse(schema: Record<string, unknown>): EventCheck {
+  const nonFinite = nonFiniteAt(schema, 'schema');
+  if (nonFinite !== null)
+    throw AppError.validation([
+      { field: nonFinite, message: `${nonFinite} must be a finite number (JSON text like 1e400 is out of range)` },
+    ]);
   try {
-    return compileSchema(schema);
+    return compileSchemaCached(schema);
   } catch (error) {
     if (error instanceof SchemaRefused) throw AppError.validation([{ field: 'schema', message: error.message }]);
     throw error;
   }
+}
+
+/**
+ * Where `value` holds a number JSON text gave out of range (1e400 parses as Infinity, which
+ * PostgreSQL's jsonb would store as null), as `schema.enum[0]`, or null. Depth is bounded by the
+ * body's own nesting limit.
+ */
+function nonFiniteAt(value: unknown, path: string): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nonFiniteAt(item, `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, member] of Object.entries(value)) {
+    const found = nonFiniteAt(member, `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 function notFound(what: string): never {
