@@ -23,5 +23,7 @@ fi
 # on another database would test nothing new (docs/performance.md, "CI").
 # A bound on the whole run (normally ~12 min): a hang ends as a failure that says where, not as CI's own timeout.
 # One suite at a time here: `npm test` beside it runs two (its two jest workers and this pass share the two cores).
-timeout --kill-after=30s 2400s npm run test:e2e -- --runInBand --testPathIgnorePatterns \
+# (jest itself, not `npm run test:e2e`, whose --maxWorkers jest refuses beside --runInBand.)
+timeout --kill-after=30s 2400s node --experimental-vm-modules node_modules/jest/bin/jest.js --config test/jest-e2e.config.js \
+  --runInBand --testPathIgnorePatterns \
   'test/(console(-[a-z]+)?|swagger-ui|embedded-database|client-[a-z-]+|openapi|hostile-input)\.e2e-spec\.ts'
