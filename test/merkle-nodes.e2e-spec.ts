@@ -26,6 +26,7 @@ import { ChainPositionLookups1765700000000 } from '@app/database/migrations/1765
 import { attemptSql, Sql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
+import { ActionSchemas1766200000000 } from '@app/database/migrations/1766200000000-action-schemas';
 
 /**
  * merkle_nodes (migrations 1764100000000–1764400000000): the backfill of existing chains' trees,
@@ -83,6 +84,9 @@ describe('merkle_nodes', () => {
       const binaryHashes = new BinaryHashes1765300000000();
       const lookups = new ChainPositionLookups1765700000000();
       const binaryIds = new BinaryIds1765900000000();
+      // The action schemas' table refers to the accounts' binary ids: undone around 1765900000000.
+      const actionSchemas = new ActionSchemas1766200000000();
+      await actionSchemas.down(runner);
       await binaryIds.down(runner);
       await lookups.down(runner);
       await binaryHashes.down(runner);
@@ -91,6 +95,7 @@ describe('merkle_nodes', () => {
       await binaryHashes.up(runner);
       await lookups.up(runner);
       await binaryIds.up(runner);
+      await actionSchemas.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

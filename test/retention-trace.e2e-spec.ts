@@ -6,6 +6,7 @@ import { ADMIN_KEYS, adminBootstrapKeys } from './support/admin-keys';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 import { appendAgedChain, chainStatus, chainVerification } from './support/chain-requests';
 import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
+import { ActionSchemas1766200000000 } from '@app/database/migrations/1766200000000-action-schemas';
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -297,6 +298,8 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
       // Its functions read the hashes as the hex text they were then: 1765300000000 undone around it
       // (and 1765700000000, which replaces a function 1765300000000 restores), and the ids as the text
       // they were then (1765900000000).
+      // (And 1766200000000, whose action schemas refer to the accounts' binary ids.)
+      await new ActionSchemas1766200000000().down(runner);
       await new BinaryIds1765900000000().down(runner);
       await new ChainPositionLookups1765700000000().down(runner);
       await new BinaryHashes1765300000000().down(runner);
@@ -305,6 +308,7 @@ describe('Retention: who may lift a hold, the _audit floor, and the database’s
       await new BinaryHashes1765300000000().up(runner);
       await new ChainPositionLookups1765700000000().up(runner);
       await new BinaryIds1765900000000().up(runner);
+      await new ActionSchemas1766200000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();

@@ -3,6 +3,7 @@ import { adminBootstrapKeys, ADMIN_KEYS } from './support/admin-keys';
 import { attemptSql } from './support/raw-sql';
 import { bearer, KEYS, startTestApp, TestApp, usingPostgres } from './support/test-app';
 import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
+import { ActionSchemas1766200000000 } from '@app/database/migrations/1766200000000-action-schemas';
 
 /**
  * The rollup `event_counts` (migration 1764900000000) against the events it counts: the table
@@ -145,10 +146,13 @@ describe('Statistics from the event_counts rollup', () => {
     try {
       await runner.startTransaction();
       // The rollup's migration as it was written, on the ids as they were then (text: 1765900000000 undone around it).
+      // (And 1766200000000, whose action schemas refer to the accounts' binary ids.)
+      await new ActionSchemas1766200000000().down(runner);
       await new BinaryIds1765900000000().down(runner);
       await new EventCounts1764900000000().down(runner);
       await new EventCounts1764900000000().up(runner);
       await new BinaryIds1765900000000().up(runner);
+      await new ActionSchemas1766200000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
