@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { ulidToUuid } from '@app/common';
 import { BinaryIds1765900000000 } from '@app/database/migrations/1765900000000-binary-ids';
+import { ActionSchemas1766200000000 } from '@app/database/migrations/1766200000000-action-schemas';
 import { bearer, KEYS, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -106,6 +107,8 @@ describe('ids stored as uuid (migration 1765900000000)', () => {
     const runner = t.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
+      // 1766200000000's action schemas refer to the accounts' binary ids: undone around it.
+      await new ActionSchemas1766200000000().down(runner);
       await new BinaryIds1765900000000().down(runner);
       const [text] = await runner.query(`SELECT id, account_id, chain_id FROM events ORDER BY id LIMIT 1`);
       expect(text).toEqual({
@@ -114,6 +117,7 @@ describe('ids stored as uuid (migration 1765900000000)', () => {
         chain_id: expect.stringMatching(/^chn_[0-7][0-9A-HJKMNP-TV-Z]{25}$/),
       });
       await new BinaryIds1765900000000().up(runner);
+      await new ActionSchemas1766200000000().up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
